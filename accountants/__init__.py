@@ -1,0 +1,1 @@
+"""Privacy accountants and budget planners (GDP, composition, amplification, wireless bounds)."""

@@ -1,0 +1,84 @@
+"""The mechanism interface shared by every client-side randomiser.
+
+A :class:`Mechanism` validates its parameters on construction, names its
+candidate inputs (the input domain, or representative points of it), samples
+outputs vectorised (``sample(x, n, rng)``, no per-sample Python loops), and,
+where the output distribution can be written down, returns its exact ε
+(:meth:`Mechanism.exact_epsilon`) with the maximising input pair and output.
+
+Output conventions (``output_kind``):
+
+- ``"discrete"``   shape ``(n,)`` integer (or float) codes;
+- ``"continuous"`` shape ``(n,)`` floats;
+- ``"vector"``     shape ``(n, d)`` arrays (bit vectors, quantised vectors);
+- ``"index_value"`` shape ``(n, 2)`` float: column 0 the selected index
+  (``-1`` for ⊥), column 1 the reported value (NaN when there is none).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ExactEpsilon:
+    """The exact worst-case log-likelihood ratio of a mechanism.
+
+    eps: the value as a float (``inf`` if some output is possible under one
+    input and impossible under another); eps_text: the same to at least 30
+    significant digits (from rational or mpmath arithmetic); worst_pair: the
+    maximising inputs ``(x, x')``; worst_output: the maximising output (or a
+    description of the output event); method: ``"closed form"``,
+    ``"enumeration"`` or ``"symmetry"`` with a short explanation in ``note``.
+    """
+
+    eps: float
+    eps_text: str
+    worst_pair: tuple
+    worst_output: Any
+    method: str
+    note: str = ""
+    delta: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+class Mechanism:
+    """Base class of the papers' mechanisms (see the module docstring)."""
+
+    #: CLI name (``privcheck audit NAME``)
+    name: ClassVar[str] = ""
+    #: paper file and algorithm/equation
+    source: ClassVar[str] = ""
+    #: one of discrete / continuous / vector / index_value
+    output_kind: ClassVar[str] = "discrete"
+
+    #: the claimed ε (for selectors ε1; for two-stage ε1 + ε2)
+    eps_nominal: float
+    #: the claimed δ (0 for pure LDP)
+    delta_nominal: float = 0.0
+
+    def sample(self, x: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        """``n`` independent outputs of the mechanism on input ``x``."""
+        raise NotImplementedError
+
+    def inputs(self) -> list:
+        """Candidate inputs for an audit: the whole domain when small, else extreme/representative points."""
+        raise NotImplementedError
+
+    def exact_epsilon(self) -> ExactEpsilon | None:
+        """The exact ε with its maximising inputs and output, or ``None`` when not computable."""
+        return None
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The constructor parameters, as given (after validation)."""
+        return dict(getattr(self, "_params", {}))
+
+    def __call__(self, x: Any, n: int, rng: np.random.Generator) -> np.ndarray:
+        return self.sample(x, n, rng)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"{type(self).__name__}({args})"

@@ -1,0 +1,2 @@
+"""Imports every mechanism module so that each registers its CLI name."""
+from estimators import direct_encoding  # noqa: F401

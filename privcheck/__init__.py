@@ -1,0 +1,41 @@
+"""privcheck: verify and account for differential privacy in federated learning.
+
+Public API (see DESIGN.md)::
+
+    import privcheck
+    res = privcheck.audit(sampler, inputs=[0, 1], eps=1.0, samples=1_000_000, seed=0)
+    mech = privcheck.mechanism("fedsel-pe", d=5, k=2, eps=2.0)
+    records = privcheck.verify(["fedsel.*"], seed=0)
+"""
+from __future__ import annotations
+
+from privcheck.claims import Claim, Outcome, RunContext, VerdictRecord, check
+from privcheck.errors import PrivcheckUsageError, UnknownNameError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "audit", "mechanism", "verify", "Claim", "Outcome", "RunContext", "VerdictRecord", "check",
+    "PrivcheckUsageError", "UnknownNameError",
+]
+
+
+def audit(*args, **kwargs):
+    """Audit a mechanism's ε; see :func:`privcheck.audit.audit`."""
+    from privcheck.audit import audit as _audit
+
+    return _audit(*args, **kwargs)
+
+
+def mechanism(name: str, **params):
+    """A built-in mechanism by CLI name; see :func:`estimators.registry.mechanism`."""
+    from estimators.registry import mechanism as _mechanism
+
+    return _mechanism(name, **params)
+
+
+def verify(patterns=None, **kwargs):
+    """Run catalogue claims; see :func:`privcheck.runner.verify`."""
+    from privcheck.runner import verify as _verify
+
+    return _verify(patterns, **kwargs)

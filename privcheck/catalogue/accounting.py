@@ -1,0 +1,1 @@
+"""Checks of the built-in catalogue: accounting (see the package docstring)."""

@@ -1,0 +1,1 @@
+"""Checks of the built-in catalogue: estimation (see the package docstring)."""

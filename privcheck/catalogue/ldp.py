@@ -1,0 +1,1 @@
+"""Checks of the built-in catalogue: ldp (see the package docstring)."""

@@ -1,0 +1,197 @@
+"""The one claim runner: select claims by id or glob, run their checks, collect records.
+
+Used by :func:`privcheck.verify`, the CLI, the pytest plugin and the reports.
+Checks run in worker processes (``jobs``), each from its own SeedSequence
+derived from the run seed, the claim id and the method, so results do not
+depend on the order or the number of workers.
+"""
+from __future__ import annotations
+
+import fnmatch
+import multiprocessing as mp
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from privcheck.claims import CATALOGUE, METHODS, Check, Registry, RunContext, VerdictRecord
+from privcheck.errors import PrivcheckUsageError, UnknownNameError
+from privcheck.seeding import default_jobs, derive
+from privcheck.validation import check_confidence, check_int
+
+
+def load_catalogue() -> Registry:
+    """Import the built-in catalogue (idempotent) and return its registry."""
+    import privcheck.catalogue  # noqa: F401
+
+    return CATALOGUE
+
+
+def select(
+    patterns: Sequence[str] | None = None,
+    *,
+    methods: Sequence[str] | None = None,
+    registry: Registry | None = None,
+) -> list[Check]:
+    """The checks whose claim id matches any of ``patterns`` (ids or shell globs).
+
+    ``None`` or an empty list selects everything. A pattern that matches no
+    claim raises :class:`UnknownNameError`; ``methods`` keeps only those methods.
+    """
+    reg = registry or load_catalogue()
+    if methods:
+        for m in methods:
+            if m not in METHODS:
+                raise PrivcheckUsageError(f"unknown method {m!r}; allowed: {', '.join(METHODS)}")
+    ids = list(reg.claims)
+    chosen: list[str] = []
+    if not patterns:
+        chosen = ids
+    else:
+        for pat in patterns:
+            hits = [i for i in ids if fnmatch.fnmatchcase(i, pat)]
+            if not hits:
+                raise UnknownNameError(
+                    f"no claim matches {pat!r}; run 'privcheck list' for the ids (globs such as 'fedsel.*' work)"
+                )
+            chosen.extend(h for h in hits if h not in chosen)
+    out = []
+    for cid in chosen:
+        for chk in reg.checks.get(cid, []):
+            if methods and chk.method not in methods:
+                continue
+            out.append(chk)
+    return out
+
+
+def run_check(chk: Check, ctx_base: RunContext, registry: Registry | None = None) -> VerdictRecord:
+    """Run one check and wrap its outcome in a :class:`VerdictRecord` (exceptions become ``error``)."""
+    reg = registry or CATALOGUE
+    claim = reg.claim(chk.claim_id)
+    ctx = RunContext(
+        seed=ctx_base.seed,
+        seed_seq=derive(ctx_base.seed, chk.claim_id, chk.method),
+        quick=ctx_base.quick,
+        samples=ctx_base.samples,
+        jobs=ctx_base.jobs,
+        confidence=ctx_base.confidence,
+    )
+    t0 = time.perf_counter()
+    try:
+        out = chk.fn(ctx)
+        verdict, claimed, measured, details, samples = out.verdict, out.claimed, out.measured, out.details, out.samples
+    except Exception as exc:  # a check that crashes is reported, never hidden
+        verdict, claimed, measured, samples = "error", None, None, None
+        details = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
+    return VerdictRecord(
+        id=claim.id,
+        source=claim.source,
+        kind=claim.kind,
+        method=chk.method,
+        verdict=verdict,
+        claimed=claimed,
+        measured=measured,
+        details=details,
+        seed=ctx_base.seed,
+        samples=samples,
+        seconds=round(time.perf_counter() - t0, 4),
+        expect=chk.expect,
+    )
+
+
+def _run_key(key: tuple[str, str], ctx: RunContext) -> VerdictRecord:
+    claim_id, method = key
+    for chk in CATALOGUE.checks[claim_id]:
+        if chk.method == method:
+            return run_check(chk, ctx)
+    raise KeyError(key)
+
+
+@dataclass
+class RunOptions:
+    """Options of one verification run (validated)."""
+
+    seed: int = 0
+    jobs: int | None = None
+    quick: bool = False
+    samples: int | None = None
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        self.seed = check_int("seed", self.seed, minimum=0)
+        if self.jobs is not None:
+            self.jobs = check_int("jobs", self.jobs, minimum=1)
+        if self.samples is not None:
+            self.samples = check_int("samples", self.samples, minimum=1)
+        self.confidence = check_confidence(self.confidence)
+
+
+def run(
+    checks: Iterable[Check],
+    options: RunOptions | None = None,
+    *,
+    progress: Callable[[VerdictRecord], None] | None = None,
+) -> list[VerdictRecord]:
+    """Run ``checks`` and return their records in the order given.
+
+    With more than one job, checks of the built-in or loaded registry run in
+    forked worker processes; each check then runs single-threaded.
+    """
+    opts = options or RunOptions()
+    checks = list(checks)
+    jobs = opts.jobs or default_jobs()
+    base = RunContext(seed=opts.seed, quick=opts.quick, samples=opts.samples, jobs=1 if jobs > 1 else 1,
+                      confidence=opts.confidence)
+    if jobs == 1 or len(checks) <= 1:
+        base.jobs = jobs
+        records = []
+        for chk in checks:
+            rec = run_check(chk, base)
+            if progress:
+                progress(rec)
+            records.append(rec)
+        return records
+    results: dict[int, VerdictRecord] = {}
+    ctx = mp.get_context("fork")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(checks)), mp_context=ctx) as pool:
+        futs = {pool.submit(_run_key, (c.claim_id, c.method), base): i for i, c in enumerate(checks)}
+        for fut in as_completed(futs):
+            i = futs[fut]
+            try:
+                rec = fut.result()
+            except Exception as exc:  # worker died
+                c = checks[i]
+                rec = run_check(Check(c.claim_id, c.method, _raiser(exc), c.expect), base)
+            results[i] = rec
+            if progress:
+                progress(rec)
+    return [results[i] for i in range(len(checks))]
+
+
+def _raiser(exc: Exception):
+    def fn(ctx):
+        raise exc
+
+    return fn
+
+
+def verify(
+    patterns: Sequence[str] | None = None,
+    *,
+    seed: int = 0,
+    jobs: int | None = None,
+    quick: bool = False,
+    samples: int | None = None,
+    methods: Sequence[str] | None = None,
+    confidence: float = 0.95,
+) -> list[VerdictRecord]:
+    """Run the built-in (and any loaded user) claims matching ``patterns``; return verdict records.
+
+    Parameters: ``patterns`` ids or globs (default: all); ``seed`` ≥ 0;
+    ``jobs`` ≥ 1 worker processes (default: all cores); ``quick`` reduced
+    power; ``samples`` overrides Monte Carlo sizes; ``methods`` a subset of
+    exact/symbolic/numeric/mc/scaling; ``confidence`` in (0, 1).
+    """
+    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence)
+    return run(select(patterns, methods=methods), opts)

@@ -1,0 +1,105 @@
+"""Parameter validation shared by mechanisms, accountants and the CLI.
+
+Each helper returns the validated value (converted to ``float``/``int``) or
+raises :class:`privcheck.errors.PrivcheckUsageError` with a one-line message
+naming the parameter and its allowed range. NaN and infinities are rejected
+everywhere unless explicitly allowed.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from privcheck.errors import PrivcheckUsageError
+
+
+def _as_float(name: str, value: Any) -> float:
+    if isinstance(value, bool):
+        raise PrivcheckUsageError(f"{name} must be a number, got {value!r}")
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        raise PrivcheckUsageError(f"{name} must be a number, got {value!r}") from None
+    if math.isnan(out):
+        raise PrivcheckUsageError(f"{name} must be a number, got NaN")
+    return out
+
+
+def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
+    """Return ``value`` as a float, requiring ``0 < value`` (finite unless ``allow_inf``)."""
+    out = _as_float(name, value)
+    if not (out > 0) or (math.isinf(out) and not allow_inf):
+        raise PrivcheckUsageError(f"{name} must be a positive finite number, got {value!r}")
+    return out
+
+
+def check_nonnegative(name: str, value: Any) -> float:
+    """Return ``value`` as a float, requiring ``0 <= value < inf``."""
+    out = _as_float(name, value)
+    if not (out >= 0) or math.isinf(out):
+        raise PrivcheckUsageError(f"{name} must be a finite number >= 0, got {value!r}")
+    return out
+
+
+def check_eps(value: Any, name: str = "eps") -> float:
+    """Validate a privacy parameter ε: a finite number > 0."""
+    return check_positive(name, value)
+
+
+def check_delta(value: Any, name: str = "delta", *, allow_zero: bool = False) -> float:
+    """Validate δ: a number in (0, 1) (or [0, 1) with ``allow_zero``)."""
+    out = _as_float(name, value)
+    lo_ok = out >= 0 if allow_zero else out > 0
+    if not (lo_ok and out < 1):
+        rng = "[0, 1)" if allow_zero else "(0, 1)"
+        raise PrivcheckUsageError(f"{name} must be in {rng}, got {value!r}")
+    return out
+
+
+def check_probability(name: str, value: Any, *, open_low: bool = False, open_high: bool = False) -> float:
+    """Validate a probability in [0, 1]; ``open_low``/``open_high`` exclude the ends."""
+    out = _as_float(name, value)
+    lo_ok = out > 0 if open_low else out >= 0
+    hi_ok = out < 1 if open_high else out <= 1
+    if not (lo_ok and hi_ok):
+        lo = "(" if open_low else "["
+        hi = ")" if open_high else "]"
+        raise PrivcheckUsageError(f"{name} must be a probability in {lo}0, 1{hi}, got {value!r}")
+    return out
+
+
+def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Validate an integer (a float with an integral value is accepted) in [minimum, maximum]."""
+    if isinstance(value, bool):
+        raise PrivcheckUsageError(f"{name} must be an integer, got {value!r}")
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        raise PrivcheckUsageError(f"{name} must be an integer, got {value!r}") from None
+    if math.isnan(f) or math.isinf(f) or f != int(f):
+        raise PrivcheckUsageError(f"{name} must be an integer, got {value!r}")
+    out = int(f)
+    if minimum is not None and out < minimum:
+        bound = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
+        raise PrivcheckUsageError(f"{name} must be an integer {bound}, got {value!r}")
+    if maximum is not None and out > maximum:
+        bound = f"<= {maximum}" if minimum is None else f"in [{minimum}, {maximum}]"
+        raise PrivcheckUsageError(f"{name} must be an integer {bound}, got {value!r}")
+    return out
+
+
+def check_in_interval(name: str, value: Any, low: float, high: float, *, closed: str = "both") -> float:
+    """Validate ``low <(=) value <(=) high``; ``closed`` is 'both', 'left', 'right' or 'neither'."""
+    out = _as_float(name, value)
+    left = out >= low if closed in ("both", "left") else out > low
+    right = out <= high if closed in ("both", "right") else out < high
+    if not (left and right):
+        lb = "[" if closed in ("both", "left") else "("
+        rb = "]" if closed in ("both", "right") else ")"
+        raise PrivcheckUsageError(f"{name} must be in {lb}{low:g}, {high:g}{rb}, got {value!r}")
+    return out
+
+
+def check_confidence(value: Any) -> float:
+    """Validate a confidence level in (0, 1)."""
+    return check_probability("confidence", value, open_low=True, open_high=True)
