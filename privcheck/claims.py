@@ -113,10 +113,11 @@ class Check:
     method: str
     fn: Callable[[RunContext], Outcome]
     expect: str | None = None  # user claims: the declared expected verdict
+    part: str = ""  # distinguishes several checks of one method (e.g. "ldp" and "moments")
 
     @property
     def key(self) -> str:
-        return f"{self.claim_id}[{self.method}]"
+        return f"{self.claim_id}[{self.method}{':' + self.part if self.part else ''}]"
 
 
 @dataclass
@@ -135,6 +136,7 @@ class VerdictRecord:
     samples: int | None
     seconds: float
     expect: str | None = None
+    part: str = ""
 
     @property
     def paper(self) -> str:
@@ -195,7 +197,7 @@ class Registry:
         if chk.method not in METHODS:
             raise PrivcheckUsageError(f"{chk.key}: method must be one of {', '.join(METHODS)}")
         lst = self.checks.setdefault(chk.claim_id, [])
-        if any(c.method == chk.method for c in lst):
+        if any(c.method == chk.method and c.part == chk.part for c in lst):
             raise PrivcheckUsageError(f"{chk.key} is registered twice")
         lst.append(chk)
         return chk
@@ -211,11 +213,15 @@ class Registry:
 CATALOGUE = Registry()
 
 
-def check(claim_id: str, method: str, registry: Registry | None = None):
-    """Decorator registering ``fn(ctx) -> Outcome`` as the ``method`` check of ``claim_id``."""
+def check(claim_id: str, method: str, part: str = "", registry: Registry | None = None):
+    """Decorator registering ``fn(ctx) -> Outcome`` as the ``method`` check of ``claim_id``.
+
+    ``part`` names one of several checks with the same method (for example the
+    ``ldp`` and ``moments`` Monte Carlo checks of ``fedsel.duchi.ldp``).
+    """
 
     def deco(fn: Callable[[RunContext], Outcome]):
-        (registry or CATALOGUE).add_check(Check(claim_id, method, fn))
+        (registry or CATALOGUE).add_check(Check(claim_id, method, fn, part=part))
         return fn
 
     return deco

@@ -48,8 +48,9 @@ def _parse_params(items: tuple[str, ...]) -> dict:
         key = key.strip()
         try:
             num = float(val)
-        except ValueError:
-            raise PrivcheckUsageError(f"--param {key}: value must be a number, got {val!r}") from None
+        except ValueError:  # a word (e.g. selector=pe): the mechanism validates it
+            out[key] = val.strip()
+            continue
         if math.isnan(num) or math.isinf(num):
             raise PrivcheckUsageError(f"--param {key}: value must be a finite number, got {val!r}")
         out[key] = int(num) if num.is_integer() and "." not in val and "e" not in val.lower() else num

@@ -97,13 +97,14 @@ def run_check(chk: Check, ctx_base: RunContext, registry: Registry | None = None
         samples=samples,
         seconds=round(time.perf_counter() - t0, 4),
         expect=chk.expect,
+        part=chk.part,
     )
 
 
-def _run_key(key: tuple[str, str], ctx: RunContext) -> VerdictRecord:
-    claim_id, method = key
+def _run_key(key: tuple[str, str, str], ctx: RunContext) -> VerdictRecord:
+    claim_id, method, part = key
     for chk in CATALOGUE.checks[claim_id]:
-        if chk.method == method:
+        if chk.method == method and chk.part == part:
             return run_check(chk, ctx)
     raise KeyError(key)
 
@@ -155,14 +156,14 @@ def run(
     results: dict[int, VerdictRecord] = {}
     ctx = mp.get_context("fork")
     with ProcessPoolExecutor(max_workers=min(jobs, len(checks)), mp_context=ctx) as pool:
-        futs = {pool.submit(_run_key, (c.claim_id, c.method), base): i for i, c in enumerate(checks)}
+        futs = {pool.submit(_run_key, (c.claim_id, c.method, c.part), base): i for i, c in enumerate(checks)}
         for fut in as_completed(futs):
             i = futs[fut]
             try:
                 rec = fut.result()
             except Exception as exc:  # worker died
                 c = checks[i]
-                rec = run_check(Check(c.claim_id, c.method, _raiser(exc), c.expect), base)
+                rec = run_check(Check(c.claim_id, c.method, _raiser(exc), c.expect, c.part), base)
             results[i] = rec
             if progress:
                 progress(rec)

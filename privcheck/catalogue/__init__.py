@@ -4,12 +4,14 @@ Importing this package registers every claim of CLAIMS.md
 (:mod:`privcheck.catalogue.claims`) and every check:
 
 - :mod:`privcheck.catalogue.ldp` — exact and Monte Carlo LDP audits (``*.ldp``, PrivQuant);
+- :mod:`privcheck.catalogue.quantization` — sqSGD PrivQuant exact checks (unbiasedness, m, calibration);
 - :mod:`privcheck.catalogue.accounting` — budget bounds (GDP, composition, amplification, 004);
 - :mod:`privcheck.catalogue.estimation` — Monte Carlo estimator checks (bias, variance, scaling);
 - :mod:`proofs` — the symbolic checks, one module per paper.
 """
 from privcheck.catalogue import claims  # noqa: F401  (registers the claims)
 from privcheck.catalogue import ldp  # noqa: F401
+from privcheck.catalogue import quantization  # noqa: F401
 from privcheck.catalogue import accounting  # noqa: F401
 from privcheck.catalogue import estimation  # noqa: F401
 import proofs  # noqa: F401
