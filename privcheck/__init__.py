@@ -21,8 +21,8 @@ __all__ = [
 
 
 def audit(*args, **kwargs):
-    """Audit a mechanism's ε; see :func:`privcheck.audit.audit`."""
-    from privcheck.audit import audit as _audit
+    """Audit a mechanism's ε; see :func:`privcheck.auditor.audit`."""
+    from privcheck.auditor import audit as _audit
 
     return _audit(*args, **kwargs)
 

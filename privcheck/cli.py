@@ -166,8 +166,8 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
 @click.option("--json", "json_out", type=str, default=None, help="Write the result as JSON to PATH or '-'.")
 def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out):
     """Audit one built-in mechanism's ε: exact where computable, Monte Carlo lower bound."""
-    from privcheck.audit import audit as run_audit
-    from privcheck.audit import DEFAULT_SAMPLES
+    from privcheck.auditor import audit as run_audit
+    from privcheck.auditor import DEFAULT_SAMPLES
     from estimators.registry import mechanism
 
     mech = mechanism(mechanism_name, **_parse_params(params))

@@ -1,0 +1,398 @@
+"""Auditing a mechanism's ε: exact where computable, and a valid Monte Carlo lower bound.
+
+:func:`audit` accepts a built-in :class:`~estimators.base.Mechanism` or any
+plain sampler ``f(x, n, rng) -> outputs`` with a list of candidate inputs.
+
+The Monte Carlo lower bound (:func:`monte_carlo_bound`) is black-box and
+statistically valid at the stated confidence:
+
+1. for each input, draw ``selection`` samples and, independently, ``estimation``
+   samples (fixed chunk seeds from one ``SeedSequence``: the same numbers for
+   any number of threads);
+2. on the selection samples only, code the outputs into atoms and choose, for
+   every ordered input pair, the union of atoms with the largest estimated
+   likelihood ratio (:mod:`privcheck.events`); keep the ``max_events`` best
+   (pair, event) candidates;
+3. on the estimation samples, bound ``P(E|x)`` from below and ``P(E|x')`` from
+   above with one-sided Clopper–Pearson bounds at level ``α/(2m)`` each
+   (Bonferroni over the ``m`` candidates), so that with probability at least
+   ``1 − α`` every candidate's ``log(lower/upper)`` is a lower bound on ε.
+
+For (ε, δ) mechanisms the same events give a lower bound on δ at the claimed
+ε: ``P(E|x) − e^ε P(E|x') ≤ δ(ε)``.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from estimators.base import ExactEpsilon, Mechanism
+from privcheck.errors import PrivcheckUsageError
+from privcheck.events import OutputCoding, as_matrix, candidate_events
+from privcheck.seeding import default_jobs, derive, map_chunks
+from privcheck.stats import clopper_pearson, max_certifiable_log_ratio
+from privcheck.validation import check_confidence, check_eps, check_int, check_probability
+
+DEFAULT_SAMPLES = 1_000_000
+SELECTION_SHARE = 0.2
+MAX_EVENTS = 3
+EXACT_REL_TOL = 1e-12
+
+Sampler = Callable[[Any, int, np.random.Generator], Any]
+
+
+@dataclass
+class MonteCarloBound:
+    """A Monte Carlo lower bound on ε (and δ), with what limited it.
+
+    eps_lower: lower bound on ε holding with probability ≥ ``confidence``
+    (``-inf`` when no event separated the inputs). delta_lower: lower bound on
+    δ at ``delta_eps`` (None when not requested). eps_max_certifiable: the
+    largest ε these sample sizes could ever certify. worst_pair: the inputs
+    of the best event; event: its description; counts: its estimation counts
+    ``(k_x, n, k_x', n)``; candidates: every tested candidate.
+    """
+
+    eps_lower: float
+    confidence: float
+    samples_per_input: int
+    selection_samples: int
+    estimation_samples: int
+    eps_max_certifiable: float
+    worst_pair: tuple | None
+    event: str | None
+    counts: tuple | None
+    candidates: list[dict]
+    delta_eps: float | None = None
+    delta_lower: float | None = None
+    reproducible: bool = True
+
+
+@dataclass
+class AuditResult:
+    """Everything an audit found (JSON names are stable; see :meth:`to_dict`)."""
+
+    mechanism: str
+    eps_claimed: float | None
+    eps_exact: float | None
+    eps_exact_text: str | None
+    eps_lower: float | None
+    confidence: float
+    samples: int
+    seconds: float
+    verdict: str
+    verdict_exact: str | None
+    verdict_mc: str | None
+    worst_pair: Any
+    event: Any
+    eps_max_certifiable: float | None
+    delta_claimed: float = 0.0
+    delta_exact: float | None = None
+    delta_lower: float | None = None
+    reproducible: bool = True
+    details: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict with the DESIGN.md field names."""
+        from privcheck.claims import _jsonable
+
+        return _jsonable(asdict(self))
+
+    def summary(self) -> str:
+        """A few human-readable lines."""
+        lines = [f"mechanism      {self.mechanism}"]
+        if self.eps_claimed is not None:
+            lines.append(f"eps claimed    {self.eps_claimed:.6g}" + (f"  (delta {self.delta_claimed:g})" if self.delta_claimed else ""))
+        if self.eps_exact is not None:
+            lines.append(f"eps exact      {self.eps_exact_text}  at inputs {_fmt(self.details.get('exact_pair'))}, output {_fmt(self.details.get('exact_output'))}")
+        if self.delta_exact is not None:
+            lines.append(f"delta exact    {self.delta_exact:.6g} at eps claimed")
+        if self.eps_lower is not None:
+            lines.append(f"eps lower      {self.eps_lower:.6g}  ({self.confidence:.0%} confidence, {self.samples} samples/input; "
+                         f"at most {self.eps_max_certifiable:.4g} certifiable)")
+            lines.append(f"  event        {self.event} for inputs {_fmt(self.worst_pair)}")
+        if self.delta_lower is not None:
+            lines.append(f"delta lower    {self.delta_lower:.6g} at eps claimed")
+        if not self.reproducible:
+            lines.append("note           the sampler ignores the generator: results are not reproducible from the seed")
+        lines.append(f"verdict        {self.verdict}  ({self.seconds:.2f} s)")
+        return "\n".join(lines)
+
+
+def _fmt(v, width: int = 80) -> str:
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    text = str(v)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _draw(sampler: Sampler, x, n: int, seed_seq, jobs: int, progress=None) -> np.ndarray:
+    parts = map_chunks(lambda rng, size: as_matrix(sampler(x, size, rng), size), n, seed_seq,
+                       jobs=jobs, progress=progress)
+    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+def _count_events(sampler: Sampler, x, n: int, seed_seq, jobs: int, coding: OutputCoding, events, progress=None):
+    """Counts of each event on ``n`` fresh draws of input ``x`` (chunked; samples are not kept)."""
+
+    def chunk(rng, size):
+        data = as_matrix(sampler(x, size, rng), size)
+        out = np.zeros(len(events), dtype=np.int64)
+        cache: dict = {}
+        for i, ev in enumerate(events):
+            if ev.columns not in cache:
+                cache[ev.columns] = coding.codes(data, ev.columns)[0]
+            out[i] = int(np.count_nonzero(ev.atoms[cache[ev.columns]]))
+        return out
+
+    return np.sum(map_chunks(chunk, n, seed_seq, jobs=jobs, progress=progress), axis=0)
+
+
+def _is_reproducible(sampler: Sampler, x) -> bool:
+    a = as_matrix(sampler(x, 64, np.random.default_rng(12345)), 64)
+    b = as_matrix(sampler(x, 64, np.random.default_rng(12345)), 64)
+    return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=True))
+
+
+def monte_carlo_bound(
+    sampler: Sampler,
+    inputs: Sequence,
+    samples: int = DEFAULT_SAMPLES,
+    *,
+    confidence: float = 0.95,
+    seed: int | np.random.SeedSequence = 0,
+    jobs: int | None = None,
+    selection_share: float = SELECTION_SHARE,
+    max_events: int = MAX_EVENTS,
+    delta_eps: float | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> MonteCarloBound:
+    """A black-box lower bound on ε (and on δ at ``delta_eps``) from samples alone.
+
+    Parameters
+    ----------
+    sampler : callable ``f(x, n, rng)`` returning ``n`` outputs (shape ``(n,)``
+        or ``(n, d)``, numeric; ``NaN`` may mark "no value").
+    inputs : at least two candidate inputs; all ordered pairs are searched.
+    samples : draws per input (≥ 20), split into a selection share and a
+        fresh estimation share.
+    confidence : in (0, 1); the bound holds with at least this probability.
+    seed : int or SeedSequence; the result is a function of it alone (for a
+        sampler that uses its ``rng``), whatever ``jobs``.
+    max_events : how many (pair, event) candidates reach the estimation
+        stage; the Bonferroni correction divides α by this number.
+    delta_eps : if given, also bound δ at this ε (events chosen for δ).
+    """
+    confidence = check_confidence(confidence)
+    samples = check_int("samples", samples, minimum=20)
+    if len(inputs) < 2:
+        raise PrivcheckUsageError(f"audit needs at least two candidate inputs, got {len(inputs)}")
+    selection_share = check_probability("selection_share", selection_share, open_low=True, open_high=True)
+    max_events = check_int("max_events", max_events, minimum=1)
+    jobs = default_jobs() if jobs is None else check_int("jobs", jobs, minimum=1)
+    alpha = 1.0 - confidence
+    n_sel = max(10, int(round(samples * selection_share)))
+    n_est = samples - n_sel
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+    sel = [_draw(sampler, x, n_sel, derive(ss, "selection", i), jobs, progress) for i, x in enumerate(inputs)]
+    widths = {s.shape[1] for s in sel}
+    if len(widths) != 1:
+        raise ValueError(f"sampler outputs have different widths for different inputs: {sorted(widths)}")
+    coding = OutputCoding(np.concatenate(sel))
+    events = candidate_events(coding, sel, n_est, alpha / max_events, max_events=max_events,
+                              delta_eps=delta_eps)
+    del sel
+    reproducible = _is_reproducible(sampler, inputs[0])
+    cert = max_certifiable_log_ratio(n_est, n_est, alpha / max(1, len(events) or 1))
+    if not events:
+        return MonteCarloBound(-math.inf, confidence, samples, n_sel, n_est, cert, None, None, None, [],
+                               delta_eps, 0.0 if delta_eps is not None else None, reproducible)
+    m = len(events)
+    needed = sorted({i for ev in events for i in ev.pair})
+    counts = {i: _count_events(sampler, inputs[i], n_est, derive(ss, "estimation", i), jobs, coding, events, progress)
+              for i in needed}
+    a_each = alpha / m
+    cands = []
+    best = None
+    for j, ev in enumerate(events):
+        a, b = ev.pair
+        k1, k0 = int(counts[a][j]), int(counts[b][j])
+        lo = clopper_pearson(k1, n_est, a_each / 2, "lower")
+        hi = clopper_pearson(k0, n_est, a_each / 2, "upper")
+        eps_lo = math.log(lo / hi) if lo > 0 else -math.inf
+        d_lo = (lo - math.exp(delta_eps) * hi) if delta_eps is not None else None
+        cands.append({"pair": [_plain(inputs[a]), _plain(inputs[b])], "event": ev.description,
+                      "counts": [k1, n_est, k0, n_est], "p_lower": lo, "p_upper": hi,
+                      "eps_lower": eps_lo, "delta_lower": d_lo, "predicted": ev.predicted})
+        key = d_lo if delta_eps is not None else eps_lo
+        if best is None or key > best[0]:
+            best = (key, j)
+    j = best[1]
+    eps_lower = max(c["eps_lower"] for c in cands)
+    delta_lower = max(0.0, max(c["delta_lower"] for c in cands)) if delta_eps is not None else None
+    bj = max(range(m), key=lambda i: cands[i]["eps_lower"]) if delta_eps is None else j
+    ev = events[bj]
+    return MonteCarloBound(
+        eps_lower=eps_lower, confidence=confidence, samples_per_input=samples, selection_samples=n_sel,
+        estimation_samples=n_est, eps_max_certifiable=cert,
+        worst_pair=(_plain(inputs[ev.pair[0]]), _plain(inputs[ev.pair[1]])), event=ev.description,
+        counts=tuple(cands[bj]["counts"]), candidates=cands, delta_eps=delta_eps, delta_lower=delta_lower,
+        reproducible=reproducible,
+    )
+
+
+def _plain(x):
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    return x
+
+
+def exact_verdict(eps_exact: float, eps_claimed: float) -> str:
+    """``holds`` when the exact ε does not exceed the claim (up to rounding), else ``refuted``."""
+    return "holds" if eps_exact <= eps_claimed * (1 + EXACT_REL_TOL) + EXACT_REL_TOL else "refuted"
+
+
+def mc_verdict(bound: MonteCarloBound, eps_claimed: float, delta_claimed: float = 0.0) -> str:
+    """Verdict of a Monte Carlo audit against a claimed (ε, δ).
+
+    ``refuted`` when the lower bound exceeds the claim (valid at the bound's
+    confidence); ``inconclusive`` when these sample sizes could not certify
+    more than the claimed ε (no violation could have been detected);
+    otherwise ``holds``, meaning *no violation detected*: sampling can refute
+    a privacy claim but never prove it.
+    """
+    if bound.delta_lower is not None and delta_claimed > 0:
+        if bound.delta_lower > delta_claimed:
+            return "refuted"
+        return "holds"
+    if bound.eps_lower > eps_claimed:
+        return "refuted"
+    if bound.eps_max_certifiable <= eps_claimed:
+        return "inconclusive"
+    return "holds"
+
+
+def audit(
+    mech: Mechanism | Sampler,
+    inputs: Sequence | None = None,
+    eps: float | None = None,
+    samples: int = DEFAULT_SAMPLES,
+    *,
+    seed: int = 0,
+    confidence: float = 0.95,
+    exact: bool | None = None,
+    monte_carlo: bool = True,
+    delta: float | None = None,
+    jobs: int | None = None,
+    max_events: int = MAX_EVENTS,
+    selection_share: float = SELECTION_SHARE,
+    progress: Callable[[int], None] | None = None,
+) -> AuditResult:
+    """Audit the ε (and δ) of a mechanism or of a plain sampler.
+
+    Parameters
+    ----------
+    mech : a built-in mechanism (``privcheck.mechanism(...)``) or a callable
+        ``f(x, n, rng) -> n outputs``.
+    inputs : candidate inputs (default: ``mech.inputs()``; required for a callable).
+    eps : claimed ε > 0 (default: the mechanism's nominal ε; required for a callable).
+    samples : Monte Carlo draws per input (≥ 20).
+    seed : integer ≥ 0; all randomness derives from it.
+    confidence : in (0, 1).
+    exact : compute the exact ε (default: when the mechanism provides it;
+        ``True`` on a mechanism without it is an error).
+    monte_carlo : run the Monte Carlo lower bound.
+    delta : claimed δ in [0, 1) (default: the mechanism's nominal δ); with
+        δ > 0 the Monte Carlo part bounds δ at the claimed ε.
+
+    Returns an :class:`AuditResult`; its ``verdict`` is ``refuted`` when the
+    exact ε or a valid lower bound exceeds the claim, ``holds`` when the exact
+    ε meets it (or, without an exact value, when no violation was detected),
+    ``inconclusive`` when neither could decide.
+    """
+    t0 = time.perf_counter()
+    is_mech = isinstance(mech, Mechanism)
+    name = mech.name if is_mech else getattr(mech, "__name__", type(mech).__name__)
+    if not callable(mech):
+        raise PrivcheckUsageError("audit needs a mechanism or a callable f(x, n, rng)")
+    if inputs is None:
+        if not is_mech:
+            raise PrivcheckUsageError("audit of a plain callable needs inputs=[x0, x1, ...]")
+        inputs = mech.inputs()
+    inputs = list(inputs)
+    if eps is None:
+        if not is_mech:
+            raise PrivcheckUsageError("audit of a plain callable needs the claimed eps=...")
+        eps = mech.eps_nominal
+    eps = check_eps(eps) if not (isinstance(eps, float) and math.isinf(eps)) else eps
+    if delta is None:
+        delta = mech.delta_nominal if is_mech else 0.0
+    delta = check_probability("delta", delta, open_high=True)
+    seed = check_int("seed", seed, minimum=0)
+    details: dict = {}
+    ex: ExactEpsilon | None = None
+    if exact is not False and is_mech:
+        ex = mech.exact_epsilon()
+        if ex is None and exact:
+            raise PrivcheckUsageError(f"mechanism {name!r} has no exact output distribution; use --no-exact")
+    elif exact and not is_mech:
+        raise PrivcheckUsageError("exact ε needs a built-in mechanism with known probabilities")
+    delta_exact = None
+    v_exact = None
+    if ex is not None:
+        details.update(exact_pair=_plain_pair(ex.worst_pair), exact_output=_plain(ex.worst_output),
+                       exact_method=ex.method, exact_note=ex.note)
+        if delta > 0 and hasattr(mech, "delta_at"):
+            delta_exact = float(mech.delta_at(eps))
+            v_exact = "holds" if delta_exact <= delta * (1 + 1e-9) else "refuted"
+        else:
+            v_exact = exact_verdict(ex.eps, eps)
+    bound = None
+    v_mc = None
+    if monte_carlo:
+        bound = monte_carlo_bound(mech, inputs, samples, confidence=confidence, seed=seed, jobs=jobs,
+                                  max_events=max_events, selection_share=selection_share,
+                                  delta_eps=eps if delta > 0 else None, progress=progress)
+        v_mc = mc_verdict(bound, eps, delta)
+        details["candidates"] = bound.candidates
+        details["selection_samples"] = bound.selection_samples
+        details["estimation_samples"] = bound.estimation_samples
+    if "refuted" in (v_exact, v_mc):
+        verdict = "refuted"
+    elif v_exact == "holds" or (v_exact is None and v_mc == "holds"):
+        verdict = "holds"
+    else:
+        verdict = "inconclusive"
+    if v_exact == "holds" and v_mc == "refuted":
+        details["warning"] = "the Monte Carlo bound exceeds the exact ε: a (1 − confidence) event or a bug"
+    return AuditResult(
+        mechanism=name if not is_mech else repr(mech),
+        eps_claimed=eps,
+        eps_exact=None if ex is None else ex.eps,
+        eps_exact_text=None if ex is None else ex.eps_text,
+        eps_lower=None if bound is None else bound.eps_lower,
+        confidence=confidence,
+        samples=samples if monte_carlo else 0,
+        seconds=round(time.perf_counter() - t0, 4),
+        verdict=verdict,
+        verdict_exact=v_exact,
+        verdict_mc=v_mc,
+        worst_pair=None if bound is None else bound.worst_pair,
+        event=None if bound is None else bound.event,
+        eps_max_certifiable=None if bound is None else bound.eps_max_certifiable,
+        delta_claimed=delta,
+        delta_exact=delta_exact,
+        delta_lower=None if bound is None else bound.delta_lower,
+        reproducible=True if bound is None else bound.reproducible,
+        details=details,
+    )
+
+
+def _plain_pair(pair):
+    return [_plain(p) for p in pair] if pair is not None else None
