@@ -142,11 +142,12 @@ def _count_events(sampler: Sampler, x, n: int, seed_seq, jobs: int, coding: Outp
     def chunk(rng, size):
         data = as_matrix(sampler(x, size, rng), size)
         out = np.zeros(len(events), dtype=np.int64)
-        cache: dict = {}
+        atom_counts: dict = {}
         for i, ev in enumerate(events):
-            if ev.columns not in cache:
-                cache[ev.columns] = coding.codes(data, ev.columns)[0]
-            out[i] = int(np.count_nonzero(ev.atoms[cache[ev.columns]]))
+            if ev.columns not in atom_counts:
+                codes, total = coding.codes(data, ev.columns)
+                atom_counts[ev.columns] = np.bincount(codes, minlength=total)
+            out[i] = int(atom_counts[ev.columns][ev.atoms].sum())
         return out
 
     return np.sum(map_chunks(chunk, n, seed_seq, jobs=jobs, progress=progress), axis=0)

@@ -107,6 +107,9 @@ class ColumnCoder:
             lut_size = int(self.values[-1]) - self.int_offset + 1
             lut = np.full(lut_size, unseen, dtype=np.int32)
             lut[self.values.astype(np.int64) - self.int_offset] = np.arange(self.values.size, dtype=np.int32)
+            lo, hi = int(column.min()), int(column.max())
+            if lo >= self.int_offset and hi - self.int_offset < lut_size:  # common case: no unseen values
+                return lut[column - column.dtype.type(self.int_offset)] if self.int_offset else lut[column]
             idx = column.astype(np.int64) - self.int_offset
             ok = (idx >= 0) & (idx < lut_size)
             out = np.full(column.shape, unseen, dtype=np.int32)
@@ -213,6 +216,9 @@ class OutputCoding:
         if columns is None:
             assert self.rows is not None
             return self.rows.transform(data), self.rows.n_codes
+        if len(columns) == 1:
+            c = self.columns[columns[0]]
+            return c.transform(data[:, columns[0]]), c.n_codes
         code = np.zeros(len(data), dtype=np.int64)
         total = 1
         for j in columns:
