@@ -172,6 +172,23 @@ _CLAIMS = [
     Claim('composition.advanced', PDESIGN, '', 'bound',
           'Dwork–Rothblum–Vadhan advanced composition and the Kairouz–Oh–Viswanath optimal composition: KOV ≤ DRV everywhere on a grid; both ≥ the exact composition of randomised response',
           ('exact', 'numeric')),
+    # --- added by the symbolic checks (proofs/): topics without a catalogue claim, and corrected variants
+    Claim('fedsel.ps.ratio', P000, 'Alg. 4, Lemma 3 proof', 'formula',
+          'with p = e^ε1·k/(d−k+e^ε1·k), the PS ratio (p/k)/((1−p)/(d−k)) equals e^ε1',
+          ('symbolic',)),
+    Claim('sqsgd.quantize.unbiased.corrected', P001, 'eq. 5–6 (corrected)', 'estimator',
+          'stochastic K-level quantisation with round-up probability (K−1)(X−B_k*)/(2U) is unbiased',
+          ('symbolic',)),
+    Claim('sqsgd.privquant.m', P001, 'Alg. 1 step 3, App. A.1', 'formula',
+          'E[V | X̂ = u] = m·u with the normalising factor m of Alg. 1 step 3 (Υ1, Υ2 of App. A.1)',
+          ('symbolic',)),
+    Claim('sqsgd.rotation.orthogonal.corrected', P001, 'Sec. 3.3, eq. 10 (corrected)', 'formula',
+          'R = (1/√d)·H·A (H Walsh–Hadamard, A Rademacher diagonal) is an orthogonal rotation',
+          ('symbolic',)),
+    Claim('seif.thm3.uniform.corrected', P004, 'Sec. III-B (corrected)', 'bound',
+          'the uniform-sampling form of Thm 3 with E[1/|K|] ≈ (1 + (1−p)/(Kp))/(Kp) and '
+          'E[1/|K|²] ≈ (1 + 3(1−p)/(Kp))/(Kp)² (eq. 24–25 with μ = Kp, σ² = Kp(1−p))',
+          ('symbolic',)),
 ]
 
 for _c in _CLAIMS:
