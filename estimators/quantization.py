@@ -405,6 +405,36 @@ def match_count_probabilities(d: int, K: int, kappa: int, p: Any, exact: bool = 
     return [hi if ell >= tau else lo for ell in range(d + 1)]
 
 
+def privquant_distribution_bruteforce(u: tuple, K: int, kappa: int, p: Any) -> dict[tuple, Fraction]:
+    """Exact output distribution of 001 Alg. 1 step 2 for a grid input, by enumerating all K^d outputs.
+
+    ``u``: level indices (0..K−1) of X̂, length d. Uses the definition
+    ``M(v, u) = #{v^j = u^j} − #{v^j ≠ u^j}`` and ``S̄ = {M > κ}``, ``S = {M ≤ κ}``
+    directly (no τ, no binomial sums), with ``p`` rational. Returns
+    ``{v (level indices): P(V = v | X̂ = u)}`` as Fractions. Only for K^d ≤ 100 000.
+    """
+    import itertools
+
+    K = _check_K(K)
+    u = tuple(int(a) for a in u)
+    d = len(u)
+    _check_d(d)
+    kappa = _check_kappa(kappa, d)
+    if K ** d > 100_000:
+        raise PrivcheckUsageError(f"K^d must be <= 100000 for brute-force enumeration, got {K}^{d}")
+    if any(not 0 <= a < K for a in u):
+        raise PrivcheckUsageError(f"u must hold level indices in [0, {K - 1}], got {u}")
+    pf = _p_fraction(p)
+    outs = list(itertools.product(range(K), repeat=d))
+    close = []
+    for v in outs:
+        match = sum(1 for a, b in zip(v, u) if a == b)
+        close.append(match - (d - match) > kappa)
+    n_up = sum(close)
+    n_low = len(outs) - n_up
+    return {v: (pf / n_up if c else (1 - pf) / n_low) for v, c in zip(outs, close)}
+
+
 def achievable_match_pairs(d: int, K: int) -> list[tuple[int, int]]:
     """Pairs (ℓ, ℓ') such that some inputs u, u' ∈ B^d and output v have ℓ = #{v = u}, ℓ' = #{v = u'}.
 
