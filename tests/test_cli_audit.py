@@ -1,0 +1,65 @@
+"""CLI contract of `privcheck audit` and `privcheck list` (exit codes, JSON fields, one-line errors)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from privcheck.cli import main
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_audit_json_fields_and_exact_value():
+    r = run("audit", "de", "--param", "m=4", "--param", "eps=1.5", "--samples", "20000", "--json", "-")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    for key in ("eps_claimed", "eps_exact", "eps_lower", "confidence", "samples", "seconds", "verdict"):
+        assert key in data
+    assert data["eps_exact"] == pytest.approx(1.5, rel=1e-12)
+    assert data["eps_lower"] < 1.5
+    assert data["verdict"] == "holds"
+
+
+def test_audit_broken_mechanism_is_refuted():
+    r = run("audit", "de", "--param", "m=4", "--param", "eps=1", "--param", "p=0.9", "--samples", "20000",
+            "--json", "-")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["verdict"] == "refuted"
+
+
+def test_audit_eps_option_overrides_nominal():
+    r = run("audit", "de", "--param", "m=2", "--param", "eps=1", "--eps", "0.5", "--no-mc", "--json", "-")
+    data = json.loads(r.output)
+    assert data["eps_claimed"] == 0.5 and data["verdict"] == "refuted" and data["eps_lower"] is None
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (("audit", "nosuch"), "unknown mechanism 'nosuch'"),
+    (("audit", "de", "--param", "colour=3"), "unknown parameter 'colour'"),
+    (("audit", "de", "--param", "eps=-1"), "eps must be"),
+    (("audit", "de", "--param", "eps=nan"), "finite number"),
+    (("audit", "de", "--param", "m"), "NAME=VALUE"),
+    (("audit", "de", "--samples", "0"), "--samples"),
+    (("verify", "no.such.claim"), "no claim matches"),
+    (("verify", "--samples", "0"), "--samples"),
+    (("verify", "--method", "guess"), "unknown method"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, fragment):
+    r = run(*args)
+    assert r.exit_code == 2, r.output
+    lines = [ln for ln in r.output.strip().splitlines() if ln]
+    assert len(lines) == 1 and fragment in lines[0], r.output
+    assert "Traceback" not in r.output
+
+
+def test_list_json_has_claims_and_mechanisms():
+    r = run("list", "--json", "-")
+    assert r.exit_code == 0
+    data = json.loads(r.output)
+    ids = {c["id"] for c in data["claims"]}
+    assert {"fedsel.pe.ldp", "biswas.de.ldp", "seif.table2"} <= ids
+    assert "de" in {m["name"] for m in data["mechanisms"]}
