@@ -189,6 +189,12 @@ _CLAIMS = [
           'the uniform-sampling form of Thm 3 with E[1/|K|] ≈ (1 + (1−p)/(Kp))/(Kp) and '
           'E[1/|K|²] ≈ (1 + 3(1−p)/(Kp))/(Kp)² (eq. 24–25 with μ = Kp, σ² = Kp(1−p))',
           ('symbolic',)),
+    # --- added by the estimator checks: 003's open question (iii), answered
+    Claim('biswas.optimal_pi', P003, 'Sec. 6 (iii) (derived)', 'estimator',
+          'for a fixed expected number of reports B = Σπ_j, Var*(T) ∝ qB − q²Σπ_j² is minimised by π_j ∈ {0, 1} on '
+          '⌊B⌋ nodes (plus one fractional); its value equals sampling exactly B nodes without replacement, '
+          '(1−q)/(1−qB/n) times the uniform Poisson value',
+          ('numeric', 'mc')),
 ]
 
 for _c in _CLAIMS:
