@@ -98,6 +98,10 @@ def pm_pieces(t, eps, shift=0) -> tuple[list, mpmath.mpf]:
     t, s = _mpf(t), _mpf(shift)
     lo = (c + 1) * t / 2 - (c - 1) / 2 + s
     hi = lo + c - 1
+    tol = _snap_tol(c)
+    for edge in (-c, c):  # l(−1) = −C and r(1) = C exactly: remove rounding slivers
+        lo = edge if abs(lo - edge) <= tol else lo
+        hi = edge if abs(hi - edge) <= tol else hi
     p_high = h / (h + 1)
     left = (-c, min(lo, c))
     right = (max(hi, -c), c)
@@ -112,13 +116,23 @@ def pm_pieces(t, eps, shift=0) -> tuple[list, mpmath.mpf]:
     return pieces, c
 
 
+def _snap_tol(c) -> mpmath.mpf:
+    """Boundaries closer than this (relative to C) are the same point up to rounding."""
+    return abs(c) * mpmath.mpf(10) ** (20 - mpmath.mp.dps)
+
+
 def piece_density(pieces, y) -> mpmath.mpf:
     return mpmath.fsum(m / (b - a) for a, b, m in pieces if a <= y <= b and b > a)
 
 
 def piece_cells(piece_lists) -> list:
     """Midpoints and widths of the cells cut by every piece boundary of every input."""
-    pts = sorted({p for pieces in piece_lists for a, b, _ in pieces for p in (a, b)})
+    raw = sorted({p for pieces in piece_lists for a, b, _ in pieces for p in (a, b)})
+    tol = _snap_tol(max(abs(raw[0]), abs(raw[-1])))
+    pts = [raw[0]]
+    for p in raw[1:]:
+        if p - pts[-1] > tol:
+            pts.append(p)
     return [((a + b) / 2, b - a) for a, b in zip(pts[:-1], pts[1:]) if b > a]
 
 
