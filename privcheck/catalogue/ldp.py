@@ -99,3 +99,74 @@ for _name, _id in (("fedsel-exp", "fedsel.exp.ldp"), ("fedsel-pe", "fedsel.pe.ld
         [_case(f"d={d}, k={k}, eps1={e}", _name, d=d, k=k, eps=e) for d, k, e in _SELECTOR_EXACT],
         [_case(f"d={d}, k={k}, eps1={e}", _name, d=d, k=k, eps=e) for d, k, e in _SELECTOR_MC],
     )
+
+# --- FedSel value perturbation and its references: PM, Duchi, HM, multi-dimensional PM ---------
+_register("fedsel.pm.ldp",
+          [_case(f"eps={e}", "pm", eps=e) for e in (0.5, 1.0, 2.0, 4.0)],
+          [_case(f"eps={e}", "pm", eps=e) for e in (1.0, 2.0)])
+_register("fedsel.duchi.ldp",
+          [_case(f"eps={e}", "duchi", eps=e) for e in (0.5, 1.0, 2.0, 4.0)],
+          [_case(f"eps={e}", "duchi", eps=e) for e in (1.0, 2.0)], mc_part="ldp")
+_register("fedsel.hm.ldp",
+          [_case(f"eps={e}", "hm", eps=e) for e in (0.3, 0.61, 0.62, 1.0, 2.0, 4.0)],
+          [_case(f"eps={e}", "hm", eps=e) for e in (0.5, 2.0)], mc_part="ldp")
+_register("fedsel.pm_multidim.unbiased", None,
+          [_case("d=4, eps=1", "pm-multidim", d=4, eps=1.0), _case("d=4, eps=5", "pm-multidim", d=4, eps=5.0)],
+          default=500_000, quick=100_000, mc_part="ldp")
+
+# --- FedSel two-stage update (Thm 1): each selector followed by PM --------------------------------
+_register("fedsel.two_stage.ldp",
+          [_case(f"{s}, d={d}, k={k}, eps1={e1}, eps2={e2}", "fedsel-two-stage", selector=s, d=d, k=k, eps1=e1, eps2=e2)
+           for s in ("exp", "pe", "ps") for d, k, e1, e2 in ((5, 2, 1.0, 1.0), (100, 10, 2.0, 0.5))],
+          [_case(f"{s}, d=5, k=2, eps1=1, eps2=1", "fedsel-two-stage", selector=s, d=5, k=2, eps1=1.0, eps2=1.0)
+           for s in ("exp", "pe", "ps")],
+          default=500_000, quick=100_000)
+
+
+# --- sqSGD PrivQuant (Thm 1, eq. 8) -------------------------------------------------------------
+_PRIVQUANT_EXACT = [dict(d=4, K=2, kappa=1, p=0.6), dict(d=10, K=4, kappa=3, p=0.7),
+                    dict(d=100, K=16, kappa=10, p=0.6), dict(d=1000, K=16, kappa=100, p=0.55)]
+_PRIVQUANT_MC = [dict(d=3, K=2, kappa=1, p=0.75), dict(d=4, K=2, kappa=2, p=0.7)]
+
+
+def _pq_label(p: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in p.items())
+
+
+@check("sqsgd.privquant.ldp", "exact")
+def _privquant_exact(ctx: RunContext) -> Outcome:
+    """Exact ε of PrivQuant vs log of the left side of eq. 8 (claimed: equal, hence ε-LDP when (8) holds)."""
+    rows, claimed, measured, verdicts = [], {}, {}, []
+    for params in _PRIVQUANT_EXACT:
+        mech = mechanism("privquant", **params)
+        ex = mech.exact_epsilon()
+        lhs = float(mech.log_lhs)
+        label = _pq_label(params)
+        claimed[label], measured[label] = lhs, ex.eps
+        privacy = exact_verdict(ex.eps, lhs)
+        equal = abs(ex.eps - lhs) <= 1e-9 * max(1.0, abs(lhs))
+        verdicts.append("holds" if privacy == "holds" and equal else "refuted")
+        rows.append({"case": label, "log_lhs_eq8": lhs, "eps_exact": ex.eps_text, "privacy": privacy,
+                     "equals_lhs": equal, "worst_pair": _short(ex.worst_pair), "worst_output": _short(ex.worst_output)})
+    return Outcome("refuted" if "refuted" in verdicts else "holds", claimed=claimed, measured=measured,
+                   details={"cases": rows, "tolerance": "relative 1e-9 for equality with log LHS(8)"})
+
+
+check("sqsgd.privquant.ldp", "mc")(
+    lambda ctx: _mc_outcome(ctx, [(_pq_label(p), lambda p=p: mechanism("privquant", **p)) for p in _PRIVQUANT_MC],
+                            200_000, 50_000))
+
+
+# --- 002: the Gaussian mechanism is mu-GDP (Lemma 1): delta lower bounds at fixed eps ----------
+@check("gdp.gaussian", "mc")
+def _gaussian_mc(ctx: RunContext) -> Outcome:
+    """Monte Carlo δ(ε) lower bounds of N(0,σ²) vs N(Δ,σ²), σ = Δ/μ, against the μ-GDP curve."""
+    from accountants.gdp import gdp_delta
+
+    cases = []
+    for mu in (0.5, 1.0, 2.0):
+        for e in (0.5, 1.0):
+            cases.append((f"mu={mu}, eps={e}",
+                          lambda mu=mu, e=e: mechanism("gaussian", sensitivity=1.0, sigma=1.0 / mu, eps=e,
+                                                       delta=gdp_delta(mu, e))))
+    return _mc_outcome(ctx, cases, 400_000, 100_000)
