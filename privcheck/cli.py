@@ -173,8 +173,14 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     mech = mechanism(mechanism_name, **_parse_params(params))
     if samples is not None and samples < 1:
         raise PrivcheckUsageError(f"--samples must be an integer >= 1, got {samples}")
-    res = run_audit(mech, eps=eps, samples=samples or DEFAULT_SAMPLES, seed=seed, confidence=confidence,
-                    exact=exact, monte_carlo=monte_carlo, jobs=jobs)
+    n = samples or DEFAULT_SAMPLES
+    from rich.progress import Progress
+
+    console = Console(stderr=True)
+    with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
+        task = bar.add_task("sampling", total=n * len(mech.inputs()))
+        res = run_audit(mech, eps=eps, samples=n, seed=seed, confidence=confidence, exact=exact,
+                        monte_carlo=monte_carlo, jobs=jobs, progress=lambda k: bar.advance(task, k))
     if json_out:
         text = json.dumps(res.to_dict(), indent=2)
         if json_out == "-":
