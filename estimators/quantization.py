@@ -694,6 +694,19 @@ class PrivQuant(Mechanism):
         v = a if self.output == "V" else a * self.m
         return np.rint((v + self.U) * (self.K - 1) / (2 * self.U)).astype(np.int64)
 
+    def match_counts(self, outputs: np.ndarray, u) -> np.ndarray:
+        """Per output row, the number ℓ of coordinates equal to the grid point ``u`` (a vector in B^d).
+
+        ``P(V = v | X̂ = u)`` depends on ``v`` only through ℓ (Alg. 1 step 2), so ℓ is a
+        sufficient statistic for audits: under input ``u``, ``P(ℓ) = p·t_ℓ/|S̄|`` for
+        ℓ ≥ τ and ``(1−p)·t_ℓ/|S|`` below, ``t_ℓ = C(d,ℓ)(K−1)^{d−ℓ}``.
+        """
+        u = _as_vector(u, self.d, self.U)
+        ul = np.rint((u + self.U) * (self.K - 1) / (2 * self.U)).astype(np.int64)
+        if not np.allclose(self.levels[ul], u, rtol=0, atol=1e-9 * self.U):
+            raise PrivcheckUsageError("u must be a grid point: every coordinate one of the K levels of eq. 5")
+        return (self.to_levels(outputs) == ul[None, :]).sum(axis=1)
+
     def inputs(self) -> list:
         """The whole grid B^d when K^d ≤ 64; else −U·1, U·1 (differ everywhere: the worst pair) and an alternating vector."""
         if self.K ** self.d <= 64:

@@ -284,6 +284,11 @@ def test_privquant_match_count_distribution_d50():
     out = mech.sample(x, n, np.random.default_rng(5))
     xl = np.rint((x + 1) * (K - 1) / 2).astype(int)  # level indices of x
     matches = (out == xl[None, :]).sum(axis=1)
+    assert np.array_equal(matches, mech.match_counts(out, x))
+    zmech = mechanism("privquant", d=d, K=K, kappa=kappa, p=p)
+    lv7 = mech.sample(x, 7, np.random.default_rng(9))
+    assert np.array_equal(zmech.match_counts(zmech.sample(x, 7, np.random.default_rng(9)), x),
+                          (lv7 == xl[None, :]).sum(axis=1))
     terms, _, _ = q._terms_mp(d, K)
     tau = q.tau_of(d, kappa)
     up, low = q.binomial_sums(d, K, tau)
