@@ -1,0 +1,421 @@
+"""Figures of a verification run, drawn from the verdict records (PNG, matplotlib Agg).
+
+Nothing is recomputed when the records carry the numbers: each plot reads a
+record's ``details``. The figures:
+
+1. ε lower bound against samples per input, with the exact ε and the claim
+   (:func:`plot_eps_curves`, from :mod:`privcheck.reports.curves`);
+2. 004 Lemma 1: ε_c against K on log axes with the fitted K-slope
+   (:func:`plot_k_slope`, record ``seif.lemma1.eps`` [scaling]);
+3. 003 Figure 3: TV distance and communication cost against π
+   (:func:`plot_figure3`, record ``biswas.fig3``);
+4. bias and variance intervals of every estimator claim
+   (:func:`plot_estimator`, records whose details hold
+   :meth:`~privcheck.estimator_check.EstimatorCheckResult.record` dicts, or a
+   plain ``details["interval"]``).
+
+:func:`write_figures` draws all that apply into a directory and returns the
+list of :class:`Figure` written plus notes on the ones skipped (shown in the
+Markdown and HTML reports). The plotting uses ``matplotlib.figure.Figure``
+directly (Agg canvas), never ``pyplot``, so no global backend state changes.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+
+from privcheck.claims import VerdictRecord
+
+K_SLOPE_ID = "seif.lemma1.eps"
+FIG3_ID = "biswas.fig3"
+
+
+@dataclass
+class Figure:
+    """One PNG written beside a report: ``filename`` (relative), title and caption."""
+
+    filename: str
+    title: str
+    caption: str = ""
+
+
+@dataclass
+class FigureSet:
+    """What :func:`write_figures` produced: the figures and the notes on skipped plots."""
+
+    figures: list[Figure] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _new_figure(width: float = 6.4, height: float = 4.0, ncols: int = 1):
+    from matplotlib.figure import Figure as MplFigure
+
+    fig = MplFigure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(1, ncols)
+    return fig, axes
+
+
+def _save(fig, path: str) -> None:
+    fig.savefig(path, dpi=110)
+
+
+def _num(v: Any) -> float | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return f
+
+
+def _numbers(v: Any) -> list[float] | None:
+    """``v`` as a list of floats, or None when it is not a list of numbers."""
+    if not isinstance(v, (list, tuple)) or not v:
+        return None
+    out = [_num(x) for x in v]
+    return None if any(x is None for x in out) else out  # type: ignore[return-value]
+
+
+def _find(details: Any, names: Sequence[str], depth: int = 2) -> Any:
+    """The first value stored under one of ``names`` in ``details`` (searching nested dicts)."""
+    if not isinstance(details, dict):
+        return None
+    for n in names:
+        if n in details:
+            return details[n]
+    if depth > 0:
+        for v in details.values():
+            if isinstance(v, dict):
+                got = _find(v, names, depth - 1)
+                if got is not None:
+                    return got
+    return None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "figure"
+
+
+# --------------------------------------------------------------------------- 1. ε against samples
+def plot_eps_curves(curves: Sequence, path: str) -> None:
+    """ε lower bound against samples per input (log x), exact ε dashed and claim dotted, per mechanism.
+
+    curves: :class:`~privcheck.reports.curves.EpsCurve` objects (or their dicts).
+    """
+    fig, ax = _new_figure(9.6, 4.2)
+    colors = ["C0", "C1", "C2", "C3", "C4", "C5"]
+    for i, c in enumerate(curves):
+        d = c.to_dict() if hasattr(c, "to_dict") else dict(c)
+        col = colors[i % len(colors)]
+        xs = [int(s) for s in d["samples"]]
+        ys = [(_num(y) if _num(y) is not None and math.isfinite(_num(y)) else float("nan")) for y in d["eps_lower"]]
+        ax.plot(xs, ys, "o-", color=col, label=f"{d['label']}: lower bound")
+        if d.get("eps_exact") is not None:
+            ax.axhline(float(d["eps_exact"]), color=col, ls="--", lw=1, label=f"exact ε = {float(d['eps_exact']):.4g}")
+        ax.axhline(float(d["eps_claimed"]), color=col, ls=":", lw=1.5, label=f"claimed ε = {float(d['eps_claimed']):.4g}")
+    ax.set_xscale("log")
+    ax.set_xlabel("samples per input")
+    ax.set_ylabel("ε")
+    conf = (curves[0].confidence if hasattr(curves[0], "confidence") else curves[0].get("confidence", 0.95)) if curves else 0.95
+    ax.set_title(f"Monte Carlo ε lower bound ({conf:.0%} confidence)")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    _save(fig, path)
+
+
+# --------------------------------------------------------------------------- 2. 004 K-slope
+def k_slope_data(record: VerdictRecord) -> tuple[dict | None, str]:
+    """(data, note) for the 004 K-slope plot: K values, ε_c values, fitted slope and interval.
+
+    Read from the record's details (keys ``Ks``/``K_values``/``K`` and
+    ``eps``/``eps_c``/``eps_values``); when the record carries only the fit
+    parameters (``details["parameters"]`` with ``c`` and ``delta_prime``) the
+    curve is evaluated from eq. 16 with :func:`accountants.wireless.k_slope`
+    (closed form, milliseconds). Returns ``(None, reason)`` when neither is there.
+    """
+    d = record.details if isinstance(record.details, dict) else {}
+    Ks = _numbers(_find(d, ("Ks", "K_values", "k_values", "K")))
+    eps = _numbers(_find(d, ("eps_c", "eps_values", "eps")))
+    slope = _num(_find(d, ("slope", "fitted_slope", "ols_slope")))
+    if slope is None and isinstance(record.measured, dict):
+        slope = _num(_find(record.measured, ("slope", "ols_slope_1e3_1e8", "ols_slope")))
+    interval = _numbers(d.get("interval"))
+    note = ""
+    if not (Ks and eps and len(Ks) == len(eps)):
+        params = d.get("parameters") if isinstance(d.get("parameters"), dict) else {}
+        c, dp = _num(params.get("c")), _num(params.get("delta_prime"))
+        if c is None or dp is None:
+            return None, (f"{record.id} [{record.method}]: no K/ε_c values or (c, δ′) in the record; "
+                          "K-slope plot skipped")
+        from accountants import wireless
+
+        fit = wireless.k_slope(c, dp, 1e3, 1e8)
+        Ks, eps = list(fit.Ks), list(fit.eps)
+        slope = fit.slope if slope is None else slope
+        interval = interval or list(fit.interval)
+        note = (f"{record.id}: the record holds the fit, not the curve; ε_c(K) evaluated from eq. 16 "
+                f"(accountants.wireless.k_slope, c = {c:.4g}, δ′ = {dp:g})")
+    claimed = None
+    if isinstance(record.claimed, dict):
+        claimed = _num(record.claimed.get("slope"))
+    else:
+        claimed = _num(record.claimed)
+    return {"K": Ks, "eps": eps, "slope": slope, "interval": interval, "claimed_slope": claimed,
+            "verdict": record.verdict}, note
+
+
+def plot_k_slope(data: dict, path: str) -> None:
+    """ε_c against K on log–log axes with the fitted slope line and the claimed K^{−3/4} for reference."""
+    import numpy as np
+
+    fig, ax = _new_figure(6.4, 4.2)
+    K = np.asarray(data["K"], dtype=float)
+    e = np.asarray(data["eps"], dtype=float)
+    ax.loglog(K, e, "o", ms=4, label="ε_c (eq. 16)")
+    lx, ly = np.log(K), np.log(e)
+    if data.get("slope") is not None:
+        b = float(data["slope"])
+        a = float(np.mean(ly - b * lx))
+        iv = data.get("interval")
+        lab = f"fitted slope {b:.4f}" + (f" [{iv[0]:.4f}, {iv[1]:.4f}]" if iv else "")
+        ax.loglog(K, np.exp(a + b * lx), "-", color="C1", label=lab)
+    cs = data.get("claimed_slope")
+    if cs is not None:
+        a = float(ly[-1] - cs * lx[-1])
+        ax.loglog(K, np.exp(a + cs * lx), ":", color="C3", label=f"claimed slope {cs:g} (through the last point)")
+    ax.set_xlabel("K (users)")
+    ax.set_ylabel("ε_c")
+    ax.set_title(f"004 Lemma 1: ε_c against K ({data.get('verdict', '')})")
+    ax.legend(fontsize=8)
+    _save(fig, path)
+
+
+# --------------------------------------------------------------------------- 3. 003 Figure 3
+def figure3_data(record: VerdictRecord) -> tuple[list[dict] | None, str]:
+    """(curves, note): one dict per ε with pi, tv_* means/intervals and costs, from ``biswas.fig3``.
+
+    Accepts ``details["figure3"]`` (a list of curves, keys ``pi``, ``tv_chat_mean``,
+    ``tv_chat_interval``, ``tv_gde_mean``, ``tv_gde_interval``,
+    ``communication_cost_expected``/``_simulated``) or the field names of
+    :class:`estimators.frequency.Figure3Data` (``pis``, ``tv_chat`` …) at top level.
+    """
+    d = record.details if isinstance(record.details, dict) else {}
+    raw = d.get("figure3")
+    if isinstance(raw, dict):
+        raw = [raw]
+    if raw is None and any(k in d for k in ("pis", "pi")):
+        raw = [d]
+    if not isinstance(raw, list) or not raw:
+        return None, f"{record.id}: no Figure 3 curve data (pi, TV, cost) in the record; plot skipped"
+    curves = []
+    for c in raw:
+        if not isinstance(c, dict):
+            continue
+        pis = _numbers(c.get("pi") if "pi" in c else c.get("pis"))
+        if not pis:
+            continue
+        tv = {}
+        for name in ("chat", "gde"):
+            mean = _numbers(c.get(f"tv_{name}_mean", c.get(f"tv_{name}")))
+            iv = c.get(f"tv_{name}_interval")
+            if mean and len(mean) == len(pis):
+                tv[name] = (mean, iv if isinstance(iv, list) and len(iv) == len(pis) else None)
+        cost_e = _numbers(c.get("communication_cost_expected", c.get("cost_expected")))
+        cost_s = _numbers(c.get("communication_cost_simulated", c.get("cost_simulated")))
+        eps = _num(c.get("eps", (c.get("params") or {}).get("eps") if isinstance(c.get("params"), dict) else None))
+        curves.append({"eps": eps, "pi": pis, "tv": tv, "cost_expected": cost_e, "cost_simulated": cost_s})
+    if not curves:
+        return None, f"{record.id}: Figure 3 data present but without π values; plot skipped"
+    return curves, ""
+
+
+def plot_figure3(curves: list[dict], path: str, verdict: str = "") -> None:
+    """003 Fig. 3: mean TV distance (with intervals) against π, and communication cost against π."""
+    fig, (ax, ax2) = _new_figure(9.6, 4.0, ncols=2)
+    labels = {"chat": "ĉ_DE", "gde": "g_DE"}
+    for i, c in enumerate(curves):
+        eps = f"ε={c['eps']:g}" if c["eps"] is not None else f"curve {i + 1}"
+        for j, (name, (mean, iv)) in enumerate(c["tv"].items()):
+            col = f"C{(2 * i + j) % 10}"
+            if iv:
+                lo = [mean[k] - float(iv[k][0]) for k in range(len(mean))]
+                hi = [float(iv[k][1]) - mean[k] for k in range(len(mean))]
+                ax.errorbar(c["pi"], mean, yerr=[lo, hi], fmt="o-", ms=3, capsize=2, color=col,
+                            label=f"{labels.get(name, name)}, {eps}")
+            else:
+                ax.plot(c["pi"], mean, "o-", ms=3, color=col, label=f"{labels.get(name, name)}, {eps}")
+        if c["cost_expected"]:
+            ax2.plot(c["pi"], c["cost_expected"], "-", color=f"C{i}", label=f"nπ, {eps}")
+        if c["cost_simulated"]:
+            ax2.plot(c["pi"], c["cost_simulated"], "x", color=f"C{i}", label=f"simulated, {eps}")
+    ax.set_xlabel("sampling probability π")
+    ax.set_ylabel("mean TV distance")
+    ax.set_yscale("log")
+    ax.set_title(f"003 Fig. 3: accuracy ({verdict})" if verdict else "003 Fig. 3: accuracy")
+    ax.legend(fontsize=7)
+    ax2.set_xlabel("sampling probability π")
+    ax2.set_ylabel("reports (communication cost)")
+    ax2.set_title("003 Fig. 3: cost")
+    ax2.legend(fontsize=7)
+    _save(fig, path)
+
+
+# --------------------------------------------------------------------------- 4. estimator intervals
+def estimator_components(record: VerdictRecord) -> list[dict]:
+    """The estimator components found in a record: label, bias interval, variance interval and claims.
+
+    Looks for :meth:`EstimatorCheckResult.record` dicts anywhere in the
+    details (``{"scenario", "estimator", "components": {"bias": {...},
+    "variance": {...}}}``).
+    """
+    out: list[dict] = []
+
+    def comp_rows(label: str, comp: dict) -> None:
+        bias = comp.get("bias") if isinstance(comp.get("bias"), dict) else {}
+        var = comp.get("variance") if isinstance(comp.get("variance"), dict) else {}
+        biv = _numbers(bias.get("interval"))
+        viv = _numbers(var.get("interval"))
+        if not biv and not viv:
+            return
+        out.append({"label": label, "bias": _num(bias.get("simulated")), "bias_interval": biv,
+                    "tolerance": _num(bias.get("tost_tolerance")),
+                    "variance": _num(var.get("simulated")), "variance_interval": viv,
+                    "variance_claimed": _num(var.get("claimed")), "variance_exact": _num(var.get("exact"))})
+
+    def walk(obj: Any, depth: int) -> None:
+        if depth > 4:
+            return
+        if isinstance(obj, dict):
+            comps = obj.get("components")
+            if comps is not None and ("scenario" in obj or "estimator" in obj):
+                label = ":".join(str(obj[k]) for k in ("scenario", "estimator") if obj.get(k) is not None)
+                if isinstance(comps, dict):
+                    comp_rows(label, comps)
+                elif isinstance(comps, list):
+                    for i, c in enumerate(comps):
+                        if isinstance(c, dict):
+                            comp_rows(f"{label}[{i}]", c)
+                return
+            for v in obj.values():
+                walk(v, depth + 1)
+        elif isinstance(obj, list):
+            for v in obj:
+                walk(v, depth + 1)
+
+    walk(record.details, 0)
+    return out
+
+
+def plot_estimator(record: VerdictRecord, rows: list[dict], path: str) -> None:
+    """Bias intervals (with 0 and any TOST margin) and variance intervals relative to the claimed variance."""
+    fig, (ax, ax2) = _new_figure(9.6, max(2.6, 0.45 * len(rows) + 1.6), ncols=2)
+    ys = list(range(len(rows)))
+    for y, r in zip(ys, rows):
+        if r["bias_interval"]:
+            lo, hi = r["bias_interval"]
+            ax.plot([lo, hi], [y, y], "-", color="C0", lw=2)
+            if r["bias"] is not None:
+                ax.plot([r["bias"]], [y], "o", color="C0", ms=4)
+            if r["tolerance"]:
+                ax.plot([-r["tolerance"], r["tolerance"]], [y, y], "|", color="C2", ms=10)
+        ref = r["variance_claimed"] or r["variance_exact"]
+        if r["variance_interval"] and ref:
+            lo, hi = (v / ref for v in r["variance_interval"])
+            ax2.plot([lo, hi], [y, y], "-", color="C1", lw=2)
+            if r["variance"] is not None:
+                ax2.plot([r["variance"] / ref], [y], "o", color="C1", ms=4)
+    ax.axvline(0.0, color="k", lw=0.8)
+    ax2.axvline(1.0, color="k", lw=0.8)
+    for a in (ax, ax2):
+        a.set_yticks(ys)
+        a.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_yticklabels([r["label"][:40] for r in rows], fontsize=7)
+    ax2.set_yticklabels([])
+    ax.set_xlabel("bias (interval; | marks the TOST margin)")
+    ax2.set_xlabel("variance / claimed variance (interval)")
+    fig.suptitle(f"{record.id} [{record.method}] — {record.verdict}", fontsize=10)
+    _save(fig, path)
+
+
+def plot_interval(record: VerdictRecord, path: str) -> bool:
+    """A single ``details["interval"]`` against the claimed number; False when there is nothing to draw."""
+    iv = _numbers(record.details.get("interval")) if isinstance(record.details, dict) else None
+    claimed = _num(record.claimed)
+    measured = _num(record.measured)
+    if not iv or len(iv) != 2 or not all(math.isfinite(v) for v in iv):
+        return False
+    fig, ax = _new_figure(6.0, 1.8)
+    ax.plot(iv, [0, 0], "-", color="C0", lw=3, label="interval")
+    if measured is not None:
+        ax.plot([measured], [0], "o", color="C0", label=f"measured {measured:.4g}")
+    if claimed is not None:
+        ax.axvline(claimed, color="C3", ls=":", label=f"claimed {claimed:.4g}")
+    ax.set_yticks([])
+    ax.set_title(f"{record.id} [{record.method}] — {record.verdict}", fontsize=9)
+    ax.legend(fontsize=7, loc="upper right")
+    _save(fig, path)
+    return True
+
+
+# --------------------------------------------------------------------------- all figures
+def write_figures(
+    records: Iterable[VerdictRecord],
+    directory: str,
+    *,
+    curves: Sequence | None = None,
+    prefix: str = "",
+) -> FigureSet:
+    """Draw every applicable figure of ``records`` into ``directory`` (created if needed).
+
+    curves: ε-against-samples curves (:func:`privcheck.reports.curves.default_curves`)
+    to draw as the first figure, or None to skip it. prefix: prepended to the
+    PNG names (the report's stem), so several reports can share a directory.
+    Returns the figures (file names relative to ``directory``) and notes on
+    the plots that were skipped because a record lacked the data.
+    """
+    records = list(records)
+    os.makedirs(directory or ".", exist_ok=True)
+    out = FigureSet()
+
+    def name(stem: str) -> str:
+        return f"{prefix}{_slug(stem)}.png"
+
+    if curves:
+        fn = name("eps_vs_samples")
+        plot_eps_curves(curves, os.path.join(directory, fn))
+        out.figures.append(Figure(fn, "ε lower bound against samples",
+                                  "Monte Carlo lower bound on ε (points) for catalogue mechanisms, with the exact ε "
+                                  "(dashed) and the claim (dotted): the bound approaches the exact ε as samples grow."))
+    for r in records:
+        if r.id == K_SLOPE_ID and r.method == "scaling":
+            data, note = k_slope_data(r)
+            if note:
+                out.notes.append(note)
+            if data is not None:
+                fn = name(f"{r.id}_{r.method}")
+                plot_k_slope(data, os.path.join(directory, fn))
+                out.figures.append(Figure(fn, "004 Lemma 1: ε_c against K",
+                                          "ε_c of eq. 16 on log axes with the fitted K-slope; the claim is O(K^{−3/4})."))
+        elif r.id == FIG3_ID:
+            data, note = figure3_data(r)
+            if data is None:
+                out.notes.append(note)
+            else:
+                fn = name(f"{r.id}_{r.method}")
+                plot_figure3(data, os.path.join(directory, fn), r.verdict)
+                out.figures.append(Figure(fn, "003 Figure 3", "Mean TV distance between the estimate and the data "
+                                          "(with intervals) and communication cost, against the sampling probability π."))
+        elif r.kind == "estimator" and r.verdict != "error":
+            rows = estimator_components(r)
+            fn = name(f"{r.id}_{r.method}_{r.part}" if r.part else f"{r.id}_{r.method}")
+            if rows:
+                plot_estimator(r, rows, os.path.join(directory, fn))
+                out.figures.append(Figure(fn, f"{r.id} [{r.method}]: bias and variance",
+                                          "Bias intervals (left, 0 marked) and variance intervals relative to the "
+                                          "claimed variance (right, 1 marked), per scenario."))
+            elif plot_interval(r, os.path.join(directory, fn)):
+                out.figures.append(Figure(fn, f"{r.id} [{r.method}]: interval", "The check's interval and the claim."))
+    return out
