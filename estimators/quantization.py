@@ -708,8 +708,8 @@ class PrivQuant(Mechanism):
         return (self.to_levels(outputs) == ul[None, :]).sum(axis=1)
 
     def inputs(self) -> list:
-        """The whole grid B^d when K^d ≤ 64; else −U·1, U·1 (differ everywhere: the worst pair) and an alternating vector."""
-        if self.K ** self.d <= 64:
+        """The whole grid B^d when K^d ≤ 16; else −U·1, U·1 (differ everywhere: the worst pair) and an alternating vector."""
+        if self.K ** self.d <= 16:
             grid = np.array(np.meshgrid(*[self.levels] * self.d, indexing="ij")).reshape(self.d, -1).T
             return [row.copy() for row in grid]
         alt = np.where(np.arange(self.d) % 2 == 0, -self.U, self.U)
