@@ -94,6 +94,16 @@ class CentralGuarantee:
     equation: str
 
 
+def _check_probs(p) -> np.ndarray:
+    arr = np.atleast_1d(np.asarray(p, dtype=float))
+    if arr.ndim != 1 or arr.size < 1:
+        raise PrivcheckUsageError("p must be a non-empty list of sampling probabilities")
+    if not np.all((arr >= 0) & (arr <= 1)):
+        bad = arr[~((arr >= 0) & (arr <= 1))][0]
+        raise PrivcheckUsageError(f"p_k must be a probability in [0, 1], got {bad!r}")
+    return arr
+
+
 def _check_c_dl(c: float, delta_l: float) -> tuple[float, float]:
     return check_positive("c", c), check_delta(delta_l, "delta_l")
 
@@ -104,12 +114,8 @@ def central_nonuniform(p: Sequence[float], c: float, delta_prime: float, delta_l
     p: the K sampling probabilities p_k ∈ [0, 1]; c > 0; δ_ℓ ∈ (0, 1);
     δ′ must lie in (2e^{−2μ_K²/K}, 1) and μ_K > βK (the paper's validity conditions).
     """
-    arr = np.atleast_1d(np.asarray(p, dtype=float))
+    arr = _check_probs(p)
     K = arr.size
-    if K < 1:
-        raise PrivcheckUsageError("p must contain at least one sampling probability")
-    for v in arr:
-        check_probability("p_k", v)
     c, delta_l = _check_c_dl(c, delta_l)
     delta_prime = check_delta(delta_prime, "delta_prime")
     mu = float(arr.sum())
@@ -226,9 +232,7 @@ def local_eps(p: Sequence[float], k: int, c: float, delta_prime: float, delta_l:
 
     p: the K sampling probabilities; k: the user (0-based index); requires 1 + κ > 0.
     """
-    arr = np.atleast_1d(np.asarray(p, dtype=float))
-    for v in arr:
-        check_probability("p_k", v)
+    arr = _check_probs(p)
     K = arr.size
     k = check_int("k", k, minimum=0, maximum=K - 1)
     c, delta_l = _check_c_dl(c, delta_l)
@@ -401,7 +405,7 @@ def local_exact_delta(p: Sequence[float], k: int, L: float, sigma: float, eps: f
     """
     from accountants.gdp import gdp_delta
 
-    arr = np.atleast_1d(np.asarray(p, dtype=float))
+    arr = _check_probs(p)
     k = check_int("k", k, minimum=0, maximum=arr.size - 1)
     L = check_positive("L", L)
     sigma = check_positive("sigma", sigma)
