@@ -213,10 +213,11 @@ def _pe_inverse_moments(d: int, k: int, p: mpmath.mpf) -> tuple[mpmath.mpf, mpma
 
     Uses E[1/(c+Y)] = ∫_0^1 u^(c−1) E[u^Y] du with the probability generating
     function G(u) = (1−p+pu)^(k−1)·(p+(1−p)u)^(d−k−1), integrated by mpmath
-    (tanh-sinh, 50 digits). log G is concave, so G(u) ≤ exp(−c0(1−u)) with
-    c0 = (k−1)p + (d−k−1)(1−p); for large c0 the integral is taken over
-    [1 − 140/c0, 1] split at 1 − {48, 16, 4, 1}/c0 (the omitted part is below
-    e^−140 relative to the result).
+    (tanh-sinh, 50 digits). log G is concave with slope c0 = (k−1)p + (d−k−1)(1−p)
+    at u = 1, so G(u) ≤ exp(−c0(1−u)): the substitution u = 1 + log(v)/c0 turns
+    the integrand into the nearly constant G(u)/(c0·v) on v ∈ [e^−T, 1] with
+    T = min(c0, 140). For c0 ≤ 140 this is all of u ∈ [0, 1]; otherwise the
+    omitted part u < 1 − 140/c0 is below e^−140 relative to the result.
     """
     q = 1 - p
     a, b = k - 1, d - k - 1
@@ -225,13 +226,22 @@ def _pe_inverse_moments(d: int, k: int, p: mpmath.mpf) -> tuple[mpmath.mpf, mpma
         return (q + p * u) ** a * (p + q * u) ** b
 
     c0 = a * p + b * q
-    cut = 140
-    if c0 > cut:
-        pts = [1 - mpmath.mpf(x) / c0 for x in (cut, 48, 16, 4, 1, 0)]
-    else:
-        pts = [mpmath.mpf(0), mpmath.mpf(1)]
-    m1 = mpmath.quad(g, pts)
-    m2 = mpmath.quad(lambda u: u * g(u), pts)
+    if c0 <= 1:
+        m1 = mpmath.quad(g, [0, 1])
+        m2 = mpmath.quad(lambda u: u * g(u), [0, 1])
+        return m1, m2
+    cache: dict = {}
+
+    def h(v):  # (u, G(u)/(c0 v)) once per node; both integrals use the same nodes
+        key = (v.man, v.exp)
+        if key not in cache:
+            u = 1 + mpmath.log(v) / c0
+            cache[key] = (u, g(u) / (c0 * v))
+        return cache[key]
+
+    lo = mpmath.exp(-min(c0, mpmath.mpf(140)))
+    m1 = mpmath.quad(lambda v: h(v)[1], [lo, 1])
+    m2 = mpmath.quad(lambda v: h(v)[0] * h(v)[1], [lo, 1])
     return m1, m2
 
 

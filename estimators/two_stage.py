@@ -176,7 +176,7 @@ class FedSelTwoStage(Mechanism):
     def inputs(self) -> list:
         d = self.d
         return [(1.0,) + (0.0,) * (d - 1), (0.0,) + (1.0,) * (d - 1), (-1.0,) + (0.0,) * (d - 1),
-                tuple(np.linspace(-1.0, 1.0, d))]
+                tuple(float(a) for a in np.linspace(-1.0, 1.0, d))]
 
     def exact_epsilon(self) -> ExactEpsilon:
         return two_stage_exact_epsilon(self.d, self.k, self.eps1, self.eps2, self.selector)
