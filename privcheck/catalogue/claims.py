@@ -178,7 +178,7 @@ _CLAIMS = [
           ('symbolic',)),
     Claim('sqsgd.quantize.unbiased.corrected', P001, 'eq. 5–6 (corrected)', 'estimator',
           'stochastic K-level quantisation with round-up probability (K−1)(X−B_k*)/(2U) is unbiased',
-          ('symbolic',)),
+          ('symbolic', 'exact')),
     Claim('sqsgd.privquant.m', P001, 'Alg. 1 step 3, App. A.1', 'formula',
           'E[V | X̂ = u] = m·u with the normalising factor m of Alg. 1 step 3 (Υ1, Υ2 of App. A.1)',
           ('symbolic',)),
