@@ -11,3 +11,4 @@ built-in catalogue:
 from proofs import fedsel  # noqa: F401
 from proofs import sqsgd  # noqa: F401
 from proofs import gdp  # noqa: F401
+from proofs import biswas  # noqa: F401

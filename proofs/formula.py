@@ -258,6 +258,17 @@ class FormulaResult:
     numeric: dict | None = None
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    printed_text: str | None = None
+
+    @property
+    def derived_tidy(self) -> sp.Expr:
+        """The derived side in its shortest cheap form (cancel/factor), for display."""
+        return _tidy(self.derived)
+
+    @property
+    def claimed_text(self) -> str:
+        """The printed side as text (the paper's wording when given)."""
+        return self.printed_text or sp.sstr(self.printed)
 
     def details(self) -> dict:
         """JSON-ready record details: both sides in plain text and LaTeX, difference, assumptions..."""
@@ -265,8 +276,9 @@ class FormulaResult:
             "name": self.name,
             "verdict": self.verdict,
             "relation": self.relation,
-            "printed": {"text": sp.sstr(self.printed), "latex": sp.latex(self.printed)},
-            "derived": {"text": sp.sstr(self.derived), "latex": sp.latex(self.derived)},
+            "printed": {"text": self.claimed_text, "expression": sp.sstr(self.printed),
+                        "latex": sp.latex(self.printed)},
+            "derived": {"text": sp.sstr(self.derived_tidy), "latex": sp.latex(self.derived_tidy)},
             "difference": None if self.difference is None else sp.sstr(self.difference),
             "difference_latex": None if self.difference is None else sp.latex(self.difference),
             "difference_meaning": ("derived - printed" if self.relation == "=" else
@@ -290,6 +302,19 @@ class FormulaResult:
 
 def _ops(e: sp.Expr) -> int:
     return int(sp.count_ops(e))
+
+
+def _tidy(e: sp.Expr) -> sp.Expr:
+    """Shortest of e, cancel(together(e)), factor of that (no blind simplify)."""
+    best = e
+    try:
+        c = sp.cancel(sp.together(e))
+        for cand in (c, sp.factor(c)):
+            if _ops(cand) < _ops(best):
+                best = cand
+    except Exception:  # display only
+        pass
+    return best
 
 
 def _zero_attempts(diff: sp.Expr, extra: Sequence[Callable[[sp.Expr], sp.Expr]] = ()) -> tuple[bool, sp.Expr, str]:
@@ -373,15 +398,41 @@ def _prove_nonneg(expr: sp.Expr, doms: Mapping[sp.Symbol, Domain]) -> tuple[bool
     return False, direct, "no proof found"
 
 
-def _grid(doms: Mapping[sp.Symbol, Domain], rng: np.random.Generator, max_points: int) -> Iterator[dict]:
+def _exp_scale(x: sp.Symbol, exprs: Sequence[sp.Expr]) -> int | None:
+    """L such that every exp(c·x + …) in ``exprs`` has c·L integer (None if x is not only in such exps)."""
+    dens = []
+    for e in exprs:
+        for f in e.atoms(sp.exp):
+            if x in f.args[0].free_symbols:
+                c = sp.expand(f.args[0]).coeff(x)
+                if not c.is_Rational:
+                    return None
+                dens.append(sp.Rational(c).q)
+    if not dens:
+        return None
+    return int(sp.ilcm(*dens)) if len(dens) > 1 else dens[0]
+
+
+def _grid(doms: Mapping[sp.Symbol, Domain], rng: np.random.Generator, max_points: int,
+          exprs: Sequence[sp.Expr] = ()) -> Iterator[dict]:
     syms = list(doms)
     cands = {s: doms[s].candidates(rng) for s in syms}
+    for s in syms:  # symbols inside exp(): prefer L·log(r) so that exp() evaluates to a rational
+        if doms[s].integer:
+            continue
+        L = _exp_scale(s, exprs)
+        if L is not None:
+            extra = [L * sp.log(sp.Integer(r)) for r in (3, 2, 4, 5, 9, 10)]
+            extra = [v for v in extra if doms[s].contains(v)]
+            cands[s] = extra + cands[s]
     if not syms:
         yield {}
         return
     yield {s: cands[s][0] for s in syms}
     for i in range(1, 6):  # walk the simple values together
         yield {s: cands[s][min(i, len(cands[s]) - 1)] for s in syms}
+    for i in range(8):  # simple values, staggered across symbols
+        yield {s: cands[s][(i + j) % min(6, len(cands[s]))] for j, s in enumerate(syms)}
     for _ in range(max_points):
         yield {s: cands[s][int(rng.integers(0, len(cands[s])))] for s in syms}
 
@@ -430,13 +481,15 @@ def compare(
     simplifiers: Sequence[Callable[[sp.Expr], sp.Expr]] = (),
     corrected: Any = None,
     notes: Iterable[str] = (),
+    printed_text: str | None = None,
 ) -> FormulaResult:
     """Decide ``derived <relation> printed`` under ``assumptions`` ({name: domain}).
 
     ``names`` reuses Symbols already built with :func:`make_symbols` (they must match the
     assumptions); ``conditions`` (sympy relations or strings) filter the counterexample grid;
     ``simplifiers`` are extra targeted rewrites tried before blind simplify; ``corrected``
-    overrides the reported corrected expression (default for ``=``: the derived side).
+    overrides the reported corrected expression (default for ``=``: the derived side);
+    ``printed_text`` is the formula in the paper's notation, shown as the claimed value.
     """
     t0 = time.perf_counter()
     rel = RELATIONS.get(str(relation).strip())
@@ -451,7 +504,7 @@ def compare(
     conds = [parse(c, names, f"{name}: condition") for c in conditions]
     used = {s: doms[s] for s in doms if s in (d_expr.free_symbols | p_expr.free_symbols)}
     res = FormulaResult(name, "inconclusive", rel, d_expr, p_expr, None, "", {s.name: doms[s].spec for s in used},
-                        notes=list(notes))
+                        notes=list(notes), printed_text=printed_text)
     if rel == "=":
         zero, diff, how = _zero_attempts(d_expr - p_expr, simplifiers)
         res.difference, res.how = diff, how
@@ -467,7 +520,7 @@ def compare(
         rng = generator(seed, "grid", name)
         worst = None
         checked = 0
-        for pt in _grid(used, rng, max_points):
+        for pt in _grid(used, rng, max_points, (d_expr, p_expr)):
             if conds and not all(bool(c.xreplace(pt)) for c in conds):
                 continue
             ev = _eval_point(d_expr, p_expr, pt)
@@ -495,7 +548,7 @@ def compare(
                     "evaluation": "exact rational arithmetic" if exact_rational else f"{DIGITS}-digit evaluation",
                 }
                 if rel == "=":
-                    res.corrected = sp.sstr(parse(corrected, names) if corrected is not None else d_expr)
+                    res.corrected = sp.sstr(parse(corrected, names) if corrected is not None else res.derived_tidy)
                 elif corrected is not None:
                     res.corrected = sp.sstr(parse(corrected, names))
                 break
@@ -539,8 +592,8 @@ def combine(results: Sequence[FormulaResult], *, claimed: Any = None, measured: 
         details.update(extra)
     return Outcome(
         verdict=verdict,
-        claimed=claimed if claimed is not None else sp.sstr(lead.printed),
-        measured=measured if measured is not None else sp.sstr(lead.derived),
+        claimed=claimed if claimed is not None else lead.claimed_text,
+        measured=measured if measured is not None else sp.sstr(lead.derived_tidy),
         details=details,
     )
 
