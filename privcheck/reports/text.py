@@ -176,17 +176,20 @@ def print_table(records: Sequence[VerdictRecord], console: Console | None = None
     narrow = width < 120
     val_w = 12 if narrow else (22 if width < 160 else 30)
     table = Table(show_lines=False, header_style="bold", pad_edge=False, box=box.SIMPLE_HEAD, collapse_padding=True)
-    if narrow:  # the source goes under the id, dimmed
-        table.add_column("claim / source", overflow="fold", ratio=1)
+    if narrow:  # the source goes under the id (dimmed), claimed and measured share a column
+        table.add_column("claim / source", overflow="fold", min_width=min(30, max(16, width - 62)))
+        table.add_column("method", no_wrap=True)
+        table.add_column("verdict", no_wrap=True)
+        table.add_column("claimed → measured", overflow="fold")
+        table.add_column("interval", overflow="fold")
     else:
         table.add_column("id", overflow="fold", ratio=3)
         table.add_column("source", overflow="fold", ratio=2)
-    table.add_column("method", no_wrap=True)
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("claimed", no_wrap=True)
-    table.add_column("measured", no_wrap=True)
-    table.add_column("interval", no_wrap=not narrow)
-    if not narrow:
+        table.add_column("method", no_wrap=True)
+        table.add_column("verdict", no_wrap=True)
+        table.add_column("claimed", no_wrap=True)
+        table.add_column("measured", no_wrap=True)
+        table.add_column("interval", no_wrap=True)
         table.add_column("s", justify="right", no_wrap=True)
     groups = group_by_paper(records)
     for paper, recs in groups.items():
@@ -197,12 +200,11 @@ def print_table(records: Sequence[VerdictRecord], console: Console | None = None
             iv = interval_text(r)
             if narrow:
                 iv = iv.rsplit(" ", 1)[0] if iv.endswith("%") else iv
-                head = [Text(r.id).append("\n" + short_source(r), style="dim")]
+                row = [Text(r.id).append("\n" + short_source(r), style="dim"), method_label(r), verdict,
+                       f"{short(r.claimed, val_w)} → {short(r.measured, val_w)}", iv]
             else:
-                head = [r.id, short_source(r)]
-            row = head + [method_label(r), verdict, short(r.claimed, val_w), short(r.measured, val_w), iv]
-            if not narrow:
-                row.append(f"{r.seconds:.1f}")
+                row = [r.id, short_source(r), method_label(r), verdict, short(r.claimed, val_w),
+                       short(r.measured, val_w), iv, f"{r.seconds:.1f}"]
             table.add_row(*row)
         table.add_section()
     console.print(table)
