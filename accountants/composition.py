@@ -54,7 +54,7 @@ def _eps_list(eps, steps: int) -> np.ndarray:
     if arr.size == 0:
         raise PrivcheckUsageError("eps must contain at least one value")
     for v in arr:
-        check_eps(v)
+        check_eps(float(v))
     if arr.size == 1:
         arr = np.full(steps, arr[0])
     return arr
@@ -63,7 +63,7 @@ def _eps_list(eps, steps: int) -> np.ndarray:
 def _delta_list(delta, n: int) -> np.ndarray:
     arr = np.atleast_1d(np.asarray(delta, dtype=float))
     for v in arr:
-        check_delta(v, allow_zero=True)
+        check_delta(float(v), allow_zero=True)
     if arr.size == 1:
         arr = np.full(n, arr[0])
     if arr.size != n:

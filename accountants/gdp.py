@@ -128,7 +128,7 @@ def compose_gdp(mus: float | Sequence[float], steps: int = 1) -> float:
     if arr.size == 0:
         raise PrivcheckUsageError("mus must contain at least one value")
     for v in arr:
-        _check_mu(v)
+        _check_mu(float(v))
     m = float(np.max(arr))
     return m * math.sqrt(steps * float(np.sum((arr / m) ** 2)))
 

@@ -100,7 +100,7 @@ def _check_probs(p) -> np.ndarray:
         raise PrivcheckUsageError("p must be a non-empty list of sampling probabilities")
     if not np.all((arr >= 0) & (arr <= 1)):
         bad = arr[~((arr >= 0) & (arr <= 1))][0]
-        raise PrivcheckUsageError(f"p_k must be a probability in [0, 1], got {bad!r}")
+        raise PrivcheckUsageError(f"p_k must be a probability in [0, 1], got {float(bad)!r}")
     return arr
 
 
