@@ -12,3 +12,4 @@ from proofs import fedsel  # noqa: F401
 from proofs import sqsgd  # noqa: F401
 from proofs import gdp  # noqa: F401
 from proofs import biswas  # noqa: F401
+from proofs import seif  # noqa: F401

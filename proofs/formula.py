@@ -358,16 +358,15 @@ def _prove_nonneg(expr: sp.Expr, doms: Mapping[sp.Symbol, Domain]) -> tuple[bool
         if u is not None:
             sub[s] = rep
             back[u] = s
-    if not sub:
-        return False, direct, "factor + assumptions"
-    e = expr.xreplace(sub)
-    e = sp.factor(sp.cancel(sp.together(e)))
-    if e.is_nonnegative:
-        return True, e, "positive reparametrisation + factor"
-    num, den = sp.fraction(e)
-    num_e = sp.expand(num)
-    if num_e.is_nonnegative and den.is_positive:
-        return True, num_e / den, "positive reparametrisation, expanded numerator"
+    if sub:
+        e = expr.xreplace(sub)
+        e = sp.factor(sp.cancel(sp.together(e)))
+        if e.is_nonnegative:
+            return True, e, "positive reparametrisation + factor"
+        num, den = sp.fraction(e)
+        num_e = sp.expand(num)
+        if num_e.is_nonnegative and den.is_positive:
+            return True, num_e / den, "positive reparametrisation, expanded numerator"
     # exponentials of positive variables: x = L·log(1+v) turns exp(r·x) into (1+v)^(L·r)
     e2 = expr.xreplace(sub) if sub else expr
     exp_sub = {}
@@ -378,7 +377,7 @@ def _prove_nonneg(expr: sp.Expr, doms: Mapping[sp.Symbol, Domain]) -> tuple[bool
         for f in e2.atoms(sp.exp):
             if x in f.args[0].free_symbols:
                 c = sp.expand(f.args[0]).coeff(x)
-                if not c.is_Rational or sp.expand(f.args[0] - c * x).has(x):
+                if not c.is_Rational or c == 0 or sp.expand(f.args[0] - c * x).has(x):
                     coeffs = None
                     break
                 coeffs.append(c)
@@ -404,8 +403,9 @@ def _exp_scale(x: sp.Symbol, exprs: Sequence[sp.Expr]) -> int | None:
     for e in exprs:
         for f in e.atoms(sp.exp):
             if x in f.args[0].free_symbols:
-                c = sp.expand(f.args[0]).coeff(x)
-                if not c.is_Rational:
+                arg = sp.expand(f.args[0])
+                c = arg.coeff(x)
+                if not c.is_Rational or c == 0 or (arg - c * x).has(x):
                     return None
                 dens.append(sp.Rational(c).q)
     if not dens:
