@@ -192,10 +192,8 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
 
 
 def _register_budget() -> None:
-    try:
-        from privcheck.cli_budget import budget
-    except ImportError:  # accountants CLI not installed in this build
-        return
+    from privcheck.cli_budget import budget
+
     main.add_command(budget)
 
 
