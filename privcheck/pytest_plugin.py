@@ -1,5 +1,109 @@
-"""pytest plugin for privcheck (registered as the ``privcheck`` pytest11 entry point).
+"""pytest plugin for privcheck (the ``privcheck`` pytest11 entry point).
 
-Placeholder while the formula-claim engine is written; see proofs/formula.py.
+Lets a research group keep its derivations under CI. In a test::
+
+    from privcheck.pytest_plugin import assert_claims
+
+    def test_our_formulas():
+        assert_claims("claims/my_claims.py")          # fails if any verdict differs from its expect
+
+or with the fixture::
+
+    def test_catalogue_symbolic(privcheck_claims):
+        records = privcheck_claims(["fedsel.pe.sparsity"])   # ids/globs of loaded claims, or a .py path
+        assert all(r.met_expectation for r in records)
+
+A claims file is plain Python that calls :func:`proofs.formula.formula_claim` (or registers
+``@check`` functions) at import time; :func:`load_claims_file` executes it into a private
+registry, so running it twice in one session is harmless.
 """
 from __future__ import annotations
+
+import os
+import runpy
+from pathlib import Path
+from typing import Sequence
+
+import pytest
+
+from privcheck.claims import Registry, RunContext, VerdictRecord
+from privcheck.errors import PrivcheckUsageError
+
+__all__ = ["load_claims_file", "run_claims", "assert_claims", "ClaimsMismatch", "privcheck_claims"]
+
+
+class ClaimsMismatch(AssertionError):
+    """Raised by :func:`assert_claims` when a verdict differs from the declared expectation (or is ``error``)."""
+
+
+def load_claims_file(path: str | os.PathLike) -> Registry:
+    """Execute a user claims file (.py) into a fresh registry and return it.
+
+    ``formula_claim`` calls inside the file register into this registry (not the built-in
+    catalogue). Raises PrivcheckUsageError if the file does not exist or is not .py.
+    """
+    from proofs.formula import collecting
+
+    p = Path(path)
+    if not p.is_file():
+        raise PrivcheckUsageError(f"claims file {str(p)!r} does not exist")
+    if p.suffix != ".py":
+        raise PrivcheckUsageError(f"claims file must be a .py file, got {str(p)!r}")
+    reg = Registry()
+    with collecting(reg):
+        runpy.run_path(str(p), run_name=f"privcheck_user_{p.stem}")
+    return reg
+
+
+def run_claims(target: str | os.PathLike | Sequence[str], *, seed: int = 0) -> list[VerdictRecord]:
+    """Run the symbolic/other checks of a claims file (path) or of catalogue ids/globs (list).
+
+    Returns the verdict records (each with ``expect`` and ``met_expectation``).
+    """
+    from privcheck.runner import load_catalogue, run_check, select
+
+    if isinstance(target, (str, os.PathLike)) and str(target).endswith(".py"):
+        reg = load_claims_file(target)
+        checks = [c for lst in reg.checks.values() for c in lst]
+    else:
+        pats = [target] if isinstance(target, str) else list(target)
+        reg = load_catalogue()
+        checks = select(pats, registry=reg)
+    base = RunContext(seed=seed)
+    return [run_check(c, base, registry=reg) for c in checks]
+
+
+def _describe(r: VerdictRecord) -> str:
+    line = f"{r.id} [{r.method}{':' + r.part if r.part else ''}]: verdict {r.verdict}, expected {r.expect}"
+    ce = (r.details or {}).get("counterexample")
+    if ce:
+        line += f"; counterexample {ce.get('point')}: derived {ce.get('derived')} vs printed {ce.get('printed')}"
+    if r.verdict == "error":
+        line += f"; {(r.details or {}).get('error')}"
+    return line
+
+
+def assert_claims(target: str | os.PathLike | Sequence[str], *, seed: int = 0) -> list[VerdictRecord]:
+    """Run the claims of ``target`` (a .py claims file or catalogue ids/globs) and fail on any mismatch.
+
+    A record fails when its verdict is ``error`` or differs from its declared ``expect``.
+    Returns the records when all match.
+    """
+    records = run_claims(target, seed=seed)
+    if not records:
+        raise ClaimsMismatch(f"no checks found in {target!r}")
+    bad = [r for r in records if not r.met_expectation]
+    if bad:
+        raise ClaimsMismatch("claims not matching their expectation:\n" + "\n".join(_describe(r) for r in bad))
+    return records
+
+
+@pytest.fixture
+def privcheck_claims():
+    """A function ``run(target, seed=0) -> list[VerdictRecord]`` (see :func:`run_claims`)."""
+    return run_claims
+
+
+def pytest_configure(config) -> None:  # pragma: no cover - trivial
+    """Register the ``privcheck`` marker for tests that run claims."""
+    config.addinivalue_line("markers", "privcheck: test runs privcheck claims (formula checks)")
