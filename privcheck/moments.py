@@ -156,9 +156,9 @@ def variance_interval(x, null: float | None = None, confidence: float = 0.95) ->
     arr = _as_sample(x, minimum=10)
     confidence = check_confidence(confidence)
     n = arr.size
-    s2, g4 = _bonett_parts(arr)
-    if s2 == 0.0:
+    if float(arr.var()) == 0.0:
         raise PrivcheckUsageError("x has zero variance; a variance interval needs varying values")
+    s2, g4 = _bonett_parts(arr)
     lo, hi, _ = _bonett_interval(n, s2, g4, 1 - confidence)
     p = None
     if null is not None:
