@@ -94,3 +94,10 @@ def test_bad_claims_file_exits_2_with_one_line(tmp_path, text, needle):
     assert res.exit_code == 2, res.output
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("privcheck: error: ") and needle in lines[0], res.output
+
+
+def test_example_python_file():
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "examples", "claims.py")
+    res = _invoke("--file", path, "--quick")
+    assert res.exit_code == 0, res.output
+    assert "expectations: 2 met, 0 not met" in " ".join(res.output.split())

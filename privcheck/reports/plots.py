@@ -96,6 +96,14 @@ def _find(details: Any, names: Sequence[str], depth: int = 2) -> Any:
     return None
 
 
+def _middle(text: str, width: int) -> str:
+    """``text`` shortened in the middle to ``width`` characters (keeps the start and the index at the end)."""
+    if len(text) <= width:
+        return text
+    tail = max(8, width // 3)
+    return text[: width - tail - 1] + "…" + text[-tail:]
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "figure"
 
@@ -331,11 +339,11 @@ def plot_estimator(record: VerdictRecord, rows: list[dict], path: str) -> None:
     ax2.axvline(1.0, color="k", lw=0.8)
     for a in (ax, ax2):
         a.set_yticks(ys)
-        a.set_ylim(-0.7, len(rows) - 0.3)
-    ax.set_yticklabels([r["label"][:40] for r in rows], fontsize=7)
+        a.set_ylim(len(rows) - 0.3, -0.7)  # first row on top
+    ax.set_yticklabels([_middle(r["label"], 44) for r in rows], fontsize=7)
     ax2.set_yticklabels([])
     ax.set_xlabel("bias (interval; | marks the TOST margin)")
-    ax2.set_xlabel("variance / claimed variance (interval)")
+    ax2.set_xlabel("variance / claimed variance (exact when none is claimed)")
     fig.suptitle(f"{record.id} [{record.method}] — {record.verdict}", fontsize=10)
     _save(fig, path)
 
