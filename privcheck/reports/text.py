@@ -16,6 +16,7 @@ from typing import Any, Iterable, Sequence
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -209,14 +210,14 @@ def print_table(records: Sequence[VerdictRecord], console: Console | None = None
         table.add_section()
     console.print(table)
     for paper, recs in groups.items():
-        console.print(f"{paper}: {summary_line(recs)}", highlight=False)
+        console.print(f"{escape(paper)}: {summary_line(recs)}", highlight=False)
     if len(groups) > 1:
         console.print(f"total: {summary_line(records)}", highlight=False)
     for r in records:
         if r.verdict == "error":
-            console.print(f"[bold magenta]error[/] {record_key(r)}: {error_message(r)}", highlight=False)
+            console.print(f"[bold magenta]error[/] {escape(record_key(r))}: {escape(error_message(r))}", highlight=False)
         elif r.expect is not None and not r.met_expectation:
-            console.print(f"[bold red]expectation not met[/] {record_key(r)}: expected {r.expect}, got {r.verdict}",
+            console.print(f"[bold red]expectation not met[/] {escape(record_key(r))}: expected {r.expect}, got {r.verdict}",
                           highlight=False)
 
 
