@@ -100,7 +100,7 @@ def list_cmd(json_out: str | None) -> None:
 @main.command()
 @click.argument("patterns", nargs=-1)
 @click.option("--file", "files", multiple=True, type=str, help="User claims file (.py or .toml); repeatable.")
-@click.option("--samples", type=int, default=None, help="Override Monte Carlo sample sizes (>= 1).")
+@click.option("--samples", type=int, default=None, help="Override Monte Carlo sample sizes (>= 20).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Run seed (>= 0).")
 @click.option("--jobs", type=int, default=None, help="Worker processes (default: all cores).")
 @click.option("--quick", is_flag=True, help="Reduced Monte Carlo power, labelled as such.")
@@ -113,10 +113,10 @@ def list_cmd(json_out: str | None) -> None:
 def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, json_out, md_out, junit_out, html_out):
     """Run claims (ids or globs; default: the whole built-in catalogue) and print verdicts."""
     from privcheck import reports
-    from privcheck.runner import RunOptions, load_catalogue, run, select
+    from privcheck.runner import MIN_SAMPLES, RunOptions, load_catalogue, run, select
 
-    if samples is not None and samples < 1:
-        raise PrivcheckUsageError(f"--samples must be an integer >= 1, got {samples}")
+    if samples is not None and samples < MIN_SAMPLES:
+        raise PrivcheckUsageError(f"--samples must be an integer >= {MIN_SAMPLES}, got {samples}")
     opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence)
     load_catalogue()
     user_ids: list[str] = []
@@ -157,7 +157,7 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
 @click.argument("mechanism_name", metavar="MECHANISM")
 @click.option("--param", "params", multiple=True, help="Mechanism parameter NAME=VALUE; repeatable.")
 @click.option("--eps", type=float, default=None, help="Claimed ε (default: the mechanism's nominal ε).")
-@click.option("--samples", type=int, default=None, help="Monte Carlo draws per input (>= 1).")
+@click.option("--samples", type=int, default=None, help="Monte Carlo draws per input (>= 20).")
 @click.option("--exact/--no-exact", default=None, help="Compute the exact ε (default: when available).")
 @click.option("--mc/--no-mc", "monte_carlo", default=True, show_default=True, help="Run the Monte Carlo lower bound.")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
@@ -171,8 +171,8 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     from estimators.registry import mechanism
 
     mech = mechanism(mechanism_name, **_parse_params(params))
-    if samples is not None and samples < 1:
-        raise PrivcheckUsageError(f"--samples must be an integer >= 1, got {samples}")
+    if samples is not None and samples < 20:
+        raise PrivcheckUsageError(f"--samples must be an integer >= 20, got {samples}")
     n = samples or DEFAULT_SAMPLES
     from rich.progress import Progress
 

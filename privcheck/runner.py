@@ -20,6 +20,9 @@ from privcheck.errors import PrivcheckUsageError, UnknownNameError
 from privcheck.seeding import default_jobs, derive
 from privcheck.validation import check_confidence, check_int
 
+#: the smallest Monte Carlo size a run accepts (the auditor splits draws into selection and estimation)
+MIN_SAMPLES = 20
+
 
 def load_catalogue() -> Registry:
     """Import the built-in catalogue (idempotent) and return its registry."""
@@ -124,7 +127,7 @@ class RunOptions:
         if self.jobs is not None:
             self.jobs = check_int("jobs", self.jobs, minimum=1)
         if self.samples is not None:
-            self.samples = check_int("samples", self.samples, minimum=1)
+            self.samples = check_int("samples", self.samples, minimum=MIN_SAMPLES)
         self.confidence = check_confidence(self.confidence)
 
 
