@@ -69,7 +69,7 @@ def test_unmet_expectation_exits_1(tmp_path):
     (["no.such.claim"], "no claim matches 'no.such.claim'"),
     (["nomatch.*"], "no claim matches 'nomatch.*'"),
     (["--file", "does/not/exist.toml"], "does/not/exist.toml: no such file"),
-    (["--samples", "0", "biswas.de.ldp"], "--samples must be an integer >= 1"),
+    (["--samples", "0", "biswas.de.ldp"], "--samples must be an integer >= 20"),
     (["--method", "magic", "biswas.de.ldp"], "unknown method 'magic'"),
     (["--confidence", "nan", "biswas.de.ldp"], "confidence"),
 ])
