@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 
 import click
 from rich.console import Console
 
 from privcheck.errors import PrivcheckUsageError
-
-err_console = Console(stderr=True)
 
 
 class _Group(click.Group):
@@ -131,6 +130,8 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
         raise PrivcheckUsageError("the selection contains no checks (try without --method)")
     to_stdout = json_out == "-"
     console = Console(stderr=to_stdout)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(stderr=to_stdout, width=160)  # logs and pipes: a wide, readable table
     if quick:
         console.print("[yellow]--quick: reduced Monte Carlo power; verdicts are labelled quick[/]")
     from rich.progress import Progress
