@@ -26,6 +26,8 @@ from privcheck.errors import PrivcheckUsageError, UnknownNameError
 Verdict = Literal["holds", "refuted", "inconclusive", "error"]
 VERDICTS: tuple[str, ...] = ("holds", "refuted", "inconclusive", "error")
 METHODS: tuple[str, ...] = ("exact", "symbolic", "numeric", "mc", "scaling")
+#: methods whose verdicts are random (Monte Carlo); a run corrects them for multiplicity together
+RANDOM_METHODS: tuple[str, ...] = ("mc", "scaling")
 KINDS: tuple[str, ...] = ("privacy", "estimator", "formula", "bound")
 
 
@@ -59,7 +61,10 @@ class RunContext:
     claim id and the method). quick: reduced power (``--quick``). samples:
     a user override of the Monte Carlo size (per input / replicates), or None
     for the check's default. jobs: worker threads the check may use.
-    confidence: confidence level of Monte Carlo statements.
+    confidence: confidence level of this check's Monte Carlo statements. The
+    runner sets it so that the run's confidence holds *family-wise* over all
+    its random checks (Bonferroni over ``family`` checks).
+    family: the number of random (``mc``/``scaling``) checks in the run.
     """
 
     seed: int = 0
@@ -68,6 +73,7 @@ class RunContext:
     samples: int | None = None
     jobs: int = 1
     confidence: float = 0.95
+    family: int = 1
 
     def rng(self, *keys) -> np.random.Generator:
         """A generator derived from this check's SeedSequence and ``keys``."""

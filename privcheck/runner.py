@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from privcheck.claims import CATALOGUE, METHODS, Check, Registry, RunContext, VerdictRecord
+from privcheck.claims import CATALOGUE, METHODS, RANDOM_METHODS, Check, Registry, RunContext, VerdictRecord
 from privcheck.errors import PrivcheckUsageError, UnknownNameError
 from privcheck.seeding import default_jobs, derive
 from privcheck.validation import check_confidence, check_int
@@ -72,13 +72,16 @@ def run_check(chk: Check, ctx_base: RunContext, registry: Registry | None = None
     """Run one check and wrap its outcome in a :class:`VerdictRecord` (exceptions become ``error``)."""
     reg = registry or CATALOGUE
     claim = reg.claim(chk.claim_id)
+    random = chk.method in RANDOM_METHODS
+    family = max(1, ctx_base.family) if random else 1
     ctx = RunContext(
         seed=ctx_base.seed,
         seed_seq=derive(ctx_base.seed, chk.claim_id, chk.method, *((chk.part,) if chk.part else ())),
         quick=ctx_base.quick,
         samples=ctx_base.samples,
         jobs=ctx_base.jobs,
-        confidence=ctx_base.confidence,
+        confidence=1.0 - (1.0 - ctx_base.confidence) / family,
+        family=family,
     )
     t0 = time.perf_counter()
     try:
@@ -87,6 +90,11 @@ def run_check(chk: Check, ctx_base: RunContext, registry: Registry | None = None
     except Exception as exc:  # a check that crashes is reported, never hidden
         verdict, claimed, measured, samples = "error", None, None, None
         details = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
+    if random:
+        details = dict(details)
+        details.setdefault("confidence", ctx.confidence)
+        details["run_confidence"] = {"family_wise": ctx_base.confidence, "random_checks": family,
+                                     "per_check": ctx.confidence, "correction": "Bonferroni"}
     return VerdictRecord(
         id=claim.id,
         source=claim.source,
@@ -139,14 +147,18 @@ def run(
 ) -> list[VerdictRecord]:
     """Run ``checks`` and return their records in the order given.
 
-    With more than one job, checks of the built-in or loaded registry run in
+    The run's ``confidence`` is family-wise over its random (``mc``,
+    ``scaling``) checks: each runs at ``1 − (1 − confidence)/m`` for ``m`` such
+    checks (Bonferroni), so that the chance of any false Monte Carlo finding in
+    the whole run is at most ``1 − confidence``. With more than one job, checks of the built-in or loaded registry run in
     forked worker processes; each check then runs single-threaded.
     """
     opts = options or RunOptions()
     checks = list(checks)
     jobs = opts.jobs or default_jobs()
-    base = RunContext(seed=opts.seed, quick=opts.quick, samples=opts.samples, jobs=1 if jobs > 1 else 1,
-                      confidence=opts.confidence)
+    family = sum(c.method in RANDOM_METHODS for c in checks)
+    base = RunContext(seed=opts.seed, quick=opts.quick, samples=opts.samples, jobs=1,
+                      confidence=opts.confidence, family=family)
     if jobs == 1 or len(checks) <= 1:
         base.jobs = jobs
         records = []
