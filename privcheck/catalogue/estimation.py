@@ -116,30 +116,29 @@ def _cde_bias_mc(ctx: RunContext) -> Outcome:
                    samples=R * len(results))
 
 
-@check("biswas.gde.unbiased", "mc")
-def _gde_unbiased_mc(ctx: RunContext) -> Outcome:
-    results, R = _run_uniform(ctx, "g_de", _BISWAS_CASES, "gde")
+def _unbiased_outcome(ctx: RunContext, estimator: str, label: str, key: str) -> Outcome:
+    """``E[estimator] = n f_i`` (003) on the uniform-sampling cases: claimed / exact / simulated."""
+    results, R = _run_uniform(ctx, estimator, _BISWAS_CASES, key)
     d = decide(results, ctx.confidence)
-    return Outcome(verdict=d.verdict, claimed={"E[g_DE]": "n f_i", "values": _first(results, "claimed_mean")},
+    return Outcome(verdict=d.verdict, claimed={f"E[{label}]": "n f_i", "values": _first(results, "claimed_mean")},
                    measured={"simulated": _first(results, "mean"), "exact": _first(results, "exact_mean"),
                              "intervals": _first(results, "mean_interval")},
                    details={"scenarios": _records(results), "reason": d.reason, "adjusted_p": d.adjusted,
                             "confidence": ctx.confidence, "interval": list(results[0].components[0].bias_interval),
                             "tolerance": TOST_NOTE},
                    samples=R * len(results))
+
+
+@check("biswas.gde.unbiased", "mc")
+def _gde_unbiased_mc(ctx: RunContext) -> Outcome:
+    """g_DE is unbiased (003 eq. 5, Thm 3.1)."""
+    return _unbiased_outcome(ctx, "g_de", "g_DE", "gde")
 
 
 @check("biswas.chat.unbiased", "mc")
 def _chat_unbiased_mc(ctx: RunContext) -> Outcome:
-    results, R = _run_uniform(ctx, "c_hat", _BISWAS_CASES, "chat")
-    d = decide(results, ctx.confidence)
-    return Outcome(verdict=d.verdict, claimed={"E[ĉ_DE]": "n f_i", "values": _first(results, "claimed_mean")},
-                   measured={"simulated": _first(results, "mean"), "exact": _first(results, "exact_mean"),
-                             "intervals": _first(results, "mean_interval")},
-                   details={"scenarios": _records(results), "reason": d.reason, "adjusted_p": d.adjusted,
-                            "confidence": ctx.confidence, "interval": list(results[0].components[0].bias_interval),
-                            "tolerance": TOST_NOTE},
-                   samples=R * len(results))
+    """ĉ_DE is unbiased (003 Thm 3.4)."""
+    return _unbiased_outcome(ctx, "c_hat", "ĉ_DE", "chat")
 
 
 _VAR_CASES = [(10_000, 10, 1.0, 0.0, 0.1), (10_000, 10, 1.0, 0.0, 0.5), (10_000, 10, 1.0, 0.0, 0.9),
