@@ -122,6 +122,7 @@ def _snap_tol(c) -> mpmath.mpf:
 
 
 def piece_density(pieces, y) -> mpmath.mpf:
+    """Density at ``y`` of a piecewise-uniform law given as ``(a, b, mass)`` pieces."""
     return mpmath.fsum(m / (b - a) for a, b, m in pieces if a <= y <= b and b > a)
 
 

@@ -123,6 +123,7 @@ class Check:
 
     @property
     def key(self) -> str:
+        """``claim[method]`` or ``claim[method:part]``, as shown in messages."""
         return f"{self.claim_id}[{self.method}{':' + self.part if self.part else ''}]"
 
 
@@ -146,6 +147,7 @@ class VerdictRecord:
 
     @property
     def paper(self) -> str:
+        """The paper file (first word of ``source``)."""
         return self.source.split(" ")[0] if self.source else ""
 
     @property
@@ -189,6 +191,7 @@ class Registry:
         self.checks: dict[str, list[Check]] = {}
 
     def add_claim(self, claim: Claim) -> Claim:
+        """Register ``claim``; its kind and methods must be known, its id new (or identical)."""
         if claim.kind not in KINDS:
             raise PrivcheckUsageError(f"claim {claim.id}: kind must be one of {', '.join(KINDS)}, got {claim.kind!r}")
         for m in claim.methods:
@@ -200,6 +203,7 @@ class Registry:
         return claim
 
     def add_check(self, chk: Check) -> Check:
+        """Register a check; one per (claim, method, part)."""
         if chk.method not in METHODS:
             raise PrivcheckUsageError(f"{chk.key}: method must be one of {', '.join(METHODS)}")
         lst = self.checks.setdefault(chk.claim_id, [])
@@ -209,6 +213,7 @@ class Registry:
         return chk
 
     def claim(self, claim_id: str) -> Claim:
+        """The claim with this id, or :class:`UnknownNameError` naming where to find the ids."""
         try:
             return self.claims[claim_id]
         except KeyError:

@@ -96,6 +96,7 @@ class ColumnCoder:
 
     @property
     def n_codes(self) -> int:
+        """Number of atoms, the "unseen" atom included."""
         n = self.values.size + (self.edges.size + 1 if self.mode == "binned" else 0)
         return n + int(self.has_nan) + 1  # + unseen
 
@@ -162,15 +163,18 @@ class RowCoder:
 
     @property
     def n_codes(self) -> int:
+        """Number of distinct rows seen, plus the "unseen" atom."""
         return self.keys.size + 1
 
     def transform(self, rows: np.ndarray) -> np.ndarray:
+        """Atom codes of ``rows``; rows not seen in the fit map to the last code."""
         k = self._keys(rows.astype(self.examples.dtype, copy=False))
         pos = np.minimum(np.searchsorted(self.keys, k), self.keys.size - 1)
         hit = self.keys[pos] == k
         return np.where(hit, pos, self.keys.size).astype(np.int32)
 
     def describe(self, code: int) -> str:
+        """Human-readable description of atom ``code``."""
         if code >= self.keys.size:
             return "unseen"
         row = self.examples[code]
@@ -194,6 +198,7 @@ class Event:
     description: str
 
     def key(self) -> tuple:
+        """Identity used to drop duplicate candidates."""
         return (self.pair, self.columns, self.atoms.tobytes())
 
 

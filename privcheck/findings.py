@@ -72,6 +72,7 @@ def update_readme(path: pathlib.Path, body: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    """Command line: run (or read) the records and rewrite the README's findings section."""
     ap = argparse.ArgumentParser(prog="python -m privcheck.findings", description=__doc__.splitlines()[0])
     ap.add_argument("--readme", default="README.md", help="README to update (default: README.md)")
     ap.add_argument("--records", default=None, help="read records from this JSON file instead of running")
