@@ -6,7 +6,7 @@ Importing this package registers every claim of CLAIMS.md
 - :mod:`privcheck.catalogue.ldp` — exact and Monte Carlo LDP audits (``*.ldp``, PrivQuant);
 - :mod:`privcheck.catalogue.quantization` — sqSGD PrivQuant exact checks (unbiasedness, m, calibration);
 - :mod:`privcheck.catalogue.accounting` — budget bounds (GDP, composition, amplification, 004);
-- :mod:`privcheck.catalogue.estimation` — Monte Carlo estimator checks (bias, variance, scaling);
+- :mod:`privcheck.catalogue.estimation` — estimator checks (bias, variance, scaling), one module per paper;
 - :mod:`proofs` — the symbolic checks, one module per paper.
 """
 from privcheck.catalogue import claims  # noqa: F401  (registers the claims)
