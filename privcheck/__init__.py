@@ -15,7 +15,7 @@ from privcheck.errors import PrivcheckUsageError, UnknownNameError
 __version__ = "0.1.0"
 
 __all__ = [
-    "audit", "mechanism", "verify", "Claim", "Outcome", "RunContext", "VerdictRecord", "check",
+    "audit", "mechanism", "verify", "check_estimator", "Scenario", "Claim", "Outcome", "RunContext", "VerdictRecord", "check",
     "PrivcheckUsageError", "UnknownNameError",
 ]
 
@@ -32,6 +32,21 @@ def mechanism(name: str, **params):
     from estimators.registry import mechanism as _mechanism
 
     return _mechanism(name, **params)
+
+
+def check_estimator(*args, **kwargs):
+    """Check an estimator's bias and variance by simulation; see :func:`privcheck.estimator_check.check_estimator`."""
+    from privcheck.estimator_check import check_estimator as _check
+
+    return _check(*args, **kwargs)
+
+
+def __getattr__(name: str):
+    if name == "Scenario":
+        from privcheck.estimator_check import Scenario
+
+        return Scenario
+    raise AttributeError(f"module 'privcheck' has no attribute {name!r}")
 
 
 def verify(patterns=None, **kwargs):

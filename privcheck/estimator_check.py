@@ -296,7 +296,7 @@ def check_estimator(
     *,
     seed: int | np.random.SeedSequence = 0,
     confidence: float = 0.95,
-    family: int = 1,
+    family: int | None = None,
     jobs: int = 1,
     chunk: int = 1 << 16,
     keep: bool = False,
@@ -307,9 +307,14 @@ def check_estimator(
     estimator: callable mapping the observations of a chunk to estimates
     (None when ``scenario.draw`` returns estimates); replicates ≥ 10;
     seed: int or SeedSequence (results are reproducible and independent of
-    ``jobs``); confidence, family: see :func:`summarise`. Returns an
-    :class:`EstimatorCheckResult` (use :func:`decide` for a verdict).
+    ``jobs``); confidence, family: see :func:`summarise` — ``family`` defaults
+    to the number of refutation tests this scenario makes (bias and/or
+    variance per component), so ``decide([result], confidence)`` is valid for
+    a single result. Returns an :class:`EstimatorCheckResult`.
     """
+    if family is None:
+        k = int(np.asarray(scenario.target).size)
+        family = max(1, k * int(scenario.test_bias) + k * int(scenario.claimed_variance is not None))
     import time
 
     t0 = time.perf_counter()
