@@ -35,7 +35,7 @@ from scipy.special import gammaln, logsumexp
 from estimators.base import ExactEpsilon, Mechanism
 from estimators.registry import register
 from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_eps, check_int, check_positive
+from privcheck.validation import check_bool, check_eps, check_int, check_positive
 
 _DPS = 50
 mpmath.mp.dps = max(mpmath.mp.dps, _DPS)
@@ -223,9 +223,7 @@ class Quantizer(Mechanism):
         self.d = _check_d(d)
         self.K = _check_K(K)
         self.U = check_positive("U", U)
-        if not isinstance(corrected, (bool, np.bool_)):
-            raise PrivcheckUsageError(f"corrected must be True or False, got {corrected!r}")
-        self.corrected = bool(corrected)
+        self.corrected = check_bool("corrected", corrected)
         self.eps_nominal = math.inf
         self.levels = grid_levels(self.K, self.U)
         self._params = {"d": self.d, "K": self.K, "U": self.U, "corrected": self.corrected}
@@ -635,9 +633,7 @@ class PrivQuant(Mechanism):
         self.d = _check_d(d)
         self.K = _check_K(K)
         self.U = check_positive("U", U)
-        if not isinstance(corrected, (bool, np.bool_)):
-            raise PrivcheckUsageError(f"corrected must be True or False, got {corrected!r}")
-        self.corrected = bool(corrected)
+        self.corrected = check_bool("corrected", corrected)
         if output not in ("Z", "V", "levels"):
             raise PrivcheckUsageError(f"output must be one of Z, V, levels, got {output!r}")
         self.output = output

@@ -100,6 +100,15 @@ def check_in_interval(name: str, value: Any, low: float, high: float, *, closed:
     return out
 
 
+def check_bool(name: str, value: Any) -> bool:
+    """Validate a flag: ``True`` or ``False`` (numpy booleans accepted)."""
+    import numpy as np
+
+    if not isinstance(value, (bool, np.bool_)):
+        raise PrivcheckUsageError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def check_confidence(value: Any) -> float:
     """Validate a confidence level in (0, 1)."""
     return check_probability("confidence", value, open_low=True, open_high=True)
