@@ -43,7 +43,6 @@ from estimators.fedsel_selection import (
 from estimators.piecewise import piece_cells, piece_density, pm_pieces, pm_exact_epsilon, sample_pm
 from estimators.registry import register
 from privcheck.errors import PrivcheckUsageError
-from privcheck.exact import worst_case_ratio
 from privcheck.validation import check_eps, check_int
 
 SELECTORS = {"exp": FedSelEXP, "pe": FedSelPE, "ps": FedSelPS}

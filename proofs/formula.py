@@ -49,7 +49,6 @@ import numpy as np
 import sympy as sp
 from sympy.parsing.sympy_parser import (
     convert_xor,
-    implicit_multiplication_application,
     parse_expr,
     standard_transformations,
 )

@@ -8,7 +8,7 @@ import sympy as sp
 
 from privcheck.claims import Registry, RunContext
 from privcheck.errors import PrivcheckUsageError
-from privcheck.pytest_plugin import ClaimsMismatch, assert_claims, load_claims_file, run_claims
+from privcheck.pytest_plugin import ClaimsMismatch, assert_claims, load_claims_file
 from proofs import formula
 from proofs.formula import collecting, compare, formula_claim, make_symbols
 

@@ -249,8 +249,6 @@ def test_bad_python_file(write, code, needle):
 
 
 def test_query_names_documented():
-    import privcheck.userfile as uf
-
     import os
 
     example = os.path.join(os.path.dirname(__file__), os.pardir, "examples", "claims.toml")

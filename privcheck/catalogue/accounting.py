@@ -8,7 +8,6 @@ p*) the check says so with the numbers.
 from __future__ import annotations
 
 import math
-import warnings
 
 import mpmath
 import numpy as np
