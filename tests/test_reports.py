@@ -79,6 +79,7 @@ def test_short_and_labels(records):
     assert short({"a": 1.0, "b": 2.0, "c": 3.0}) == "1…3 (3)"
     assert short({"a": 1.0, "b": 1.0, "c": 1.0}) == "1 (×3)"
     assert short({"slope": -0.75}) == "slope=-0.75"
+    assert short({"d=5, eps=1": 1.2, "d=5, eps=2": 2.3}, 60) == "d=5, eps=1: 1.2; d=5, eps=2: 2.3"
     assert len(short("x" * 100, 20)) == 20
     assert short("a\nb") == "a b"
     assert paper_label(P0) == "000" and paper_label("claims.toml") == "claims.toml"

@@ -64,7 +64,8 @@ def short(value: Any, width: int = 40) -> str:
 
     Numbers get 4 significant digits; a dict (or list) whose values are all
     numbers and which has more than two entries is summarised as
-    ``lo…hi (n)`` (its range and size); other dicts as ``k=v, …``.
+    ``lo…hi (n)`` (its range and size); other dicts as ``k=v, …`` (or
+    ``label: v; …`` when the keys are case labels containing ``=``).
     """
     if value is None:
         return ""
@@ -76,7 +77,9 @@ def short(value: Any, width: int = 40) -> str:
         if len(value) > 2 and all(n is not None for n in nums):
             text = _range_text(nums)
         else:
-            text = ", ".join(f"{k}={short(v, width)}" for k, v in value.items())
+            # keys that are case labels ("d=5, k=2") read better as "label: value"
+            text = "; ".join(f"{k}: {short(v, width)}" for k, v in value.items()) if any(
+                "=" in str(k) for k in value) else ", ".join(f"{k}={short(v, width)}" for k, v in value.items())
     elif isinstance(value, (list, tuple)):
         nums = [_as_float(v) for v in value]
         if len(value) > 3 and all(n is not None for n in nums):
