@@ -227,10 +227,14 @@ _WG[1::2] = [0.129484966168870, 0.279705391489277, 0.381830050505119, 0.41795918
              0.381830050505119, 0.279705391489277, 0.129484966168870]
 
 
-def _adaptive_gk(F, a: float, b: float, panels: int, tol: float, max_rounds: int = 40) -> tuple[float, float, int]:
-    """∫_a^b F by adaptive Gauss–Kronrod (7/15): panels are halved until |K15 − G7| ≤ tol·width/(b − a).
+def _adaptive_gk(F, a: float, b: float, panels: int, tol: float, max_rounds: int = 40,
+                 max_panels: int = 20_000) -> tuple[float, float, int]:
+    """∫_a^b F by adaptive Gauss–Kronrod (7/15): panels are halved until |K15 − G7| ≤ tol·width/(b − a)
+    (or below the floating-point noise of the panel: 64 ulp of ∫ mag, where F returns (values, mag)
+    and mag bounds the magnitude of the terms summed into each value); refinement stops after
+    ``max_rounds`` rounds or when more than ``max_panels`` panels would be split.
 
-    F maps an array of points to an array of values. Returns (value, Σ|K15 − G7| over the accepted
+    F maps an array of points to (values, magnitudes). Returns (value, Σ|K15 − G7| over the accepted
     panels — the usual conservative error estimate, number of F evaluations).
     """
     lo = np.linspace(a, b, panels + 1)
@@ -240,12 +244,16 @@ def _adaptive_gk(F, a: float, b: float, panels: int, tol: float, max_rounds: int
     for rnd in range(max_rounds):
         mid, half = (left + right) / 2, (right - left) / 2
         x = mid[:, None] + half[:, None] * _XK[None, :]
-        fx = F(x.ravel()).reshape(x.shape)
+        fx, mag = F(x.ravel())
+        fx, mag = fx.reshape(x.shape), mag.reshape(x.shape)
         evals += fx.size
         k15 = half * (fx @ _WK)
         g7 = half * (fx @ _WG)
         e = np.abs(k15 - g7)
-        ok = (e <= tol * (right - left) / (b - a)) | (rnd == max_rounds - 1)
+        floor = 64 * np.finfo(float).eps * half * (mag @ _WK)  # rounding noise of the panel sum
+        ok = (e <= np.maximum(tol * (right - left) / (b - a), floor)) | (rnd == max_rounds - 1)
+        if (~ok).sum() > max_panels:  # give up refining: accept all, their |K15 − G7| is in the error
+            ok[:] = True
         value += float(k15[ok].sum())
         err += float(e[ok].sum())
         if ok.all():
@@ -278,15 +286,17 @@ def _hs_continuous(means, variances, coef, d: int, per_sd: float, tol: float) ->
     log_norm = 0.5 * math.log(k / (2 * math.pi)) - _stirling_remainder(k)
     block = max(1, _MAX_CELLS // n_u)
 
-    def F(t: np.ndarray) -> np.ndarray:
+    def F(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         out = np.empty(t.size)
+        mag = np.empty(t.size)
         for s in range(0, t.size, block):
             y = t[s:s + block, None] - shift_k[None, :]
             # density of t = log ρ under component j: exp(k x − e^x − lgamma k), x = log k + y, written
             # without the cancellation of k·x against lgamma k (both ~ k log k for large d)
             A = np.exp(log_norm - k * (np.expm1(y) - y)) * coef[None, :]
             out[s:s + block] = _u_integral(phi @ A.T, u, A, means, sd)
-        return out
+            mag[s:s + block] = np.abs(A).sum(axis=1)
+        return out, mag
 
     panels = max(4, int(math.ceil((t_hi - t_lo) / (2 * x_sd))))
     val, err, evals = _adaptive_gk(F, t_lo, t_hi, panels, tol)

@@ -14,4 +14,5 @@ from privcheck.catalogue import ldp  # noqa: F401
 from privcheck.catalogue import quantization  # noqa: F401
 from privcheck.catalogue import accounting  # noqa: F401
 from privcheck.catalogue import estimation  # noqa: F401
+from privcheck.catalogue import wireless_exact  # noqa: F401
 import proofs  # noqa: F401

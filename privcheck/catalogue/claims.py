@@ -195,6 +195,10 @@ _CLAIMS = [
           '⌊B⌋ nodes (plus one fractional); its value equals sampling exactly B nodes without replacement, '
           '(1−q)/(1−qB/n) times the uniform Poisson value',
           ('numeric', 'mc')),
+    # --- added by the exact wireless check: Thm 1 against the system model itself
+    Claim('seif.thm1.mechanism', P004, 'Thm 1 (exact privacy profile of the system model)', 'privacy',
+          'the wireless mechanism with user sampling (system model of Sec. II) is (ε_c, δ_c)-DP with ε_c, δ_c of eq. 13',
+          ('exact',)),
 ]
 
 for _c in _CLAIMS:
