@@ -58,28 +58,33 @@ discretisation estimate |H_h − H_{h/2}| (grid spacing halved). d = 1 is the on
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 from scipy import optimize, special, stats
 
 from accountants import wireless as wl
 from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_delta, check_int, check_nonnegative, check_positive
+from privcheck.validation import (
+    check_delta,
+    check_int,
+    check_nonnegative,
+    check_positive,
+)
 
 __all__ = [
-    "IsoMixture",
-    "HockeyStick",
-    "hockey_stick",
-    "chi2_pair_delta",
     "RELATIONS",
-    "neighbouring_pair",
+    "HockeyStick",
+    "IsoMixture",
     "ProfilePoint",
+    "Thm1Comparison",
+    "chi2_pair_delta",
+    "compare_thm1",
+    "hockey_stick",
+    "neighbouring_pair",
     "profile_delta",
     "profile_eps",
-    "Thm1Comparison",
-    "compare_thm1",
 ]
 
 RELATIONS: tuple[str, ...] = ("remove", "replace")
