@@ -51,9 +51,15 @@ v ∈ R^{d−1}. Each component's density factorises as φ(u; m_j, v_j) · f_j(�
 For each t = log ρ the u-integral is done exactly: the roots of u ↦ p − e^ε q are bracketed on a
 uniform grid (spacing a fixed fraction of the narrowest component's sd) and refined by Newton
 steps, and on the positive set the integral is a sum of normal CDF differences. The t-integral
-is adaptive Gauss–Kronrod (7/15) until |K15 − G7| ≤ tol on every panel (tol·width share). The box covers every component to a tail probability ≤ 1e−18 per coordinate. Error bound reported: the rigorous
-truncation bound (P-mass outside the box + pruned mixture weights) plus the a-posteriori
-discretisation estimate |H_h − H_{h/2}| (grid spacing halved). d = 1 is the one-dimensional case.
+is adaptive Gauss–Kronrod (7/15) until |K15 − G7| ≤ tol on every panel (tol·width share). The
+box covers every component to a tail probability ≤ 1e−18 per coordinate. Error bound reported:
+the rigorous truncation bound (P-mass outside the box + pruned mixture weights), plus the
+a-posteriori estimates Σ|K15 − G7| (t-quadrature) and |H_h − H_{h/2}| (root-bracketing grid
+halved; catches roots missed inside one grid cell), plus a rounding bound (64 ulp of the
+magnitudes summed). d = 1 is the one-dimensional case. Checked against the Gaussian mechanism
+(equal covariances), the closed form for two centred Gaussians of different variance
+(:func:`chi2_pair_delta`, d up to 10^4), direct 2-D quadrature and Monte Carlo
+(tests/test_wireless_exact.py).
 """
 from __future__ import annotations
 
@@ -92,6 +98,7 @@ _TAIL = 1e-18          # per-coordinate tail probability left outside the integr
 _Z = float(-special.ndtri(_TAIL / 2))   # ≈ 8.9 standard deviations in u
 _PRUNE = 1e-18         # mixture weights below this are dropped (counted in the error bound)
 _MAX_CELLS = 2_000_000  # grid cells evaluated per block (memory)
+_ROUND = 64 * float(np.finfo(float).eps)  # rounding bound per unit of summed magnitude
 
 
 @dataclass(frozen=True)
@@ -130,9 +137,10 @@ class IsoMixture:
 class HockeyStick:
     """H_ε(P‖Q) = ∫ (p − e^ε q)_+ for two :class:`IsoMixture` in R^d, with its numerical error.
 
-    delta: the value on the fine u-grid; truncation: rigorous bound on the mass left out (box tails
-    and pruned weights); discretisation: |H_h − H_{h/2}| + Σ|K15 − G7| (a-posteriori estimates of
-    the root-bracketing and t-quadrature errors); error_bound = truncation + discretisation;
+    delta: the value on the fine u-grid (clipped at 0); truncation: rigorous bound on the mass left
+    out (box tails and pruned weights); discretisation: |H_h − H_{h/2}| + Σ|K15 − G7| (a-posteriori
+    estimates of the root-bracketing and t-quadrature errors) + 64 ulp of the magnitudes summed
+    (rounding); error_bound = truncation + discretisation;
     nodes: (n_u, number of t evaluations) of the fine run.
     """
 
@@ -184,18 +192,20 @@ def _logchi_range(k: float) -> tuple[float, float, float]:
     return lo, hi, math.sqrt(float(special.polygamma(1, k)))
 
 
-def _u_integral(f: np.ndarray, u: np.ndarray, A: np.ndarray, means, sd) -> np.ndarray:
+def _u_integral(f: np.ndarray, u: np.ndarray, A: np.ndarray, means, sd) -> tuple[np.ndarray, np.ndarray]:
     """∫ (Σ_j A[b, j] φ(u; m_j, v_j))_+ du for each column b, with f[:, b] that function on the grid u.
 
     The roots of f are bracketed by the sign changes on the grid u, started by linear interpolation
     and refined by two Newton steps on the exact mixture (kept inside the bracket); on the positive
     set so found the integral is exact:
     Σ_intervals Σ_j A[b, j] (Φ((hi − m_j)/s_j) − Φ((lo − m_j)/s_j)).
+    Also returns, per column, Σ |A[b, j]| Φ(·) over all terms summed (for the rounding bound).
     """
     pos = f > 0
     ch = pos[1:] != pos[:-1]  # a root between nodes i and i+1
     i, b = np.nonzero(ch)
     out = np.zeros(f.shape[1])
+    mag = np.zeros(f.shape[1])
     if i.size:
         f0, f1 = f[i, b], f[i + 1, b]
         x = u[i] - f0 * (u[i + 1] - u[i]) / (f1 - f0)
@@ -210,12 +220,14 @@ def _u_integral(f: np.ndarray, u: np.ndarray, A: np.ndarray, means, sd) -> np.nd
         sign = np.where(pos[i + 1, b], -1.0, 1.0)  # up-crossing opens an interval (−Φ), down closes (+Φ)
         phi_cdf = special.ndtr((x[:, None] - means[None, :]) / sd[None, :])
         np.add.at(out, b, sign * np.einsum("cj,cj->c", Ab, phi_cdf))
+        np.add.at(mag, b, np.einsum("cj,cj->c", np.abs(Ab), phi_cdf))
     for end, sgn in ((0, -1.0), (-1, 1.0)):  # intervals reaching the box edge
         cols = np.nonzero(pos[end])[0]
         if cols.size:
             cdf = special.ndtr((u[end] - means) / sd)
             out[cols] += sgn * (A[cols] @ cdf)
-    return out
+            mag[cols] += np.abs(A[cols]) @ cdf
+    return out, mag
 
 
 # Gauss–Kronrod 7/15 nodes and weights on [−1, 1]
@@ -240,11 +252,11 @@ def _adaptive_gk(F, a: float, b: float, panels: int, tol: float, max_rounds: int
     ``max_rounds`` rounds or when more than ``max_panels`` panels would be split.
 
     F maps an array of points to (values, magnitudes). Returns (value, Σ|K15 − G7| over the accepted
-    panels — the usual conservative error estimate, number of F evaluations).
+    panels — the usual conservative error estimate, ∫ mag by K15, number of F evaluations).
     """
     lo = np.linspace(a, b, panels + 1)
     left, right = lo[:-1], lo[1:]
-    value = err = 0.0
+    value = err = mag_total = 0.0
     evals = 0
     for rnd in range(max_rounds):
         mid, half = (left + right) / 2, (right - left) / 2
@@ -255,23 +267,25 @@ def _adaptive_gk(F, a: float, b: float, panels: int, tol: float, max_rounds: int
         k15 = half * (fx @ _WK)
         g7 = half * (fx @ _WG)
         e = np.abs(k15 - g7)
-        floor = 64 * np.finfo(float).eps * half * (mag @ _WK)  # rounding noise of the panel sum
+        floor = _ROUND * half * (mag @ _WK)  # rounding noise of the panel sum
         ok = (e <= np.maximum(tol * (right - left) / (b - a), floor)) | (rnd == max_rounds - 1)
         if (~ok).sum() > max_panels:  # give up refining: accept all, their |K15 − G7| is in the error
             ok[:] = True
         value += float(k15[ok].sum())
         err += float(e[ok].sum())
+        mag_total += float((half * (mag @ _WK))[ok].sum())
         if ok.all():
             break
         l2, r2, m2 = left[~ok], right[~ok], mid[~ok]
         left, right = np.concatenate([l2, m2]), np.concatenate([m2, r2])
-    return value, err, evals
+    return value, err, mag_total, evals
 
 
-def _hs_continuous(means, variances, coef, d: int, per_sd: float, tol: float) -> tuple[float, float, tuple[int, int]]:
+def _hs_continuous(means, variances, coef, d: int, per_sd: float,
+                   tol: float) -> tuple[float, float, float, tuple[int, int]]:
     """∫∫ (Σ_j c_j φ(u; m_j, v_j) f_j(ρ))_+: exact in u given the roots located on a grid with
     ``per_sd`` nodes per sd (:func:`_u_integral`), adaptive Gauss–Kronrod in t = log ρ (d ≥ 2).
-    Returns (value, t-quadrature error estimate, (n_u, number of t evaluations)).
+    Returns (value, t-quadrature error estimate, rounding bound, (n_u, number of t evaluations)).
     """
     sd = np.sqrt(variances)
     h_u = float(sd.min()) / per_sd
@@ -282,7 +296,8 @@ def _hs_continuous(means, variances, coef, d: int, per_sd: float, tol: float) ->
     phi = np.exp(-0.5 * ((u[:, None] - means[None, :]) / sd[None, :]) ** 2) / (sd * math.sqrt(2 * math.pi))
     if d == 1:
         f = phi @ coef
-        return float(_u_integral(f[:, None], u, coef[None, :], means, sd)[0]), 0.0, (n_u, 0)
+        val, mag = _u_integral(f[:, None], u, coef[None, :], means, sd)
+        return float(val[0]), 0.0, _ROUND * float(mag[0]), (n_u, 0)
     k = (d - 1) / 2.0
     x_lo, x_hi, x_sd = _logchi_range(k)
     shift = np.log(2.0 * variances)  # t = log ρ = log(2 v_j) + x,  x = log Gamma(k, 1)
@@ -299,13 +314,12 @@ def _hs_continuous(means, variances, coef, d: int, per_sd: float, tol: float) ->
             # density of t = log ρ under component j: exp(k x − e^x − lgamma k), x = log k + y, written
             # without the cancellation of k·x against lgamma k (both ~ k log k for large d)
             A = np.exp(log_norm - k * (np.expm1(y) - y)) * coef[None, :]
-            out[s:s + block] = _u_integral(phi @ A.T, u, A, means, sd)
-            mag[s:s + block] = np.abs(A).sum(axis=1)
+            out[s:s + block], mag[s:s + block] = _u_integral(phi @ A.T, u, A, means, sd)
         return out, mag
 
     panels = max(4, int(math.ceil((t_hi - t_lo) / (2 * x_sd))))
-    val, err, evals = _adaptive_gk(F, t_lo, t_hi, panels, tol)
-    return val, err, (n_u, evals)
+    val, err, mag_total, evals = _adaptive_gk(F, t_lo, t_hi, panels, tol)
+    return val, err, _ROUND * mag_total, (n_u, evals)
 
 
 def hockey_stick(P: IsoMixture, Q: IsoMixture, eps: float, d: int, *, per_sd: float = 8.0,
@@ -334,12 +348,12 @@ def hockey_stick(P: IsoMixture, Q: IsoMixture, eps: float, d: int, *, per_sd: fl
     if not cont.any():
         return HockeyStick(h_atoms, trunc, trunc, 0.0, eps, d, (0, 0))
     m, v, c = means[cont], variances[cont], coef[cont]
-    coarse, _, _ = _hs_continuous(m, v, c, d, per_sd, tol)
-    fine, t_err, nodes = _hs_continuous(m, v, c, d, 2 * per_sd, tol)
+    coarse, _, _, _ = _hs_continuous(m, v, c, d, per_sd, tol)
+    fine, t_err, rounding, nodes = _hs_continuous(m, v, c, d, 2 * per_sd, tol)
     tails = _TAIL * (1 if d == 1 else 2)
     trunc += float(pw[cont].sum()) * tails
-    disc = abs(fine - coarse) + t_err
-    return HockeyStick(h_atoms + fine, trunc + disc, trunc, disc, eps, d, nodes)
+    disc = abs(fine - coarse) + t_err + rounding
+    return HockeyStick(max(0.0, h_atoms + fine), trunc + disc, trunc, disc, eps, d, nodes)
 
 
 def chi2_pair_delta(v1: float, v0: float, eps: float, d: int) -> float:
