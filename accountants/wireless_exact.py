@@ -192,20 +192,29 @@ def _logchi_range(k: float) -> tuple[float, float, float]:
     return lo, hi, math.sqrt(float(special.polygamma(1, k)))
 
 
+def _psi(z: np.ndarray) -> np.ndarray:
+    """ψ(z) = Φ(z) − 1{z > 0}: Φ(z) for z ≤ 0, −Φ(−z) for z > 0 (small in both tails)."""
+    return np.where(z > 0, -special.ndtr(-z), special.ndtr(z))
+
+
 def _u_integral(f: np.ndarray, u: np.ndarray, A: np.ndarray, means, sd) -> tuple[np.ndarray, np.ndarray]:
     """∫ (Σ_j A[b, j] φ(u; m_j, v_j))_+ du for each column b, with f[:, b] that function on the grid u.
 
     The roots of f are bracketed by the sign changes on the grid u, started by linear interpolation
     and refined by two Newton steps on the exact mixture (kept inside the bracket); on the positive
-    set so found the integral is exact:
-    Σ_intervals Σ_j A[b, j] (Φ((hi − m_j)/s_j) − Φ((lo − m_j)/s_j)).
-    Also returns, per column, Σ |A[b, j]| Φ(·) over all terms summed (for the rounding bound).
+    set so found (a union of intervals [a, b)) the integral is exact. Each component's share
+    Σ_intervals Φ(b_j) − Φ(a_j) (z-scores) is evaluated as Σ_intervals ψ(b_j) − ψ(a_j) + 1{m_j in the
+    set}, ψ(z) = Φ(z) − 1{z > 0}, which keeps full precision when an interval lies in a far tail of
+    a component with a huge coefficient (e^ε·w for large ε).
+    Also returns, per column, the sum of the magnitudes of all terms added (for the rounding bound).
     """
     pos = f > 0
+    ncol = f.shape[1]
     ch = pos[1:] != pos[:-1]  # a root between nodes i and i+1
     i, b = np.nonzero(ch)
-    out = np.zeros(f.shape[1])
-    mag = np.zeros(f.shape[1])
+    out = np.zeros(ncol)
+    mag = np.zeros(ncol)
+    xs, bs = np.empty(0), np.empty(0, dtype=int)
     if i.size:
         f0, f1 = f[i, b], f[i + 1, b]
         x = u[i] - f0 * (u[i + 1] - u[i]) / (f1 - f0)
@@ -217,16 +226,24 @@ def _u_integral(f: np.ndarray, u: np.ndarray, A: np.ndarray, means, sd) -> tuple
             fpx = -(dens * z / sd[None, :]).sum(axis=1)
             step = np.divide(fx, fpx, out=np.zeros_like(fx), where=fpx != 0)
             x = np.clip(x - step, u[i], u[i + 1])
-        sign = np.where(pos[i + 1, b], -1.0, 1.0)  # up-crossing opens an interval (−Φ), down closes (+Φ)
-        phi_cdf = special.ndtr((x[:, None] - means[None, :]) / sd[None, :])
-        np.add.at(out, b, sign * np.einsum("cj,cj->c", Ab, phi_cdf))
-        np.add.at(mag, b, np.einsum("cj,cj->c", np.abs(Ab), phi_cdf))
+        sign = np.where(pos[i + 1, b], -1.0, 1.0)  # up-crossing opens an interval (−ψ), down closes (+ψ)
+        ps = _psi((x[:, None] - means[None, :]) / sd[None, :])
+        np.add.at(out, b, sign * np.einsum("cj,cj->c", Ab, ps))
+        np.add.at(mag, b, np.einsum("cj,cj->c", np.abs(Ab), np.abs(ps)))
+        xs, bs = x, b
     for end, sgn in ((0, -1.0), (-1, 1.0)):  # intervals reaching the box edge
         cols = np.nonzero(pos[end])[0]
         if cols.size:
-            cdf = special.ndtr((u[end] - means) / sd)
-            out[cols] += sgn * (A[cols] @ cdf)
-            mag[cols] += np.abs(A[cols]) @ cdf
+            ps = _psi((u[end] - means) / sd)
+            out[cols] += sgn * (A[cols] @ ps)
+            mag[cols] += np.abs(A[cols]) @ np.abs(ps)
+    # 1{m_j in the positive set}: the state at u_lo flipped once per root left of m_j
+    for mu in np.unique(means):
+        left = np.bincount(bs[xs < mu], minlength=ncol) if xs.size else np.zeros(ncol, dtype=int)
+        inside = pos[0] ^ (left % 2 == 1)
+        jj = means == mu
+        out += inside * A[:, jj].sum(axis=1)
+        mag += inside * np.abs(A[:, jj]).sum(axis=1)
     return out, mag
 
 
