@@ -232,10 +232,9 @@ def monte_carlo_bound(
         key = d_lo if delta_eps is not None else eps_lo
         if best is None or key > best[0]:
             best = (key, j)
-    j = best[1]
+    bj = best[1]  # the candidate with the best bound (on ε, or on δ when asked for δ)
     eps_lower = max(c["eps_lower"] for c in cands)
-    delta_lower = max(0.0, max(c["delta_lower"] for c in cands)) if delta_eps is not None else None
-    bj = max(range(m), key=lambda i: cands[i]["eps_lower"]) if delta_eps is None else j
+    delta_lower = max(0.0, cands[bj]["delta_lower"]) if delta_eps is not None else None
     ev = events[bj]
     return MonteCarloBound(
         eps_lower=eps_lower, confidence=confidence, samples_per_input=samples, selection_samples=n_sel,

@@ -44,8 +44,10 @@ def _mc_outcome(ctx: RunContext, cases: list[Case], default: int, quick: int) ->
     n = ctx.n(default, quick)
     per_case_conf = 1.0 - (1.0 - ctx.confidence) / len(cases)
     measured, claimed, rows, verdicts = {}, {}, [], []
+    draws = 0
     for i, (label, build) in enumerate(cases):
         mech = build()
+        draws += n * len(mech.inputs())
         res = audit(mech, samples=n, seed=int(ctx.seed_seq.generate_state(1)[0]) + i, confidence=per_case_conf,
                     exact=False, jobs=ctx.jobs)
         verdicts.append(res.verdict_mc)
@@ -67,7 +69,7 @@ def _mc_outcome(ctx: RunContext, cases: list[Case], default: int, quick: int) ->
                    details={"cases": rows, "confidence": ctx.confidence,
                             "note": "Monte Carlo can refute a privacy claim, never prove it: "
                                     "'holds' means no violation detected at this power"},
-                   samples=n * sum(len(build().inputs()) for _, build in cases))
+                   samples=draws)
 
 
 def _short(v, width: int = 120):
