@@ -327,7 +327,8 @@ def figure3_data(
     distance is ½ Σ_v |est_v/n − f_v| with the raw (unprojected) estimates.
     """
     from privcheck.moments import mean_interval
-    from privcheck.seeding import derive, map_chunks
+    from privcheck.scheduler import map_chunks
+    from privcheck.seeding import derive
 
     n = check_int("n", n, minimum=1)
     m = check_int("m", m, minimum=2)

@@ -8,7 +8,7 @@ faster than simulating every node). An *estimator* maps those observations to
 one estimate per replicate (shape ``(size,)``, or ``(size, k)`` for a vector).
 
 :func:`check_estimator` runs the replicates in seeded chunks
-(:func:`privcheck.seeding.map_chunks`, identical for any number of workers) and
+(:func:`privcheck.scheduler.map_chunks`, identical for any number of workers) and
 returns an :class:`EstimatorCheckResult` with, side by side, the claimed, the
 exact (where the scenario can compute it) and the simulated mean and variance:
 
@@ -34,7 +34,8 @@ import numpy as np
 
 from privcheck.errors import PrivcheckUsageError
 from privcheck.moments import mean_interval, tost_equivalence, variance_interval
-from privcheck.seeding import derive, map_chunks
+from privcheck.scheduler import map_chunks
+from privcheck.seeding import derive
 from privcheck.stats import adjust_pvalues
 from privcheck.validation import check_confidence, check_int, check_positive
 

@@ -4,18 +4,15 @@ A run starts from one integer seed. Each check derives its own
 :class:`numpy.random.SeedSequence` from the seed and stable string keys
 (:func:`derive`), and work is cut into fixed-size chunks, chunk ``i`` drawing
 from child ``i`` of that sequence. Results are therefore identical whatever the
-number of worker threads.
+number of workers. Running the chunks is the job of :mod:`privcheck.scheduler`.
 """
 from __future__ import annotations
 
 import os
 import zlib
-from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Sequence, TypeVar
+from typing import Sequence
 
 import numpy as np
-
-T = TypeVar("T")
 
 DEFAULT_CHUNK = 1 << 18
 
@@ -49,45 +46,6 @@ def chunk_sizes(n: int, chunk: int = DEFAULT_CHUNK) -> list[int]:
         return []
     full, rest = divmod(n, chunk)
     return [chunk] * full + ([rest] if rest else [])
-
-
-def map_chunks(
-    fn: Callable[[np.random.Generator, int], T],
-    n: int,
-    seed_seq: np.random.SeedSequence,
-    *,
-    jobs: int | None = None,
-    chunk: int = DEFAULT_CHUNK,
-    progress: Callable[[int], None] | None = None,
-) -> list[T]:
-    """Run ``fn(rng_i, size_i)`` over the chunks of ``n`` draws and return results in chunk order.
-
-    Chunk ``i`` uses the generator built from ``seed_seq.spawn``-style child
-    ``i`` (independent of ``jobs``), so the output is reproducible for any
-    number of threads. Threads are used (numpy releases the GIL in bulk
-    sampling) so plain Python callables, lambdas included, work unchanged.
-    ``progress(k)`` is called with the size of each finished chunk.
-    """
-    sizes = chunk_sizes(n, chunk)
-    children = [np.random.SeedSequence(seed_seq.entropy, spawn_key=tuple(seed_seq.spawn_key) + (i,))
-                for i in range(len(sizes))]
-    rngs = [np.random.Generator(np.random.PCG64(c)) for c in children]
-    jobs = default_jobs() if jobs is None else max(1, int(jobs))
-    if jobs == 1 or len(sizes) <= 1:
-        out = []
-        for r, s in zip(rngs, sizes):
-            out.append(fn(r, s))
-            if progress:
-                progress(s)
-        return out
-    with ThreadPoolExecutor(max_workers=min(jobs, len(sizes))) as pool:
-        futures = [pool.submit(fn, r, s) for r, s in zip(rngs, sizes)]
-        out = []
-        for f, s in zip(futures, sizes):
-            out.append(f.result())
-            if progress:
-                progress(s)
-        return out
 
 
 def spawn_generators(seed_seq: np.random.SeedSequence, count: int) -> Sequence[np.random.Generator]:

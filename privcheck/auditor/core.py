@@ -11,7 +11,7 @@ statistically valid at the stated confidence:
    any number of threads);
 2. on the selection samples only, code the outputs into atoms and choose, for
    every ordered input pair, the union of atoms with the largest estimated
-   likelihood ratio (:mod:`privcheck.events`); keep the ``max_events`` best
+   likelihood ratio (:mod:`privcheck.auditor.events`); keep the ``max_events`` best
    (pair, event) candidates;
 3. on the estimation samples, bound ``P(E|x)`` from below and ``P(E|x')`` from
    above with one-sided Clopper–Pearson bounds at level ``α/(2m)`` each
@@ -32,8 +32,9 @@ import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
 from privcheck.errors import PrivcheckUsageError
-from privcheck.events import OutputCoding, as_matrix, candidate_events
-from privcheck.seeding import default_jobs, derive, map_chunks
+from privcheck.auditor.events import OutputCoding, as_matrix, candidate_events
+from privcheck.scheduler import map_chunks
+from privcheck.seeding import default_jobs, derive
 from privcheck.stats import clopper_pearson, max_certifiable_log_ratio
 from privcheck.validation import check_confidence, check_eps, check_int, check_probability
 
