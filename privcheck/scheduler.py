@@ -62,8 +62,18 @@ class ThreadBackend:
             return out
 
 
-def get_backend(jobs: int | None = None) -> Backend:
-    """The backend for ``jobs`` workers (threads)."""
+def get_backend(jobs: int | None = None, client=None, processes: bool = False) -> Backend:
+    """The backend that runs chunks.
+
+    jobs: worker count (default: all cores); client: a ``dask.distributed.Client``
+    (or ``"local"`` / a scheduler address) to run on Dask; processes: prefer
+    worker processes (pure-Python per-sample samplers). Today only threads are
+    implemented; the other two are the Dask/process backends' slots.
+    """
+    if client is not None:
+        from privcheck.errors import PrivcheckUsageError
+
+        raise PrivcheckUsageError("the Dask backend is not available in this version")
     return ThreadBackend(jobs)
 
 
