@@ -12,7 +12,9 @@ record's ``details``. The figures:
 4. bias and variance intervals of every estimator claim
    (:func:`plot_estimator`, records whose details hold
    :meth:`~privcheck.estimator_check.EstimatorCheckResult.record` dicts, or a
-   plain ``details["interval"]``).
+   plain ``details["interval"]``);
+5. for a refuted check whose claimed and measured values are numbers per
+   case, both on the same axis (:func:`plot_comparison`).
 
 :func:`write_figures` draws all that apply into a directory and returns the
 list of :class:`Figure` written plus notes on the ones skipped (shown in the
@@ -368,6 +370,58 @@ def plot_interval(record: VerdictRecord, path: str) -> bool:
     return True
 
 
+# --------------------------------------------------------------------------- 5. refuted comparisons
+def comparison_data(record: VerdictRecord) -> list[tuple[str, float, float]] | None:
+    """(case, claimed, measured) rows when a record's claimed and measured are numbers per case, else None.
+
+    Accepts two numeric dicts with common keys, two numeric lists of equal
+    length, a number against a numeric dict (the same claim in every case), or
+    two numbers.
+    """
+    c, m = record.claimed, record.measured
+
+    def nums(v):
+        if isinstance(v, dict):
+            out = {str(k): _num(x) for k, x in v.items()}
+            return out if out and all(x is not None and math.isfinite(x) for x in out.values()) else None
+        if isinstance(v, (list, tuple)):
+            xs = _numbers(list(v))
+            return {f"[{i}]": x for i, x in enumerate(xs)} if xs and all(math.isfinite(x) for x in xs) else None
+        x = _num(v)
+        return x if x is not None and math.isfinite(x) else None
+
+    cn, mn = nums(c), nums(m)
+    if cn is None or mn is None:
+        return None
+    if isinstance(cn, float) and isinstance(mn, float):
+        return [("", cn, mn)]
+    if isinstance(cn, float) and isinstance(mn, dict):
+        return [(k, cn, v) for k, v in mn.items()]
+    if isinstance(cn, dict) and isinstance(mn, dict):
+        keys = [k for k in cn if k in mn]
+        return [(k, cn[k], mn[k]) for k in keys] or None
+    return None
+
+
+def plot_comparison(record: VerdictRecord, rows: list[tuple[str, float, float]], path: str) -> None:
+    """Claimed (hollow squares) and measured (filled circles) per case on the same axes, cases as rows."""
+    n = len(rows)
+    fig, ax = _new_figure(7.6, max(2.2, 0.38 * n + 1.5))
+    ys = list(range(n))
+    ax.plot([r[1] for r in rows], ys, "s", mfc="none", mec="C0", mew=1.5, ms=8, ls="none", label="claimed")
+    ax.plot([r[2] for r in rows], ys, "o", color="C3", ms=5, ls="none", label="measured")
+    for y, (_, cl, me) in zip(ys, rows):
+        ax.plot([cl, me], [y, y], "-", color="0.6", lw=0.8, zorder=0)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([_middle(r[0] or record.id, 40) for r in rows], fontsize=8)
+    ax.set_ylim(n - 0.5, -0.5)
+    ax.set_xlabel("value (claimed and measured, same axis)")
+    ax.set_title(_middle(f"{record.id} [{record.method}] — {record.verdict}", 70), fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(axis="x", alpha=0.3)
+    _save(fig, path)
+
+
 # --------------------------------------------------------------------------- all figures
 def write_figures(
     records: Iterable[VerdictRecord],
@@ -416,6 +470,12 @@ def write_figures(
                 plot_figure3(data, os.path.join(directory, fn), r.verdict)
                 out.figures.append(Figure(fn, "003 Figure 3", "Mean TV distance between the estimate and the data "
                                           "(with intervals) and communication cost, against the sampling probability π."))
+        elif r.verdict == "refuted" and r.kind != "estimator" and comparison_data(r):
+            fn = name(f"{r.id}_{r.method}_{r.part}" if r.part else f"{r.id}_{r.method}")
+            plot_comparison(r, comparison_data(r), os.path.join(directory, fn))
+            out.figures.append(Figure(fn, f"{r.id} [{r.method}]: claimed against measured",
+                                      "The claim (hollow squares) and the measurement (filled circles) per case, "
+                                      "on the same axis."))
         elif r.kind == "estimator" and r.verdict != "error":
             rows = estimator_components(r)
             fn = name(f"{r.id}_{r.method}_{r.part}" if r.part else f"{r.id}_{r.method}")
