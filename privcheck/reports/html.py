@@ -20,7 +20,7 @@ from typing import Iterable, Sequence
 
 from privcheck.claims import VerdictRecord
 from privcheck.reports.plots import FigureSet, write_figures
-from privcheck.reports.render import details_html, formula_sides, mathml
+from privcheck.reports.render import details_html, formula_parts, mathml
 from privcheck.reports.sources import PAPERS, papers_for
 from privcheck.reports.text import (
     QUICK_NOTE,
@@ -59,9 +59,11 @@ tr.unmet{background:#ffe3e3}
 .note{color:#555;font-size:0.92em}
 .finding{border:1px solid #e3b5bd;border-left:5px solid #b00020;border-radius:6px;padding:0.6em 0.9em;margin:0.8em 0}
 .sides{display:flex;flex-wrap:wrap;gap:0.8em}
-.side{flex:1 1 320px;min-width:0;background:#fafafa;border:1px solid #e4e4e4;border-radius:5px;padding:0.4em 0.7em}
+.side{flex:1 1 440px;min-width:0;background:#fafafa;border:1px solid #e4e4e4;border-radius:5px;padding:0.4em 0.7em}
 .side .label{font-size:0.8em;text-transform:uppercase;letter-spacing:0.04em;color:#666}
 .side .value{overflow-x:auto;overflow-wrap:anywhere}
+.part{margin:0.5em 0 0.2em}
+details.src{border:none;padding:0;margin:0}
 math{font-size:1.1em}
 figure{margin:1em 0} figure img{max-width:100%;height:auto;border:1px solid #ddd}
 figcaption{font-size:0.9em;color:#444}
@@ -85,6 +87,13 @@ def _verdict(v: str) -> str:
     return f"<span class='verdict v-{cls}'>{_e(v)}</span>"
 
 
+def _where(r: VerdictRecord) -> str:
+    """The place in the paper (``Alg. 3, Lemma 2``): the section heading already names the paper."""
+    from privcheck.reports.sources import paper_of
+
+    return (r.source or "").partition(" ")[2] if paper_of(r.source) else cited_source(r)
+
+
 def _anchor(r: VerdictRecord) -> str:
     return f"rec-{r.id}-{method_label(r)}".replace(":", "-")
 
@@ -92,24 +101,33 @@ def _anchor(r: VerdictRecord) -> str:
 def _value_html(value, formula: str | None = None) -> str:
     if formula:
         m = mathml(formula)
+        if not m:
+            return f"<code>{_e(formula)}</code>"
         if m:
-            return f"{m}<div class='note'><code>{_e(formula)}</code></div>"
+            return f"{m}<details class='src'><summary class='note'>as text</summary><code>{_e(formula)}</code></details>"
     if isinstance(value, (dict, list)):
         return details_html(value)
     return f"<code>{_e(full(value))}</code>" if value is not None else "—"
 
 
+def _side_boxes(cells: list[tuple[str, str]]) -> str:
+    return "<div class='sides'>" + "".join(
+        f"<div class='side'><div class='label'>{_e(k)}</div><div class='value'>{v}</div></div>" for k, v in cells
+    ) + "</div>"
+
+
 def _sides(r: VerdictRecord) -> str:
-    """Claimed and measured (or printed and derived formulas) side by side."""
-    sides = formula_sides(r)
-    if sides:
-        cells = [(label, _value_html(None, text)) for label, text in sides]
+    """Claimed and measured side by side; for symbolic checks the printed and derived formulas (MathML)."""
+    parts = formula_parts(r)
+    out = ""
+    if parts:
+        for name, verdict, sides in parts:
+            if name or len(parts) > 1:
+                out += f"<p class='part'>{_verdict(verdict) if verdict else ''} {_e(name)}</p>"
+            out += _side_boxes([(label, _value_html(None, text)) for label, text in sides])
     else:
-        cells = [("claimed", _value_html(r.claimed)), ("measured", _value_html(r.measured))]
+        out = _side_boxes([("claimed", _value_html(r.claimed)), ("measured", _value_html(r.measured))])
     iv = interval_text(r)
-    out = "<div class='sides'>" + "".join(
-        f"<div class='side'><div class='label'>{_e(k)}</div><div class='value'>{v}</div></div>" for k, v in cells)
-    out += "</div>"
     if iv:
         out += f"<p class='note'>interval {_e(iv)}</p>"
     return out
@@ -175,7 +193,7 @@ def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None 
                 verdict += f" <small>(expected {_e(r.expect)}{'' if r.met_expectation else ' — not met'})</small>"
             out.append(
                 f"<tr{' class=unmet' if unmet else ''}><td><a href='#{_e(_anchor(r))}'><code>{_e(r.id)}</code></a>"
-                f"<div class='note'>{_e(cited_source(r))}</div></td>"
+                f"<div class='note'>{_e(_where(r))}</div></td>"
                 f"<td>{_e(method_label(r))}</td><td>{verdict}</td>"
                 f"<td>{_e(short(r.claimed, 80))}</td><td>{_e(short(r.measured, 80))}</td>"
                 f"<td>{_e(interval_text(r))}</td><td class='num'>{r.seconds:.2f}</td></tr>")

@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 from privcheck.claims import VerdictRecord
 from privcheck.reports.plots import FigureSet, write_figures
-from privcheck.reports.render import _md, details_markdown, formula_sides, latex
+from privcheck.reports.render import _md, details_markdown, formula_parts, latex
 from privcheck.reports.sources import PAPERS, papers_for
 from privcheck.reports.text import (
     QUICK_NOTE,
@@ -43,12 +43,15 @@ def _verdict_cell(r: VerdictRecord) -> str:
 
 
 def _sides(r: VerdictRecord) -> list[str]:
-    sides = formula_sides(r)
+    parts = formula_parts(r)
     lines: list[str] = []
-    if sides:
-        for label, text in sides:
-            tex = latex(text)
-            lines += [f"*{label}*", ""] + (["$$", tex, "$$"] if tex else [f"`{text}`"]) + [""]
+    if parts:
+        for name, verdict, sides in parts:
+            if name or len(parts) > 1:
+                lines += [f"**{_md(name)}** — {verdict}", ""]
+            for label, text in sides:
+                tex = latex(text)
+                lines += [f"*{label}*", ""] + (["$$", tex, "$$"] if tex else [f"`{text}`"]) + [""]
     else:
         for label, value in (("claimed", r.claimed), ("measured", r.measured)):
             if isinstance(value, (dict, list)):

@@ -106,6 +106,12 @@ def _middle(text: str, width: int) -> str:
     return text[: width - tail - 1] + "…" + text[-tail:]
 
 
+def _conf(c: Any) -> str:
+    from privcheck.reports.text import fmt_confidence
+
+    return fmt_confidence(c)
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "figure"
 
@@ -123,15 +129,20 @@ def plot_eps_curves(curves: Sequence, path: str) -> None:
         col = colors[i % len(colors)]
         xs = [int(s) for s in d["samples"]]
         ys = [(_num(y) if _num(y) is not None and math.isfinite(_num(y)) else float("nan")) for y in d["eps_lower"]]
-        ax.plot(xs, ys, "o-", color=col, label=f"{d['label']}: lower bound")
-        if d.get("eps_exact") is not None:
-            ax.axhline(float(d["eps_exact"]), color=col, ls="--", lw=1, label=f"exact ε = {float(d['eps_exact']):.4g}")
-        ax.axhline(float(d["eps_claimed"]), color=col, ls=":", lw=1.5, label=f"claimed ε = {float(d['eps_claimed']):.4g}")
+        ax.plot(xs, ys, ["o", "s", "^", "D", "v", "P"][i % 6] + "-", color=col, label=f"{d['label']}: lower bound")
+        claimed = float(d["eps_claimed"])
+        exact = float(d["eps_exact"]) if d.get("eps_exact") is not None else None
+        if exact is not None and math.isclose(exact, claimed, rel_tol=1e-9):  # one line, not two on top of each other
+            ax.axhline(exact, color=col, ls="--", lw=1, label=f"exact ε = claimed ε = {exact:.4g}")
+            continue
+        if exact is not None:
+            ax.axhline(exact, color=col, ls="--", lw=1, label=f"exact ε = {exact:.4g}")
+        ax.axhline(claimed, color=col, ls=":", lw=1.5, label=f"claimed ε = {claimed:.4g}")
     ax.set_xscale("log")
     ax.set_xlabel("samples per input")
     ax.set_ylabel("ε")
     conf = (curves[0].confidence if hasattr(curves[0], "confidence") else curves[0].get("confidence", 0.95)) if curves else 0.95
-    ax.set_title(f"Monte Carlo ε lower bound ({conf:.0%} confidence)")
+    ax.set_title(f"Monte Carlo ε lower bound (confidence {_conf(conf)})")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     _save(fig, path)
 
@@ -244,23 +255,39 @@ def figure3_data(record: VerdictRecord) -> tuple[list[dict] | None, str]:
 
 def plot_figure3(curves: list[dict], path: str, verdict: str = "") -> None:
     """003 Fig. 3: mean TV distance (with intervals) against π, and communication cost against π."""
-    fig, (ax, ax2) = _new_figure(9.6, 4.0, ncols=2)
+    fig, (ax, ax2) = _new_figure(9.6, 4.2, ncols=2)
     labels = {"chat": "ĉ_DE", "gde": "g_DE"}
+    # colour by ε, line style and marker by estimator, and a small sideways dodge: the two estimators'
+    # curves nearly coincide, so each must stay visible where they overlap
+    styles = {"chat": dict(ls="-", marker="o", mfc="none", ms=5), "gde": dict(ls="--", marker="s", ms=3)}
+    span = max((max(c["pi"]) - min(c["pi"]) for c in curves if c["pi"]), default=1.0) or 1.0
     for i, c in enumerate(curves):
         eps = f"ε={c['eps']:g}" if c["eps"] is not None else f"curve {i + 1}"
+        col = f"C{i % 10}"
         for j, (name, (mean, iv)) in enumerate(c["tv"].items()):
-            col = f"C{(2 * i + j) % 10}"
+            st = styles.get(name, dict(ls=":", marker="^", ms=4))
+            xs = [x + (j - 0.5) * 0.008 * span for x in c["pi"]]
             if iv:
                 lo = [mean[k] - float(iv[k][0]) for k in range(len(mean))]
                 hi = [float(iv[k][1]) - mean[k] for k in range(len(mean))]
-                ax.errorbar(c["pi"], mean, yerr=[lo, hi], fmt="o-", ms=3, capsize=2, color=col,
-                            label=f"{labels.get(name, name)}, {eps}")
+                ax.errorbar(xs, mean, yerr=[lo, hi], capsize=2, color=col, lw=1.2,
+                            label=f"{labels.get(name, name)}, {eps}", **st)
             else:
-                ax.plot(c["pi"], mean, "o-", ms=3, color=col, label=f"{labels.get(name, name)}, {eps}")
-        if c["cost_expected"]:
-            ax2.plot(c["pi"], c["cost_expected"], "-", color=f"C{i}", label=f"nπ, {eps}")
+                ax.plot(xs, mean, color=col, lw=1.2, label=f"{labels.get(name, name)}, {eps}", **st)
+    expected = [c["cost_expected"] for c in curves if c["cost_expected"]]
+    same_cost = len(expected) > 1 and all(e == expected[0] for e in expected) and \
+        all(c["pi"] == curves[0]["pi"] for c in curves)
+    if same_cost:  # the cost does not depend on ε: one line, not several exactly on top of each other
+        ax2.plot(curves[0]["pi"], expected[0], "-", color="0.3", label="nπ (every ε)")
+    markers = ["x", "+", "1", "2"]
+    for i, c in enumerate(curves):
+        eps = f"ε={c['eps']:g}" if c["eps"] is not None else f"curve {i + 1}"
+        if c["cost_expected"] and not same_cost:
+            ax2.plot(c["pi"], c["cost_expected"], ["-", "--", ":", "-."][i % 4], color=f"C{i}", label=f"nπ, {eps}")
         if c["cost_simulated"]:
-            ax2.plot(c["pi"], c["cost_simulated"], "x", color=f"C{i}", label=f"simulated, {eps}")
+            xs = [x + (i - (len(curves) - 1) / 2) * 0.01 * span for x in c["pi"]]
+            ax2.plot(xs, c["cost_simulated"], markers[i % 4], ms=7, color=f"C{i}", ls="none",
+                     label=f"simulated, {eps}")
     ax.set_xlabel("sampling probability π")
     ax.set_ylabel("mean TV distance")
     ax.set_yscale("log")
@@ -345,7 +372,7 @@ def plot_estimator(record: VerdictRecord, rows: list[dict], path: str) -> None:
     ax.set_yticklabels([_middle(r["label"], 44) for r in rows], fontsize=7)
     ax2.set_yticklabels([])
     ax.set_xlabel("bias (interval; | marks the TOST margin)")
-    ax2.set_xlabel("variance / claimed variance (exact when none is claimed)")
+    ax2.set_xlabel("variance ÷ claimed (or exact) variance")
     fig.suptitle(f"{record.id} [{record.method}] — {record.verdict}", fontsize=10)
     _save(fig, path)
 
@@ -371,51 +398,89 @@ def plot_interval(record: VerdictRecord, path: str) -> bool:
 
 
 # --------------------------------------------------------------------------- 5. refuted comparisons
-def comparison_data(record: VerdictRecord) -> list[tuple[str, float, float]] | None:
-    """(case, claimed, measured) rows when a record's claimed and measured are numbers per case, else None.
+def comparison_data(record: VerdictRecord) -> tuple[list[str], list[tuple[str, list[float]]]] | None:
+    """(case labels, [(series name, values)]) when a record's claimed and measured are numbers per case.
 
-    Accepts two numeric dicts with common keys, two numeric lists of equal
-    length, a number against a numeric dict (the same claim in every case), or
-    two numbers.
+    Accepts: two numeric dicts with common keys; a number against a numeric
+    dict (the same claim in every case); two numbers; or a measured dict of
+    equal-length numeric lists (``simulated``, ``exact``, the paper's values …)
+    with the claimed values as a number or a ``values`` list of that length.
+    Returns None when there is nothing to put on one axis.
     """
     c, m = record.claimed, record.measured
 
-    def nums(v):
+    def fin(x):
+        return x is not None and math.isfinite(x)
+
+    def num_dict(v):
         if isinstance(v, dict):
             out = {str(k): _num(x) for k, x in v.items()}
-            return out if out and all(x is not None and math.isfinite(x) for x in out.values()) else None
-        if isinstance(v, (list, tuple)):
-            xs = _numbers(list(v))
-            return {f"[{i}]": x for i, x in enumerate(xs)} if xs and all(math.isfinite(x) for x in xs) else None
-        x = _num(v)
-        return x if x is not None and math.isfinite(x) else None
-
-    cn, mn = nums(c), nums(m)
-    if cn is None or mn is None:
+            return out if out and all(fin(x) for x in out.values()) else None
         return None
-    if isinstance(cn, float) and isinstance(mn, float):
-        return [("", cn, mn)]
-    if isinstance(cn, float) and isinstance(mn, dict):
-        return [(k, cn, v) for k, v in mn.items()]
-    if isinstance(cn, dict) and isinstance(mn, dict):
-        keys = [k for k in cn if k in mn]
-        return [(k, cn[k], mn[k]) for k in keys] or None
+
+    cs = _num(c) if not isinstance(c, (dict, list, tuple)) else None
+    ms = _num(m) if not isinstance(m, (dict, list, tuple)) else None
+    cd, md = num_dict(c), num_dict(m)
+    if fin(cs) and fin(ms):
+        return [record.id], [("claimed", [cs]), ("measured", [ms])]
+    if md is not None and (fin(cs) or cd is not None):
+        keys = list(md) if cd is None else [k for k in cd if k in md]
+        if keys:
+            claimed = [cs] * len(keys) if cd is None else [cd[k] for k in keys]
+            return keys, [("claimed", claimed), ("measured", [md[k] for k in keys])]
+    if isinstance(m, dict):
+        lists = {str(k): _numbers(v) for k, v in m.items() if isinstance(v, (list, tuple))}
+        lists = {k: v for k, v in lists.items() if v and all(fin(x) for x in v)}
+        lengths = {len(v) for v in lists.values()}
+        if lists and len(lengths) == 1:
+            n = lengths.pop()
+            series = []
+            cv = _numbers(c.get("values")) if isinstance(c, dict) else None
+            if cv and len(cv) == n and all(fin(x) for x in cv):
+                series.append(("claimed", cv))
+            elif fin(cs):
+                series.append(("claimed", [cs] * n))
+            series += list(lists.items())
+            if len(series) >= 2:
+                return [f"case {i + 1}" for i in range(n)], series
     return None
 
 
-def plot_comparison(record: VerdictRecord, rows: list[tuple[str, float, float]], path: str) -> None:
-    """Claimed (hollow squares) and measured (filled circles) per case on the same axes, cases as rows."""
-    n = len(rows)
-    fig, ax = _new_figure(7.6, max(2.2, 0.38 * n + 1.5))
+def _is_claim(series_name: str) -> bool:
+    n = series_name.lower()
+    return n == "claimed" or n.startswith(("paper", "printed", "claimed"))
+
+
+def plot_comparison(record: VerdictRecord, data, path: str) -> None:
+    """Claimed (hollow squares) and each measured series (filled, distinct markers) per case, on one axis.
+
+    Cases are rows (labels never overlap); series that coincide stay visible
+    because markers differ in shape, size and fill and are nudged vertically.
+    """
+    cases, series = data
+    n = len(cases)
+    fig, ax = _new_figure(7.6, max(2.4, 0.42 * n + 1.6))
     ys = list(range(n))
-    ax.plot([r[1] for r in rows], ys, "s", mfc="none", mec="C0", mew=1.5, ms=8, ls="none", label="claimed")
-    ax.plot([r[2] for r in rows], ys, "o", color="C3", ms=5, ls="none", label="measured")
-    for y, (_, cl, me) in zip(ys, rows):
-        ax.plot([cl, me], [y, y], "-", color="0.6", lw=0.8, zorder=0)
+    claim_style = dict(marker="s", mfc="none", mew=1.6, ms=9)
+    styles = [dict(marker="o", ms=5), dict(marker="^", ms=5), dict(marker="D", ms=4), dict(marker="v", ms=5),
+              dict(marker="P", ms=5)]
+    k = len(series)
+    m = 0
+    for j, (name, vals) in enumerate(series):
+        if _is_claim(name):  # the claim, or the paper's printed values: hollow squares
+            st, col = claim_style, "C0"
+        else:
+            st, col = styles[m % len(styles)], f"C{(m + 3) % 10}"
+            m += 1
+        off = (j - (k - 1) / 2) * min(0.12, 0.5 / k)
+        ax.plot(vals, [y + off for y in ys], ls="none", color=col, mec=col, label=name, **st)
+    allv = [v for _, vals in series for v in vals]
+    if allv and min(allv) > 0 and max(allv) / min(allv) > 1e3:
+        ax.set_xscale("log")
     ax.set_yticks(ys)
-    ax.set_yticklabels([_middle(r[0] or record.id, 40) for r in rows], fontsize=8)
+    ax.set_yticklabels([_middle(lab, 40) for lab in cases], fontsize=8)
     ax.set_ylim(n - 0.5, -0.5)
-    ax.set_xlabel("value (claimed and measured, same axis)")
+    ax.set_xlabel("value (claim and measurements on the same axis)")
     ax.set_title(_middle(f"{record.id} [{record.method}] — {record.verdict}", 70), fontsize=10)
     ax.legend(fontsize=8, loc="best")
     ax.grid(axis="x", alpha=0.3)
@@ -470,20 +535,19 @@ def write_figures(
                 plot_figure3(data, os.path.join(directory, fn), r.verdict)
                 out.figures.append(Figure(fn, "003 Figure 3", "Mean TV distance between the estimate and the data "
                                           "(with intervals) and communication cost, against the sampling probability π."))
-        elif r.verdict == "refuted" and r.kind != "estimator" and comparison_data(r):
-            fn = name(f"{r.id}_{r.method}_{r.part}" if r.part else f"{r.id}_{r.method}")
-            plot_comparison(r, comparison_data(r), os.path.join(directory, fn))
-            out.figures.append(Figure(fn, f"{r.id} [{r.method}]: claimed against measured",
-                                      "The claim (hollow squares) and the measurement (filled circles) per case, "
-                                      "on the same axis."))
-        elif r.kind == "estimator" and r.verdict != "error":
-            rows = estimator_components(r)
+        else:
+            rows = estimator_components(r) if r.kind == "estimator" and r.verdict != "error" else []
             fn = name(f"{r.id}_{r.method}_{r.part}" if r.part else f"{r.id}_{r.method}")
             if rows:
                 plot_estimator(r, rows, os.path.join(directory, fn))
                 out.figures.append(Figure(fn, f"{r.id} [{r.method}]: bias and variance",
                                           "Bias intervals (left, 0 marked) and variance intervals relative to the "
                                           "claimed variance (right, 1 marked), per scenario."))
-            elif plot_interval(r, os.path.join(directory, fn)):
+            elif r.verdict == "refuted" and comparison_data(r):
+                plot_comparison(r, comparison_data(r), os.path.join(directory, fn))
+                out.figures.append(Figure(fn, f"{r.id} [{r.method}]: claimed against measured",
+                                          "The claim (hollow squares) and the measurements (filled markers) per "
+                                          "case, on the same axis."))
+            elif r.kind == "estimator" and r.verdict != "error" and plot_interval(r, os.path.join(directory, fn)):
                 out.figures.append(Figure(fn, f"{r.id} [{r.method}]: interval", "The check's interval and the claim."))
     return out

@@ -20,6 +20,9 @@ from privcheck.reports.text import _as_float, fmt_number
 MAX_FORMULA_CHARS = 1500
 #: keys of details that the reports show elsewhere (formulas, the traceback)
 _HIDDEN = {"traceback", "latex", "difference_latex"}
+#: the papers' abbreviations of Greek letters, shown as the letters in formulas
+_GREEK = {"eps": "epsilon", "eps1": "epsilon_1", "eps2": "epsilon_2", "eps_c": "epsilon_c", "lam": "lambda",
+          "s2": "sigma^2"}
 
 
 def _e(x: Any) -> str:
@@ -35,23 +38,51 @@ def _side_text(side: Any) -> str | None:
     return side if isinstance(side, str) else None
 
 
-def formula_sides(record: VerdictRecord) -> list[tuple[str, str]]:
-    """``[("claimed (as printed)", text), ("derived", text)]`` of a symbolic check, else ``[]``.
-
-    Read from ``details["printed"]`` and ``details["derived"]`` (dicts with
-    ``text``/``expression``, or plain strings) as written by
-    :func:`proofs.formula.formula_claim` checks; a ``difference`` (derived −
-    printed) is added when present.
-    """
-    d = record.details if isinstance(record.details, dict) else {}
+def _sides_of(d: dict) -> list[tuple[str, str]]:
     out = []
     for label, key in (("claimed (as printed)", "printed"), ("derived", "derived")):
         t = _side_text(d.get(key))
         if t:
             out.append((label, t))
     if len(out) == 2 and isinstance(d.get("difference"), str):
-        out.append(("derived − printed", d["difference"]))
+        meaning = d.get("difference_meaning") if isinstance(d.get("difference_meaning"), str) else "derived − printed"
+        out.append((meaning.replace(" - ", " − "), d["difference"]))
     return out if len(out) >= 2 else []
+
+
+def formula_sides(record: VerdictRecord) -> list[tuple[str, str]]:
+    """``[("claimed (as printed)", text), ("derived", text), …]`` of a one-part symbolic check, else ``[]``.
+
+    Read from ``details["printed"]`` and ``details["derived"]`` (dicts with
+    ``text``/``expression``, or plain strings) as written by
+    :func:`proofs.formula.formula_claim` checks; the ``difference`` is added
+    when present. Multi-part checks: :func:`formula_parts`.
+    """
+    d = record.details if isinstance(record.details, dict) else {}
+    return _sides_of(d)
+
+
+def formula_parts(record: VerdictRecord) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """``[(part name, part verdict, sides)]`` of a symbolic check (one entry for a one-part check).
+
+    Multi-part checks keep their parts in ``details["parts"]``; when the
+    record did not hold, only the parts that did not hold are returned (those
+    are the finding).
+    """
+    d = record.details if isinstance(record.details, dict) else {}
+    one = _sides_of(d)
+    if one:
+        return [(str(d.get("name", "")), str(d.get("verdict", record.verdict)), one)]
+    parts = d.get("parts") if isinstance(d.get("parts"), list) else []
+    out = []
+    for p in parts:
+        if isinstance(p, dict):
+            sides = _sides_of(p)
+            if sides:
+                out.append((str(p.get("name", "")), str(p.get("verdict", "")), sides))
+    if record.verdict != "holds" and any(v != "holds" for _, v, _ in out):
+        out = [x for x in out if x[1] != "holds"]
+    return out
 
 
 @lru_cache(maxsize=512)
@@ -61,7 +92,12 @@ def _expr(text: str):
     try:
         import sympy as sp
 
-        return sp.sympify(text, evaluate=False)
+        expr = sp.sympify(text, evaluate=False)
+        if not isinstance(expr, sp.Basic):
+            return None
+        greek = {s: sp.Symbol(_GREEK[s.name], **s.assumptions0) for s in expr.free_symbols
+                 if isinstance(s, sp.Symbol) and s.name in _GREEK}
+        return expr.xreplace(greek) if greek else expr
     except Exception:  # not a sympy expression: shown as text
         return None
 
