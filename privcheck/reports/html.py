@@ -19,7 +19,7 @@ import tempfile
 from typing import Iterable, Sequence
 
 from privcheck.claims import VerdictRecord
-from privcheck.reports.plots import FigureSet, write_figures
+from privcheck.reports.plots import FigureSet, _record_anchor, write_figures
 from privcheck.reports.render import details_html, formula_parts, mathml
 from privcheck.reports.sources import PAPERS, papers_for
 from privcheck.reports.text import (
@@ -50,6 +50,7 @@ th,td{border:1px solid #d0d0d0;padding:3px 7px;text-align:left;vertical-align:to
 th{background:#f2f3f5;font-weight:600}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 code{font-size:0.92em;overflow-wrap:anywhere}
+td code.id,h3 code.id{overflow-wrap:normal;word-break:normal}
 .verdict{font-weight:700;color:#1f4e79;white-space:nowrap}
 .v-holds{color:#17692b}.v-refuted{color:#b00020}.v-inconclusive{color:#8a5a00}.v-error{color:#8a008a}
 .v-computed{color:#1f4e79}
@@ -74,7 +75,8 @@ table.kv th{background:#f7f7f9;white-space:nowrap}
 .list{overflow-wrap:anywhere}
 pre{background:#f6f6f6;padding:0.6em;overflow-x:auto;font-size:0.8em}
 ol.papers li{margin-bottom:0.4em}
-@media (max-width:600px){body{padding:0.6em;font-size:14px} th,td{padding:2px 4px}}
+@media (max-width:600px){body{padding:0.6em;font-size:14px} th,td{padding:2px 4px}
+ .fig{overflow-x:auto} .fig img{max-width:none;width:680px}}
 """
 
 
@@ -94,8 +96,14 @@ def _where(r: VerdictRecord) -> str:
     return (r.source or "").partition(" ")[2] if paper_of(r.source) else cited_source(r)
 
 
+def _id(claim_id: str) -> str:
+    """A claim id in ``<code>`` that may wrap only after its dots (narrow screens)."""
+    return "<code class='id'>" + "<wbr>".join(_e(p) + "." for p in claim_id.split(".")[:-1]) + \
+        (("<wbr>" if "." in claim_id else "") + _e(claim_id.split(".")[-1])).lstrip() + "</code>"
+
+
 def _anchor(r: VerdictRecord) -> str:
-    return f"rec-{r.id}-{method_label(r)}".replace(":", "-")
+    return _record_anchor(r)
 
 
 def _value_html(value, formula: str | None = None) -> str:
@@ -103,6 +111,8 @@ def _value_html(value, formula: str | None = None) -> str:
         m = mathml(formula)
         if not m:
             return f"<code>{_e(formula)}</code>"
+        if len(formula) <= 12:
+            return m
         if m:
             return f"{m}<details class='src'><summary class='note'>as text</summary><code>{_e(formula)}</code></details>"
     if isinstance(value, (dict, list)):
@@ -174,6 +184,10 @@ def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None 
             out.append(f"<div class='finding'><h3>{_verdict(r.verdict)} <a href='#{_e(_anchor(r))}'>"
                        f"<code>{_e(r.id)}</code></a> [{_e(method_label(r))}]</h3>"
                        f"<div class='note'>{_e(cited_source(r))}</div>")
+            figs_of = [f for f in (figures.figures if figures else []) if f.record == _anchor(r)]
+            if figs_of:
+                out.append("<div class='note'>" + ", ".join(
+                    f"<a href='#fig-{_e(f.filename)}'>figure: {_e(f.title)}</a>" for f in figs_of) + "</div>")
             if r.verdict == "error":
                 out.append(f"<p><code>{_e(error_message(r))}</code></p>")
             else:
@@ -192,7 +206,7 @@ def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None 
             if r.expect is not None:
                 verdict += f" <small>(expected {_e(r.expect)}{'' if r.met_expectation else ' — not met'})</small>"
             out.append(
-                f"<tr{' class=unmet' if unmet else ''}><td><a href='#{_e(_anchor(r))}'><code>{_e(r.id)}</code></a>"
+                f"<tr{' class=unmet' if unmet else ''}><td><a href='#{_e(_anchor(r))}'>{_id(r.id)}</a>"
                 f"<div class='note'>{_e(_where(r))}</div></td>"
                 f"<td>{_e(method_label(r))}</td><td>{verdict}</td>"
                 f"<td>{_e(short(r.claimed, 80))}</td><td>{_e(short(r.measured, 80))}</td>"
@@ -202,8 +216,8 @@ def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None 
         out.append("<h2 id='figures'>Figures</h2>")
         for f in figures.figures:
             src = (images or {}).get(f.filename, f.filename)
-            out.append(f"<figure><img src='{_e(src)}' alt='{_e(f.title)}'>"
-                       f"<figcaption><b>{_e(f.title)}.</b> {_e(f.caption)}</figcaption></figure>")
+            out.append(f"<figure id='fig-{_e(f.filename)}'><div class='fig'><img src='{_e(src)}' alt='{_e(f.title)}'>"
+                       f"</div><figcaption><b>{_e(f.title)}.</b> {_e(f.caption)}</figcaption></figure>")
         for n in figures.notes:
             out.append(f"<p class='note'>Note: {_e(n)}</p>")
     cited = papers_for(r.source for r in records)

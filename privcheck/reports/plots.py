@@ -37,11 +37,12 @@ FIG3_ID = "biswas.fig3"
 
 @dataclass
 class Figure:
-    """One PNG written beside a report: ``filename`` (relative), title and caption."""
+    """One PNG of a report: ``filename`` (relative), title, caption and the record it belongs to."""
 
     filename: str
     title: str
     caption: str = ""
+    record: str = ""  # the anchor of the record it illustrates (``rec-<id>-<method>``), if one
 
 
 @dataclass
@@ -110,6 +111,11 @@ def _conf(c: Any) -> str:
     from privcheck.reports.text import fmt_confidence
 
     return fmt_confidence(c)
+
+
+def _record_anchor(r: VerdictRecord) -> str:
+    """The HTML anchor of a record (``rec-<id>-<method>[-<part>]``), shared with :mod:`privcheck.reports.html`."""
+    return f"rec-{r.id}-{r.method}" + (f"-{r.part}" if r.part else "")
 
 
 def _slug(text: str) -> str:
@@ -525,7 +531,8 @@ def write_figures(
                 fn = name(f"{r.id}_{r.method}")
                 plot_k_slope(data, os.path.join(directory, fn))
                 out.figures.append(Figure(fn, "004 Lemma 1: ε_c against K",
-                                          "ε_c of eq. 16 on log axes with the fitted K-slope; the claim is O(K^{−3/4})."))
+                                          "ε_c of eq. 16 on log axes with the fitted K-slope; the claim is O(K^{−3/4}).",
+                                          _record_anchor(r)))
         elif r.id == FIG3_ID:
             data, note = figure3_data(r)
             if data is None:
@@ -534,7 +541,8 @@ def write_figures(
                 fn = name(f"{r.id}_{r.method}")
                 plot_figure3(data, os.path.join(directory, fn), r.verdict)
                 out.figures.append(Figure(fn, "003 Figure 3", "Mean TV distance between the estimate and the data "
-                                          "(with intervals) and communication cost, against the sampling probability π."))
+                                          "(with intervals) and communication cost, against the sampling probability π.",
+                                          _record_anchor(r)))
         else:
             rows = estimator_components(r) if r.kind == "estimator" and r.verdict != "error" else []
             fn = name(f"{r.id}_{r.method}_{r.part}" if r.part else f"{r.id}_{r.method}")
@@ -542,12 +550,13 @@ def write_figures(
                 plot_estimator(r, rows, os.path.join(directory, fn))
                 out.figures.append(Figure(fn, f"{r.id} [{r.method}]: bias and variance",
                                           "Bias intervals (left, 0 marked) and variance intervals relative to the "
-                                          "claimed variance (right, 1 marked), per scenario."))
+                                          "claimed variance (right, 1 marked), per scenario.", _record_anchor(r)))
             elif r.verdict == "refuted" and comparison_data(r):
                 plot_comparison(r, comparison_data(r), os.path.join(directory, fn))
                 out.figures.append(Figure(fn, f"{r.id} [{r.method}]: claimed against measured",
                                           "The claim (hollow squares) and the measurements (filled markers) per "
-                                          "case, on the same axis."))
+                                          "case, on the same axis.", _record_anchor(r)))
             elif r.kind == "estimator" and r.verdict != "error" and plot_interval(r, os.path.join(directory, fn)):
-                out.figures.append(Figure(fn, f"{r.id} [{r.method}]: interval", "The check's interval and the claim."))
+                out.figures.append(Figure(fn, f"{r.id} [{r.method}]: interval", "The check's interval and the claim.",
+                                          _record_anchor(r)))
     return out
