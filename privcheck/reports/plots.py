@@ -124,26 +124,31 @@ def _slug(text: str) -> str:
 
 # --------------------------------------------------------------------------- 1. ε against samples
 def plot_eps_curves(curves: Sequence, path: str) -> None:
-    """ε lower bound against samples per input (log x), exact ε dashed and claim dotted, per mechanism.
+    """ε lower bound against samples per input (log x), per mechanism, with one line per reference ε.
+
+    Each distinct claimed or exact ε is drawn once (grey; dashed when only
+    exact values sit there), its label naming the mechanisms it belongs to.
 
     curves: :class:`~privcheck.reports.curves.EpsCurve` objects (or their dicts).
     """
     fig, ax = _new_figure(9.6, 4.2)
     colors = ["C0", "C1", "C2", "C3", "C4", "C5"]
+    refs: dict[float, list[str]] = {}  # reference value -> what sits there ("claimed de", "exact pm", ...)
     for i, c in enumerate(curves):
         d = c.to_dict() if hasattr(c, "to_dict") else dict(c)
         col = colors[i % len(colors)]
         xs = [int(s) for s in d["samples"]]
         ys = [(_num(y) if _num(y) is not None and math.isfinite(_num(y)) else float("nan")) for y in d["eps_lower"]]
         ax.plot(xs, ys, ["o", "s", "^", "D", "v", "P"][i % 6] + "-", color=col, label=f"{d['label']}: lower bound")
-        claimed = float(d["eps_claimed"])
-        exact = float(d["eps_exact"]) if d.get("eps_exact") is not None else None
-        if exact is not None and math.isclose(exact, claimed, rel_tol=1e-9):  # one line, not two on top of each other
-            ax.axhline(exact, color=col, ls="--", lw=1, label=f"exact ε = claimed ε = {exact:.4g}")
-            continue
-        if exact is not None:
-            ax.axhline(exact, color=col, ls="--", lw=1, label=f"exact ε = {exact:.4g}")
-        ax.axhline(claimed, color=col, ls=":", lw=1.5, label=f"claimed ε = {claimed:.4g}")
+        name = d.get("mechanism") or d["label"]
+        refs.setdefault(round(float(d["eps_claimed"]), 9), []).append(f"claimed {name}")
+        if d.get("eps_exact") is not None:
+            refs.setdefault(round(float(d["eps_exact"]), 9), []).append(f"exact {name}")
+    # one line per distinct reference value: mechanisms sharing ε = 1 would otherwise draw lines on top of each other
+    for v, what in sorted(refs.items()):
+        exact_only = all(w.startswith("exact") for w in what)
+        ax.axhline(v, color="0.35", ls="--" if exact_only else ":", lw=1.2,
+                   label=f"ε = {v:.4g}: " + ", ".join(what))
     ax.set_xscale("log")
     ax.set_xlabel("samples per input")
     ax.set_ylabel("ε")
@@ -520,8 +525,8 @@ def write_figures(
         fn = name("eps_vs_samples")
         plot_eps_curves(curves, os.path.join(directory, fn))
         out.figures.append(Figure(fn, "ε lower bound against samples",
-                                  "Monte Carlo lower bound on ε (points) for catalogue mechanisms, with the exact ε "
-                                  "(dashed) and the claim (dotted): the bound approaches the exact ε as samples grow."))
+                                  "Monte Carlo lower bound on ε (points) for catalogue mechanisms, with the claimed and exact "
+                                  "ε as grey lines (labelled): the bound approaches the exact ε as samples grow."))
     for r in records:
         if r.id == K_SLOPE_ID and r.method == "scaling":
             data, note = k_slope_data(r)
