@@ -256,3 +256,21 @@ def test_eps_curve_small():
     assert again.eps_lower == c.eps_lower  # reproducible from the seed
     with pytest.raises(ValueError):
         eps_curve("de", {"m": 2, "eps": 1.0}, sizes=(5,))
+
+
+def test_comparison_data_puts_claim_and_measurements_on_one_axis():
+    from privcheck.reports.plots import comparison_data
+
+    per_case = _rec("a.b", P0, "privacy", "exact", "refuted", {"d=5": 1.0, "d=20": 0.5}, {"d=5": 1.2, "d=20": 0.53})
+    cases, series = comparison_data(per_case)
+    assert cases == ["d=5", "d=20"] and series == [("claimed", [1.0, 0.5]), ("measured", [1.2, 0.53])]
+    # the same claimed number for every case
+    cases, series = comparison_data(_rec("a.c", P0, "privacy", "mc", "refuted", 1.0, {"x": 1.1, "y": 1.3}))
+    assert series[0] == ("claimed", [1.0, 1.0])
+    # measured lists (simulated, exact, the paper's values) with claimed values of the same length
+    rec = _rec("b.T", P3, "estimator", "mc", "refuted", {"E[T]": "n f_i", "values": [500, 500]},
+               {"simulated": [501.0, 1399.0], "exact": [500, 1400], "intervals": [[498, 503], [1395, 1402]]})
+    cases, series = comparison_data(rec)
+    assert cases == ["case 1", "case 2"] and [n for n, _ in series] == ["claimed", "simulated", "exact"]
+    # nothing numeric to compare
+    assert comparison_data(_rec("c.d", P3, "formula", "symbolic", "refuted", "E[X] = X", "E[X] = X/d")) is None
