@@ -110,7 +110,8 @@ def papers_cmd() -> None:
         click.echo(f"      {counts.get(p.key, 0)} claims; 'privcheck list' shows them as [{p.key}] {p.short}")
 
 
-@main.command()
+@main.command(epilog="Exit codes: 0 every check met its expectation (refuted built-in claims are findings); "
+                     "1 an expectation not met, an error, or a --fail-on verdict; 2 bad usage.")
 @click.argument("patterns", nargs=-1)
 @click.option("--file", "files", multiple=True, type=str, help="User claims file (.py or .toml); repeatable.")
 @click.option("--samples", type=int, default=None, help="Override Monte Carlo sample sizes (>= 20).")
