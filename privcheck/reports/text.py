@@ -309,11 +309,16 @@ def check_lines(record: VerdictRecord, width: int = 80, verbosity: int = 0, verd
         if record.verdict == "error":
             text = values if len(values) <= room else values[: room - 1] + "…"
         else:
-            both = record.claimed is not None and record.measured is not None
-            half = max(8, (room - len("claimed  → measured ")) // 2) if both else room - len("measured ")
-            text = " → ".join(x for x in (
-                record.claimed is not None and f"claimed {short(record.claimed, half)}",
-                record.measured is not None and f"measured {short(record.measured, half)}") if x)
+            c, m = short(record.claimed, 200), short(record.measured, 200)
+            budget = max(16, room - len("claimed  → measured "))
+            if len(c) + len(m) > budget:  # shorten the longer side first, never below half the room
+                if len(c) <= len(m):
+                    c = short(record.claimed, max(8, min(len(c), budget // 2)))
+                    m = short(record.measured, max(8, budget - len(c)))
+                else:
+                    m = short(record.measured, max(8, min(len(m), budget // 2)))
+                    c = short(record.claimed, max(8, budget - len(m)))
+            text = " → ".join(x for x in (c and f"claimed {c}", m and f"measured {m}") if x)
             if len(text) > room:
                 text = text[: room - 1] + "…"
         lines.append(Text(indent + text, style="dim"))
