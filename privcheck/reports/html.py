@@ -169,6 +169,13 @@ def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None 
                "about the paper, not a failure of the run"
                + (f"; this run fails on: {_e(', '.join(fail_on))}" if fail_on else "")
                + ". Monte Carlo <b>holds</b> means no violation detected.</p>")
+    found = [r for r in records if r.verdict in FINDING_VERDICTS or r.verdict == "error" or not r.met_expectation]
+    cited = papers_for(r.source for r in records)
+    nav = [("findings", f"Findings ({len(found)})")] if found else []
+    nav += [("figures", "Figures")] if figures and figures.figures else []
+    nav += [("sources", "Sources")] if cited else []
+    nav += [("records", "Records")]
+    out.append("<nav class='note'>" + " · ".join(f"<a href='#{a}'>{_e(t)}</a>" for a, t in nav) + "</nav>")
     out.append("<div class='scroll'><table><tr><th>paper</th>" + "".join(f"<th>{_e(v)}</th>" for v in names)
                + "</tr>")
     for paper, recs in groups.items():
@@ -177,7 +184,6 @@ def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None 
         out.append(f"<tr><td><a href='#paper-{_e(paper)}'>{_e(label)}</a></td>"
                    + "".join(f"<td class='num'>{counts.get(v, 0) or ''}</td>" for v in names) + "</tr>")
     out.append("</table></div>")
-    found = [r for r in records if r.verdict in FINDING_VERDICTS or r.verdict == "error" or not r.met_expectation]
     if found:
         out.append("<h2 id='findings'>Findings</h2>")
         for r in found:
@@ -220,7 +226,6 @@ def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None 
                        f"</div><figcaption><b>{_e(f.title)}.</b> {_e(f.caption)}</figcaption></figure>")
         for n in figures.notes:
             out.append(f"<p class='note'>Note: {_e(n)}</p>")
-    cited = papers_for(r.source for r in records)
     if cited:
         out.append("<h2 id='sources'>Sources</h2><ol class='papers'>")
         for p in cited:

@@ -110,7 +110,7 @@ def mathml(text: str, display: bool = True) -> str | None:
     try:
         from sympy.printing.mathml import mathml as _mathml
 
-        body = _mathml(expr, printer="presentation")
+        body = _mathml(expr, printer="presentation").replace("&ExponentialE;", "e")  # the papers' plain e
     except Exception:
         return None
     mode = "block" if display else "inline"
