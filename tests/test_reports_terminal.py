@@ -119,3 +119,14 @@ def test_quick_label_in_summary_and_json(records):
 def test_confidence_keeps_its_digits(c, text):
     assert fmt_confidence(c) == text
     assert float(fmt_confidence(c)) < 1.0 or math.isclose(c, 1.0)
+
+
+def test_findings_section_cites_papers_and_counts_any_verdict(records):
+    from privcheck.findings import render
+
+    text = render(records, seed=0, seconds=3.0)
+    assert "**[003] LDP sampling (Biswas et al.)** — 1 holds, 1 refuted, 1 error" in text
+    assert f"- `{LONG}` [mc] **refuted** — claimed" in text  # one grep-able item per finding
+    assert "- `fedsel.pe.ldp` [mc:ldp] **inconclusive**" in text
+    assert "`calc.budget` [calculator] computed" in text
+    assert "Sources: [000] Ruixuan Liu, Yang Cao, Masatoshi Yoshikawa, Hong Chen, *FedSel:" in text
