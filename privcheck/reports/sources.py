@@ -4,8 +4,10 @@ Claim sources name a paper by its file in the project's paper collection
 (``000_55a5a0ab95d522af.txt``), which is not shipped with the package. Reports,
 ``privcheck list`` and ``privcheck papers`` show the citation instead
 (:func:`cite_source`). Titles and authors are those printed on the papers
-themselves; the venue is what the paper text says about itself (001 is an
-anonymous submission under double-blind review, so it has no authors).
+themselves; venues are the published proceedings (000) or the preprint the
+text comes from (002, 004), else what the text says about itself (001 is an
+anonymous submission under double-blind review, so it has no authors; 003 a
+preprint without a stated venue).
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ class Paper:
 PAPERS: dict[str, Paper] = {p.key: p for p in (
     Paper("000", "FedSel (Liu et al.)", "Ruixuan Liu, Yang Cao, Masatoshi Yoshikawa, Hong Chen",
           "FedSel: Federated SGD under Local Differential Privacy with Top-k Dimension Selection",
-          "DASFAA 2020, Springer LNCS", "000_55a5a0ab95d522af.txt"),
+          "DASFAA 2020, Springer LNCS 12112, pp. 485–501", "000_55a5a0ab95d522af.txt"),
     Paper("001", "sqSGD (anonymous)", "Anonymous authors",
           "Practical Locally Private Federated Learning with Communication Efficiency (sqSGD)",
           "paper under double-blind review", "001_30a1c1c8dca8a50f.txt"),
@@ -48,7 +50,7 @@ PAPERS: dict[str, Paper] = {p.key: p for p in (
           "preprint", "003_e5d52747d9985dd0.txt"),
     Paper("004", "Wireless FL (Seif et al.)", "Mohamed Seif Eldin Mohamed, Wei-Ting Chang, Ravi Tandon",
           "Privacy Amplification for Federated Learning via User Sampling and Wireless Aggregation",
-          "IEEE Journal on Selected Areas in Communications, 2021 (parts submitted to ISIT 2021)",
+          "arXiv:2103.01953, 2021 (parts submitted to ISIT 2021, as the paper states)",
           "004_cc7ee25c83388ef6.txt"),
 )}
 
