@@ -257,8 +257,9 @@ def write_html(records: Iterable[VerdictRecord], path: str, *, curves: bool | Se
     curves: True draws the ε-against-samples figure for the catalogue
     mechanisms whose claims are among ``records``
     (:func:`privcheck.reports.curves.curves_for`), a list of
-    :class:`~privcheck.reports.curves.EpsCurve` draws those, False skips it.
-    figures: False writes the tables only. Returns the figures drawn.
+    :class:`~privcheck.reports.curves.EpsCurve` draws those, False skips it
+    (``--quick`` runs skip the largest sample size). figures: False writes
+    the tables only. Returns the figures drawn.
     """
     records = list(records)
     figs = FigureSet()
@@ -266,10 +267,12 @@ def write_html(records: Iterable[VerdictRecord], path: str, *, curves: bool | Se
     if figures:
         curve_list = None
         if curves is True:
-            from privcheck.reports.curves import curves_for
+            from privcheck.reports.curves import DEFAULT_SIZES, curves_for
 
             seed = records[0].seed if records else 0
-            curve_list = curves_for({r.id for r in records}, seed=seed) or None
+            quick_run = is_quick(records) if quick is None else quick
+            sizes = DEFAULT_SIZES[:-1] if quick_run else DEFAULT_SIZES  # --quick: skip the largest audits
+            curve_list = curves_for({r.id for r in records}, sizes=sizes, seed=seed) or None
         elif curves:
             curve_list = list(curves)
         with tempfile.TemporaryDirectory(prefix="privcheck-figs-") as tmp:
