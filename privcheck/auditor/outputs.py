@@ -198,6 +198,8 @@ def _object_codes(values) -> np.ndarray:
                     _LABELS.setdefault(c, _short(v))
         except TypeError:  # unhashable (arrays, sets, nested lists)
             c = _object_code(v)
+            if i < _LABEL_PROBE and len(_LABELS) < _MAX_LABELS:
+                _LABELS.setdefault(c, _short(v))
         out[i] = c
     return out
 
