@@ -21,7 +21,7 @@ numbers, booleans          their value (numeric arrays take :func:`as_matrix` as
 complex numbers            two columns, real and imaginary part (never truncated)
 strings, bytes             one column of label codes (a 64-bit FNV-1a hash of the
                            code points / bytes, vectorised over numpy string arrays)
-tuples / lists / arrays    of equal length: one column per position (each position
+tuples / lists / arrays    (and one-shot iterators such as ``zip``) of equal length: one column per position (each position
                            encoded as above); of different lengths (ragged): one
                            column, a code of the whole sequence
 sets, frozensets, dicts    one code of the whole value, independent of order
@@ -45,6 +45,7 @@ import hashlib
 import math
 import numbers
 import struct
+from collections.abc import Iterator
 from operator import itemgetter
 from typing import Any
 
@@ -145,6 +146,9 @@ def _encode_sequence_of_outputs(items, n: int) -> np.ndarray:
     if n == 0:
         return np.zeros((0, 1), dtype=np.float64)
     types = set(map(type, items))
+    if any(issubclass(t, Iterator) for t in types):  # zip/map/generator outputs: their items, once
+        items = [tuple(v) if isinstance(v, Iterator) else v for v in items]
+        types = set(map(type, items))
     if all(issubclass(t, (list, tuple, np.ndarray)) for t in types):
         if not any(issubclass(t, np.ndarray) for t in types):
             fast = _numeric_rows(items)

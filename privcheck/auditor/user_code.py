@@ -78,7 +78,12 @@ def _import(mod_name: str, base: str, ref: str):
 def _load_file(path: str, ref: str):
     if not os.path.isfile(path):
         raise PrivcheckUsageError(f"reference {ref!r}: no such file {path}")
-    name = "privcheck_user_" + os.path.splitext(os.path.basename(path))[0].replace("-", "_")
+    stem = os.path.splitext(os.path.basename(path))[0]
+    known = sys.modules.get(stem)
+    if known is not None and os.path.abspath(getattr(known, "__file__", "") or "") == os.path.abspath(path):
+        return known
+    # the plain module name (importable by workers once its folder is on sys.path) unless it is taken
+    name = stem if (stem.isidentifier() and known is None) else "privcheck_user_" + stem.replace("-", "_")
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise PrivcheckUsageError(f"reference {ref!r}: cannot load {path} as a Python module")

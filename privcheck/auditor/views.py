@@ -108,7 +108,8 @@ class LocalHashingSupport:
     """View of local-hashing reports as support bit vectors over candidate inputs (see
     :func:`local_hashing_support`)."""
 
-    def __init__(self, hash_fn: Callable, domain: Sequence, g: int | None = None, *, vectorised: bool = False):
+    def __init__(self, hash_fn: Callable, domain: Sequence, g: int | None = None, *, vectorised: bool = False,
+                 seed_first: bool = True):
         if not callable(hash_fn):
             raise PrivcheckUsageError(f"hash_fn must be a callable hash_fn(x, seed) -> int, got {type(hash_fn).__name__}")
         domain = list(domain)
@@ -120,6 +121,7 @@ class LocalHashingSupport:
         self.domain = domain
         self.g = None if g is None else int(g)
         self.vectorised = bool(vectorised)
+        self.seed_first = bool(seed_first)
         self.__name__ = "local_hashing_support"
 
     def __repr__(self) -> str:
@@ -130,13 +132,13 @@ class LocalHashingSupport:
             if outputs.ndim != 2 or outputs.shape[1] != 2:
                 raise PrivcheckUsageError(
                     f"local-hashing reports must be (seed, value) pairs, got an array of shape {outputs.shape}")
-            return outputs[:, 0], outputs[:, 1]
+            return (outputs[:, 0], outputs[:, 1]) if self.seed_first else (outputs[:, 1], outputs[:, 0])
         seeds, values = [], []
         for o in outputs:
             if isinstance(o, dict):
                 o = (o.get("seed"), o.get("value"))
             try:
-                s, v = o
+                s, v = o if self.seed_first else tuple(o)[::-1]
             except (TypeError, ValueError):
                 raise PrivcheckUsageError(
                     f"local-hashing reports must be (seed, value) pairs, got {type(o).__name__} {o!r:.60}") from None
@@ -162,7 +164,7 @@ class LocalHashingSupport:
 
 
 def local_hashing_support(hash_fn: Callable, domain: Sequence, g: int | None = None, *,
-                          vectorised: bool = False) -> LocalHashingSupport:
+                          vectorised: bool = False, seed_first: bool = True) -> LocalHashingSupport:
     """View for local-hashing LDP reports (OLH, BLH, FLH): ``(seed, value)`` → support vector.
 
     Local hashing (Wang et al., USENIX Security 2017) reports a public random
@@ -186,5 +188,7 @@ def local_hashing_support(hash_fn: Callable, domain: Sequence, g: int | None = N
         audited inputs; other values only add columns).
     g : the hash range; when given, hashes are reduced mod ``g`` (omit when
         ``hash_fn`` already returns values in ``[0, g)``).
+    seed_first : reports are ``(seed, value)`` (default) or, when False,
+        ``(value, seed)`` (pure-ldp's ``LHClient.privatise``).
     """
-    return LocalHashingSupport(hash_fn, domain, g, vectorised=vectorised)
+    return LocalHashingSupport(hash_fn, domain, g, vectorised=vectorised, seed_first=seed_first)
