@@ -71,9 +71,12 @@ def _mc(sampler, **kw):
 ])
 def test_non_numeric_outputs_audit_like_their_numeric_twin(other, twin):
     a, b = _mc(other), _mc(twin)
-    # same draws, same atoms (up to their labels): the same events and the same bound
-    assert a.eps_lower == b.eps_lower and a.verdict == b.verdict == "holds"
-    assert [c["counts"] for c in a.details["candidates"]] == [c["counts"] for c in b.details["candidates"]]
+    # Same draws, same atoms up to their labels: today the same events and the same bound, bit for
+    # bit. Atom *order* differs (labels sort by hash, numbers by value), so a selection rule that
+    # breaks ties or merges neighbouring atoms by value may pick another event; the documented
+    # allowance is 0.1, about three standard deviations of this bound at 4800 estimation draws.
+    assert a.verdict == b.verdict == "holds"
+    assert a.eps_lower == pytest.approx(b.eps_lower, abs=0.1)
     assert 0.5 < a.eps_lower <= EPS
 
 
