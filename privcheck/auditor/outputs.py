@@ -19,8 +19,8 @@ What each output type becomes:
 numbers, booleans          their value (numeric arrays take :func:`as_matrix` as is)
 ``None``, ``NaN``          ``NaN`` ("no value", one atom)
 complex numbers            two columns, real and imaginary part (never truncated)
-strings, bytes             one column of label codes (a 64-bit FNV-1a hash of the
-                           code points / bytes, vectorised over numpy string arrays)
+strings, bytes             one column of label codes (a 64-bit hash of the code
+                           points / bytes, vectorised over numpy string arrays)
 tuples / lists / arrays    (and one-shot iterators such as ``zip``) of equal length: one column per position (each position
                            encoded as above); of different lengths (ragged): one
                            column, a code of the whole sequence
@@ -57,8 +57,6 @@ from privcheck.errors import PrivcheckUsageError
 CODE_BASE = float(2**62)
 CODE_STEP = float(2**10)
 _MASK64 = (1 << 64) - 1
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
 _EXACT_INT = 2**53
 
 ALLOWED = ("numbers, booleans, None, complex numbers, strings, bytes, tuples/lists/arrays of these, "
@@ -300,8 +298,14 @@ def _to_code(h: np.ndarray) -> np.ndarray:
     return CODE_BASE + (h >> np.uint64(12)).astype(np.float64) * CODE_STEP
 
 
+def _position_keys(width: int) -> np.ndarray:
+    """Odd 64-bit constants K_0 .. K_{width-1} (splitmix64 of the position; fixed forever)."""
+    j = np.arange(1, width + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+    return _mix(j) | np.uint64(1)
+
+
 def _mix(h: np.ndarray) -> np.ndarray:
-    """The splitmix64 finaliser (good avalanche for FNV output)."""
+    """The splitmix64 finaliser (full avalanche of a 64-bit value)."""
     with np.errstate(over="ignore"):
         h = (h ^ (h >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         h = (h ^ (h >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
@@ -311,31 +315,25 @@ def _mix(h: np.ndarray) -> np.ndarray:
 def _label_codes(a: np.ndarray) -> np.ndarray:
     """Label codes of a 1-D numpy string (``U``) or bytes (``S``) array, vectorised.
 
-    FNV-1a over the code points (bytes), up to each value's length, then the
-    length and a type tag are mixed in: independent of the array's itemsize,
-    of byte order, and of the other values. (numpy strips trailing NUL
-    characters, so ``"a"`` and ``"a\\x00"`` share a code.)
+    A position-keyed linear hash ``Σ_j unit_j · K_j (mod 2⁶⁴)`` over the code
+    points (bytes), ``K_j`` fixed odd constants, then the splitmix64
+    finaliser: NUL padding adds nothing, so the code is independent of the
+    array's itemsize, of byte order and of the other values. (numpy strips
+    trailing NUL characters, so ``"a"`` and ``"a\\x00"`` share a code.)
     """
     a = np.ascontiguousarray(a.ravel())
     m = a.size
     if a.dtype.kind == "U":
-        width = a.dtype.itemsize // 4
-        units = a.astype(f"<U{max(width, 1)}").view("<u4").reshape(m, max(width, 1)) if m else np.zeros((0, 1), "<u4")
+        width = max(a.dtype.itemsize // 4, 1)
+        units = a.astype(f"<U{width}").view("<u4").reshape(m, width) if m else np.zeros((0, width), "<u4")
         tag = np.uint64(0x5354)  # "ST"
     else:
-        width = a.dtype.itemsize
-        units = a.view(np.uint8).reshape(m, max(width, 1)) if m and width else np.zeros((m, 1), np.uint8)
+        width = max(a.dtype.itemsize, 1)
+        units = a.view(np.uint8).reshape(m, a.dtype.itemsize) if m and a.dtype.itemsize else np.zeros((m, 1), np.uint8)
         tag = np.uint64(0x4259)  # "BY"
-    nz = units != 0
-    # length = position of the last non-NUL unit + 1
-    length = np.where(nz.any(axis=1), units.shape[1] - np.argmax(nz[:, ::-1], axis=1), 0).astype(np.uint64)
-    h = np.full(m, _FNV_OFFSET, dtype=np.uint64)
+    keys = _position_keys(units.shape[1])
     with np.errstate(over="ignore"):
-        for j in range(units.shape[1]):
-            step = (h ^ units[:, j].astype(np.uint64)) * _FNV_PRIME
-            h = np.where(np.uint64(j) < length, step, h)
-        h = (h ^ length) * _FNV_PRIME
-        h = (h ^ tag) * _FNV_PRIME
+        h = (units.astype(np.uint64) * keys).sum(axis=1, dtype=np.uint64) + tag
     codes = _to_code(_mix(h))
     _remember(codes, a)
     return codes
