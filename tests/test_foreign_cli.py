@@ -111,6 +111,16 @@ def test_audit_user_pairs_and_view(user_dir):
     assert json.loads(r.output)["event"] in ("{out=0}", "{out=1}")  # one column after the view
 
 
+def test_audit_user_delta_bound(user_dir):
+    _, mod = user_dir
+    r = run("audit", f"{mod}:leaky", "--input", "0", "--input", "1", "--eps", "1", "--delta", "0.01",
+            "--samples", "4000", "--json", "-")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    # leaky keeps the bit w.p. 0.95: δ(1) >= 0.95 − e·0.05 ≈ 0.81 for the event {out = x}
+    assert data["delta_claimed"] == 0.01 and data["delta_lower"] > 0.7 and data["verdict"] == "refuted"
+
+
 def test_audit_user_file_reference(user_dir):
     path, mod = user_dir
     r = run("audit", f"{mod}.py:rr", "--input", "0", "--input", "1", "--eps", "1", "--samples", "2000", "--json", "-")

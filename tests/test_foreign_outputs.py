@@ -94,6 +94,15 @@ def test_none_is_no_value_and_numbers_are_equal_by_value():
     assert big[0, 0] == big[2, 0] != big[1, 0]
 
 
+def test_generators_and_iterator_outputs():
+    gen = encode_outputs((s for s in ["a", "b", "a"]), 3)
+    assert np.array_equal(gen, codes(["a", "b", "a"]))
+    zipped = codes([zip([1, 2], [0, 1]), zip([1, 2], [0, 1]), zip([3], [1])])  # one-shot iterators per output
+    assert zipped.shape == (3, 1) and zipped[0, 0] == zipped[1, 0] != zipped[2, 0]
+    with pytest.raises(PrivcheckUsageError, match="returned 2 outputs for n=3"):
+        encode_outputs(iter([1, 2]), 3)
+
+
 def test_mixed_columns_and_dicts():
     out = codes([("x", None), (2, "y"), ({"k": 1, "j": 2}, 1.5), ({"j": 2, "k": 1}, 1.5)])
     assert out.shape == (4, 2)

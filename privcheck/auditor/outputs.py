@@ -76,8 +76,9 @@ def encode_outputs(raw: Any, n: int) -> np.ndarray:
     Parameters
     ----------
     raw : what a sampler returned for ``n`` draws: a numpy array of any dtype
-        (numeric, bool, complex, string, bytes, object) with first axis ``n``,
-        or a list/tuple of ``n`` outputs, each a number, bool, ``None``,
+        (numeric, bool, complex, string, bytes, object) with first axis ``n``
+        (or anything ``np.asarray`` reads so, e.g. a pandas Series), or a
+        list/tuple/generator of ``n`` outputs, each a number, bool, ``None``,
         complex, string, bytes, a tuple/list/array of these, a set, frozenset
         or dict.
     n : the number of draws (≥ 0); the first axis must have this length.
@@ -91,6 +92,11 @@ def encode_outputs(raw: Any, n: int) -> np.ndarray:
     if isinstance(raw, np.ndarray):
         return _encode_array(raw, n)
     if isinstance(raw, (list, tuple)):
+        if len(raw) != n:
+            raise PrivcheckUsageError(f"sampler returned {len(raw)} outputs for n={n} draws; it must return exactly n")
+        return _encode_sequence_of_outputs(raw, n)
+    if isinstance(raw, Iterator):  # a generator of the n outputs
+        raw = list(raw)
         if len(raw) != n:
             raise PrivcheckUsageError(f"sampler returned {len(raw)} outputs for n={n} draws; it must return exactly n")
         return _encode_sequence_of_outputs(raw, n)
