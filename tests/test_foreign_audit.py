@@ -243,6 +243,28 @@ def test_as_atom_view_handles_outputs_of_changing_length():
     assert res.verdict == "holds" and res.eps_lower > 0.5
 
 
+def test_membership_view_finds_item_events_in_subset_outputs():
+    d, k = 12, 3
+
+    def k_subset(x, n, rng):
+        """Report a k-subset of [d]: with the true item w.p. ~ e^ε-weighted (ε = 1 subset selection)."""
+        w_in = math.exp(EPS) * math.comb(d - 1, k - 1)
+        p_in = w_in / (w_in + math.comb(d - 1, k))
+        out = []
+        for has in rng.random(n) < p_in:
+            others = [v for v in range(d) if v != x]
+            pick = rng.choice(others, size=k - 1 if has else k, replace=False).tolist()
+            out.append(frozenset(pick + ([x] if has else [])))
+        return out
+
+    bits = audit(k_subset, inputs=[0, 1], eps=EPS, samples=3000, seed=0, jobs=1,
+                 view=views.membership(range(d)))
+    assert bits.verdict == "holds" and 0.4 < bits.eps_lower <= EPS
+    m = views.membership(["a", "b", "c"])([{"a"}, ("c", "b", "z"), np.array(["b"]), []])
+    assert m.tolist() == [[1, 0, 0], [0, 1, 1], [0, 1, 0], [0, 0, 0]]
+    assert views.chain(views.per_output(sorted), views.membership([0, 1]))([{1}, {0, 1}]).tolist() == [[0, 1], [1, 1]]
+
+
 def test_bad_views_and_reports_are_one_line():
     with pytest.raises(PrivcheckUsageError, match="view must be a callable"):
         audit(olh, inputs=[0, 1], eps=EPS, samples=100, view=3)

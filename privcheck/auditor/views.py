@@ -104,6 +104,73 @@ as_atom = AsAtom()
 positional encoding could change width from chunk to chunk)."""
 
 
+class Membership:
+    """A view of set-valued outputs as membership bit vectors over a domain (see :func:`membership`)."""
+
+    def __init__(self, domain: Sequence):
+        domain = list(domain)
+        if not domain:
+            raise PrivcheckUsageError("membership needs a non-empty domain of possible items")
+        self.domain = domain
+        self.__name__ = "membership"
+
+    def __repr__(self) -> str:
+        return f"membership(domain of {len(self.domain)})"
+
+    def __call__(self, outputs) -> np.ndarray:
+        """``(n, len(domain))`` uint8: entry ``[i, j]`` is 1 when ``domain[j]`` is in output ``i``."""
+        index = {}
+        for j, item in enumerate(self.domain):
+            index.setdefault(item, j)
+        out = np.zeros((len(outputs), len(self.domain)), dtype=np.uint8)
+        for i, o in enumerate(outputs):
+            if isinstance(o, np.ndarray):
+                o = o.ravel().tolist()
+            try:
+                cols = [index[v] for v in o if v in index]
+            except TypeError:
+                raise PrivcheckUsageError(
+                    f"membership needs outputs that are collections of items, got {type(o).__name__}") from None
+            out[i, cols] = 1
+        return out
+
+
+def membership(domain: Sequence) -> Membership:
+    """View: each output (a set, or any collection of items) → its membership bit vector over ``domain``.
+
+    For subset-valued mechanisms (k-subset, PrivSet, sampled Hadamard
+    indices…) the whole-set atoms are many (``C(d, k)``) and each is rare;
+    membership bits let the auditor use single-item and item-pair events
+    (``{a ∈ S ∧ b ∉ S}``). Items outside ``domain`` are ignored. A
+    deterministic function of the output: valid by post-processing.
+    """
+    return Membership(domain)
+
+
+class Chain:
+    """Views applied one after the other (see :func:`chain`)."""
+
+    def __init__(self, *views: Callable):
+        for v in views:
+            if not callable(v):
+                raise PrivcheckUsageError(f"chain needs callables view(outputs), got {type(v).__name__}")
+        self.views = views
+        self.__name__ = "|".join(getattr(v, "__name__", type(v).__name__) for v in views)
+
+    def __call__(self, outputs):
+        for v in self.views:
+            outputs = v(outputs)
+        return outputs
+
+    def __repr__(self) -> str:
+        return "chain(" + ", ".join(repr(v) for v in self.views) + ")"
+
+
+def chain(*views: Callable) -> Chain:
+    """The view applying ``views`` left to right (a composition of post-processings is one)."""
+    return Chain(*views)
+
+
 class LocalHashingSupport:
     """View of local-hashing reports as support bit vectors over candidate inputs (see
     :func:`local_hashing_support`)."""
