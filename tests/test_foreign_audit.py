@@ -242,6 +242,12 @@ def test_as_atom_view_handles_outputs_of_changing_length():
     res = audit(variable, inputs=[0, 1], eps=EPS, samples=4000, seed=0, jobs=1, view=views.as_atom)
     assert res.verdict == "holds" and res.eps_lower > 0.5
 
+    def by_input(x, n, rng):  # equal-length tuples whose length depends on the input
+        return [(x,) * (x + 1)] * n
+
+    with pytest.raises(PrivcheckUsageError, match="different widths for different inputs.*as_atom"):
+        audit(by_input, inputs=[0, 1], eps=EPS, samples=100, seed=0, jobs=1)
+
 
 def test_membership_view_finds_item_events_in_subset_outputs():
     d, k = 12, 3

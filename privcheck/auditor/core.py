@@ -137,7 +137,14 @@ def _fmt(v, width: int = 80) -> str:
 def _draw(sampler: Sampler, x, n: int, seed_seq, jobs: int, progress=None) -> np.ndarray:
     parts = map_chunks(lambda rng, size: as_matrix(sampler(x, size, rng), size), n, seed_seq,
                        jobs=jobs, progress=progress)
+    if len({p.shape[1] for p in parts}) > 1:
+        raise PrivcheckUsageError(f"sampler outputs changed width between chunks ({sorted({p.shape[1] for p in parts})} "
+                                  f"columns): {_WIDTH_HINT}")
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+_WIDTH_HINT = ("outputs of varying length (or sometimes complex); audit them with "
+               "view=privcheck.auditor.views.as_atom (each output one atom)")
 
 
 def _count_events(sampler: Sampler, x, n: int, seed_seq, jobs: int, coding: OutputCoding, events, progress=None):
@@ -209,7 +216,8 @@ def monte_carlo_bound(
     sel = [_draw(sampler, x, n_sel, derive(ss, "selection", i), jobs, progress) for i, x in enumerate(inputs)]
     widths = {s.shape[1] for s in sel}
     if len(widths) != 1:
-        raise ValueError(f"sampler outputs have different widths for different inputs: {sorted(widths)}")
+        raise PrivcheckUsageError(f"sampler outputs have different widths for different inputs ({sorted(widths)} "
+                                  f"columns): {_WIDTH_HINT}")
     coding = OutputCoding(np.concatenate(sel))
     events = candidate_events(coding, sel, n_est, alpha / max_events, max_events=max_events,
                               delta_eps=delta_eps, allowed_pairs=None if pairs is None else set(map(tuple, pairs)))
