@@ -62,6 +62,13 @@ def test_tuples_are_positional_columns_with_exact_floats():
     assert list(out[:, 2]) == [3, 3, -2]
 
 
+def test_nested_records_expand_into_columns():
+    out = codes([([1, 0, 1], 2), ([0, 0, 1], 3)])  # RAPPOR-like (bits, cohort)
+    assert out.tolist() == [[1, 0, 1, 2], [0, 0, 1, 3]]
+    mixed = codes([([1, 0], 2), ([0, 0, 1], 3)])  # ragged inner lists: one code for that position
+    assert mixed.shape == (2, 2) and mixed[:, 1].tolist() == [2, 3] and mixed[0, 0] != mixed[1, 0]
+
+
 def test_ragged_lists_are_whole_atoms():
     out = codes([[1, 2], [1, 2, 3], (1, 2), [3]])
     assert out.shape == (4, 1)

@@ -21,9 +21,11 @@ numbers, booleans          their value (numeric arrays take :func:`as_matrix` as
 complex numbers            two columns, real and imaginary part (never truncated)
 strings, bytes             one column of label codes (a 64-bit hash of the code
                            points / bytes, vectorised over numpy string arrays)
-tuples / lists / arrays    (and one-shot iterators such as ``zip``) of equal length: one column per position (each position
-                           encoded as above); of different lengths (ragged): one
-                           column, a code of the whole sequence
+tuples / lists / arrays    of equal length (also one-shot iterators such as ``zip``):
+                           one column per position, each encoded as above; a
+                           position holding equal-length sequences is expanded
+                           likewise (3 levels deep); of different lengths
+                           (ragged): one column, a code of the whole sequence
 sets, frozensets, dicts    one code of the whole value, independent of order
 nested values              one code per value: blake2b of a canonical encoding in
                            which numbers are exact (``1 == 1.0 == True``), sets
@@ -146,7 +148,19 @@ def _stack(columns: list[np.ndarray], n: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- lists of outputs
-def _encode_sequence_of_outputs(items, n: int) -> np.ndarray:
+_MAX_NEST = 3
+
+
+def _uniform_sequences(values: list) -> bool:
+    """All values are tuples/lists/arrays of one common length ≥ 1 (no strings)."""
+    types = set(map(type, values))
+    if not types or not all(issubclass(t, (list, tuple, np.ndarray)) for t in types):
+        return False
+    lengths = set(map(_length, values))
+    return len(lengths) == 1 and lengths.pop() > 0
+
+
+def _encode_sequence_of_outputs(items, n: int, depth: int = 0) -> np.ndarray:
     if n == 0:
         return np.zeros((0, 1), dtype=np.float64)
     types = set(map(type, items))
@@ -171,7 +185,14 @@ def _encode_sequence_of_outputs(items, n: int) -> np.ndarray:
                 except PrivcheckUsageError:
                     pass
             rows = items if not any(issubclass(t, np.ndarray) for t in types) else [_flat_items(v) for v in items]
-            cols = [c for j in range(width) for c in _encode_column(list(map(itemgetter(j), rows)))]
+            cols = []
+            for j in range(width):
+                values = list(map(itemgetter(j), rows))
+                if depth < _MAX_NEST and _uniform_sequences(values):  # nested records: their positions too
+                    sub = _encode_sequence_of_outputs(values, n, depth + 1)
+                    cols.extend(sub[:, k] for k in range(sub.shape[1]))
+                else:
+                    cols.extend(_encode_column(values))
             return _stack(cols, n)
         return _stack([_object_codes(items)], n)
     return _stack(_encode_column(list(items)), n)
