@@ -15,10 +15,16 @@ from the run's seed and the chunk index), and the wrapper hands it on:
 
 - ``fn(x, rng)``: ``rng`` is that :class:`numpy.random.Generator`;
 - ``rng_type="random_state"``: ``rng`` is a :class:`numpy.random.RandomState`
-  seeded from it, for libraries that take ``random_state=`` (scikit-learn
-  style, e.g. ``lambda x, rng: mech.randomise(x)`` after
-  ``mech = Laplace(..., random_state=rng)``, or ``fn(x, rng)`` passing
-  ``random_state=rng`` through);
+  seeded from it (one per chunk), for libraries that take ``random_state=``
+  (scikit-learn style), e.g. diffprivlib::
+
+      def laplace(x, rs):
+          return Laplace(epsilon=1.0, sensitivity=1.0, random_state=rs).randomise(x)
+
+      privcheck.per_sample(laplace, rng_type="random_state")
+
+  (``examples/third_party.py`` builds the mechanism once per chunk instead,
+  which is faster);
 - ``fn(x)`` (no generator parameter) with ``seed_global=True``: before each
   chunk the global generators ``numpy.random`` (``np.random.seed``) and
   ``random`` (``random.seed``) are seeded from the chunk's generator, which makes
