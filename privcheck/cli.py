@@ -237,7 +237,8 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
         sampler = wrap(fn, seed_global=seed_global)
     else:
         sampler = fn
-    probe_sampler(sampler, xs[0] if xs else prs[0][0], ref, view_fn, per_sample)
+    probe_sampler(sampler, xs or list(dict.fromkeys(v for pr in prs for v in pr if _hashable(v))) or [prs[0][0]],
+                  ref, view_fn, per_sample)
     n = samples or DEFAULT_SAMPLES
     from rich.progress import Progress
 
@@ -249,6 +250,14 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
                         progress=lambda k: bar.advance(task, k))
     res.mechanism = ref
     _print_audit(res, json_out)
+
+
+def _hashable(v) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
 
 
 def _print_audit(res, json_out) -> None:

@@ -486,8 +486,8 @@ def _privacy_user(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     fn = ent.guard(lambda: load_reference(ref, base))
     view = ent.guard(lambda: load_reference(v["view"], base, what="view")) if "view" in v else None
     sampler = per_sample(fn, seed_global=v.get("seed_global", False)) if v.get("per_sample") else fn
-    first = inputs[0] if inputs is not None else pairs[0][0]
-    ent.guard(lambda: probe_sampler(sampler, first, ref, view, bool(v.get("per_sample"))))
+    probes = list(inputs) if inputs is not None else [x for pr in pairs for x in pr]
+    ent.guard(lambda: probe_sampler(sampler, probes, ref, view, bool(v.get("per_sample"))))
 
     def run(ctx: RunContext) -> Outcome:
         n = ctx.n(samples, quick=max(20, samples // 5))

@@ -48,6 +48,12 @@ def broken(x, n, rng):
     raise RuntimeError("boom")
 
 
+def broken_at_one(x, n, rng):
+    if x == 1:
+        raise KeyError(x)
+    return np.zeros(n)
+
+
 def objects(x, n, rng):
     return [object() for _ in range(n)]
 
@@ -137,6 +143,7 @@ def test_audit_user_file_reference(user_dir):
     (("MOD:rr_one", "--input", "0", "--input", "1", "--eps", "1"), "add --per-sample"),
     (("MOD:broken", "--input", "0", "--input", "1", "--eps", "1"), "RuntimeError: boom"),
     (("MOD:objects", "--input", "0", "--input", "1", "--eps", "1"), "cannot be compared"),
+    (("MOD:broken_at_one", "--input", "0", "--input", "1", "--eps", "1"), "at input 1 failed: KeyError"),
     (("MOD:rr", "--input", "0", "--input", "1", "--eps", "1", "--pair", "0,7"), "not one of the inputs"),
     (("MOD:rr", "--input", "0", "--input", "1", "--eps", "1", "--param", "m=3"), "--param"),
     (("MOD:rr", "--input", "0", "--input", "1", "--eps", "1", "--view", "MOD:missing"), "no attribute 'missing'"),

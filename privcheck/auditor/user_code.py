@@ -127,8 +127,16 @@ def parse_pair(text: str) -> tuple:
     raise PrivcheckUsageError(f"--pair takes two inputs A,B (e.g. --pair 0,1), got {text!r}")
 
 
-def probe_sampler(sampler: Callable, x: Any, ref: str, view: Callable | None = None, per_sample: bool = False) -> None:
-    """Call ``sampler(x, 4, rng)`` (and the view, and the output encoding) once; one-line error on failure."""
+def probe_sampler(sampler: Callable, inputs: list, ref: str, view: Callable | None = None,
+                  per_sample: bool = False) -> None:
+    """Call ``sampler(x, 4, rng)`` at every input (then the view and the output encoding); one line on failure."""
+    widths = {_probe_one(sampler, x, ref, view, per_sample) for x in inputs}
+    if len(widths) > 1:
+        raise PrivcheckUsageError(f"{ref}: outputs have different widths for different inputs ({sorted(widths)} "
+                                  "columns); audit them with --view privcheck.auditor.views:as_atom")
+
+
+def _probe_one(sampler: Callable, x: Any, ref: str, view: Callable | None, per_sample: bool) -> int:
     import numpy as np
 
     from privcheck.auditor.outputs import encode_outputs
@@ -147,4 +155,4 @@ def probe_sampler(sampler: Callable, x: Any, ref: str, view: Callable | None = N
             raise
         except Exception as exc:  # noqa: BLE001
             raise PrivcheckUsageError(f"the view failed on {ref}'s outputs: {_one_line(exc)}") from None
-    encode_outputs(out, 4)
+    return encode_outputs(out, 4).shape[1]
