@@ -232,15 +232,38 @@ class _AuditCommand(click.Command):
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random draw.")
 @click.option("--jobs", type=int, default=None, help="Worker threads.  [default: all cores]")
 @click.option("--json", "json_out", type=str, default=None, help="Write the result as JSON to PATH or '-'.")
-def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out):
-    """Audit one built-in mechanism's ε: exact where computable, Monte Carlo lower bound.
+@click.option("--input", "inputs", multiple=True, help="User code: a candidate input (Python literal, else a string); repeatable.")
+@click.option("--pair", "pairs", multiple=True, help="User code: neighbouring inputs A,B (only these pairs are searched); repeatable.")
+@click.option("--per-sample", "per_sample", is_flag=True, help="User code: FUNCTION returns one output per call, fn(x, rng) or fn(x).")
+@click.option("--seed-global", "seed_global", is_flag=True, help="With --per-sample: seed numpy's and random's global RNGs per chunk.")
+@click.option("--view", "view", type=str, default=None, help="User code: audit MODULE:FUNCTION(outputs) instead (post-processing).")
+@click.option("--delta", type=float, default=None, help="Claimed δ (default: the mechanism's nominal δ; 0 for user code).")
+def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out,
+          inputs, pairs, per_sample, seed_global, view, delta):
+    """Audit one mechanism's ε: a built-in MECHANISM, or user code MODULE:FUNCTION.
+
+    User code is a sampler f(x, n, rng) returning n outputs (or, with
+    --per-sample, one output per call), audited at the given --input values
+    (all ordered pairs) or --pair neighbours, e.g.
+    privcheck audit mypkg.mech:sample --input 0 --input 1 --eps 1
 
     Exits 1 when the verdict is refuted (so CI can gate on it), 0 otherwise.
     """
     from rich.console import Console
 
+    from privcheck.auditor.user_code import is_reference
     from estimators.registry import mechanism
 
+    if is_reference(mechanism_name):
+        if params or exact:
+            raise PrivcheckUsageError("--param and --exact are for built-in mechanisms; user code takes --input/--pair")
+        _audit_user_code(mechanism_name, inputs, pairs, per_sample, seed_global, view, eps, delta, samples,
+                         monte_carlo, confidence, seed, jobs, json_out)
+        return
+    for flag, val in (("--input", inputs), ("--pair", pairs), ("--per-sample", per_sample),
+                      ("--seed-global", seed_global), ("--view", view)):
+        if val:
+            raise PrivcheckUsageError(f"{flag} is for user code (MODULE:FUNCTION); built-in mechanisms take --param")
     mech = mechanism(mechanism_name, **_parse_params(params))
     if samples is not None and samples < 20:
         raise PrivcheckUsageError(f"--samples must be an integer >= 20, got {samples}")
@@ -257,7 +280,66 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
         task = bar.add_task("sampling", total=n * len(mech.inputs()))
         res = run_audit(mech, eps=eps, samples=n, seed=seed, confidence=confidence, exact=exact,
-                        monte_carlo=monte_carlo, jobs=jobs, progress=lambda k: bar.advance(task, k))
+                        monte_carlo=monte_carlo, jobs=jobs, progress=lambda k: bar.advance(task, k),
+                        **({"delta": delta} if delta is not None else {}))
+    _print_audit(res, json_out)
+
+
+def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, delta, samples, monte_carlo,
+                     confidence, seed, jobs, json_out) -> None:
+    """``privcheck audit MODULE:FUNCTION ...``: resolve the user's code and audit it."""
+    from privcheck.auditor import DEFAULT_SAMPLES
+    from privcheck.auditor import audit as run_audit
+    from privcheck.auditor.user_code import load_reference, parse_literal, parse_pair, probe_sampler
+
+    if not monte_carlo:
+        raise PrivcheckUsageError("--no-mc leaves nothing to run for user code (no exact ε without a built-in mechanism)")
+    if eps is None:
+        raise PrivcheckUsageError("--eps (the claimed ε) is required for user code")
+    if seed_global and not per_sample:
+        raise PrivcheckUsageError("--seed-global needs --per-sample")
+    xs = [parse_literal(t) for t in inputs]
+    prs = [parse_pair(t) for t in pairs]
+    if len(xs) < 2 and not prs:
+        raise PrivcheckUsageError("user code needs at least two --input values (or --pair A,B)")
+    if samples is not None and samples < 20:
+        raise PrivcheckUsageError(f"--samples must be an integer >= 20, got {samples}")
+    fn = load_reference(ref)
+    view_fn = load_reference(view, what="view") if view else None
+    if per_sample:
+        from privcheck.auditor.per_sample import per_sample as wrap
+
+        sampler = wrap(fn, seed_global=seed_global)
+    else:
+        sampler = fn
+    probe_sampler(sampler, xs or list(dict.fromkeys(v for pr in prs for v in pr if _hashable(v))) or [prs[0][0]],
+                  ref, view_fn, per_sample)
+    n = samples or DEFAULT_SAMPLES
+    from rich.console import Console
+    from rich.progress import Progress
+
+    console = Console(stderr=True)
+    with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
+        task = bar.add_task("sampling", total=n * max(2, len(xs)))
+        res = run_audit(sampler, inputs=xs or None, eps=eps, samples=n, seed=seed, confidence=confidence,
+                        jobs=jobs, delta=delta, pairs=prs or None, view=view_fn,
+                        progress=lambda k: bar.advance(task, k))
+    res.mechanism = ref
+    _print_audit(res, json_out)
+
+
+def _hashable(v) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _print_audit(res, json_out) -> None:
+    """Print an audit result (and its JSON) and exit: 1 when refuted, else 0."""
+    from rich.console import Console
+
     code = 1 if res.verdict == "refuted" else 0
     if json_out:
         text = json.dumps(res.to_dict(), indent=2)
