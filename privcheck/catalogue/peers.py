@@ -206,10 +206,16 @@ def _pld_oracle(events: tuple[Ev, ...], relation: str, target: str, at: float) -
         built = _pld_events(events)
     except (KeyError, AttributeError, TypeError):
         return None
-    acc = PLDAccountant(relation=relation)
+    from privcheck.errors import PrivcheckUsageError
+
+    try:
+        acc = PLDAccountant(relation=relation)
+        for (ev, _src), count in built:
+            acc.compose(ev, count=count)
+    except PrivcheckUsageError:  # e.g. subsampling under replace_one: not certified here
+        return None
     lines = ["from accountants.pld import *", f"acc = PLDAccountant(relation={relation!r})"]
-    for (ev, src), count in built:
-        acc.compose(ev, count=count)
+    for (_ev, src), count in built:
         lines.append(f"acc.compose({src}, count={count})")
     iv = acc.epsilon(delta=at) if target == "eps" else acc.delta(eps=at)
     lines.append(f"print(acc.epsilon(delta={at!r}))" if target == "eps" else f"print(acc.delta(eps={at!r}))")
