@@ -418,15 +418,23 @@ def audit_queries(queries: Sequence[Query], library: str, dists: Sequence[str], 
     else:
         verdict = "inconclusive"
     holds = [r for r in rows if r["status"] == "holds" and r["role"] == "upper"]
-    measured = {"rows": len(rows), **counts,
-                "approximations_below_truth": sum(r.get("position") == "below" for r in rows)}
+    below = sum(r.get("position") == "below" for r in rows)
+    order = ("refuted", "holds", "vacuous", "approximation", "no_answer", "undecided")
+    measured = ", ".join(f"{counts[k]} {k.replace('_', ' ')}" for k in order if counts.get(k))
+    if below:
+        measured += f" ({below} below the truth)"
+    extra: dict = {"counts": counts, "approximations_below_truth": below}
     if holds:
-        measured["max_slack_rel"] = max((r["slack_rel"] or 0.0) for r in holds)
+        extra["max_slack_rel"] = max((r["slack_rel"] or 0.0) for r in holds)
     refuted = [r for r in rows if r["status"] == "refuted"]
     if refuted:
-        measured["first_refuted"] = {k: refuted[0][k] for k in ("query", "answer", "certified") if k in refuted[0]}
+        r0 = refuted[0]
+        extra["first_refuted"] = {k: r0[k] for k in ("query", "answer", "certified", "target_eps") if k in r0}
+        extra["interval"] = r0["certified"]
+        extra["reproducer"] = r0["reproducer"]
+        measured = f"{r0['query']}: {r0['answer']:.6g}; " + measured
     return Outcome(verdict, claimed=statement, measured=measured,
-                   details={"library": library, "versions": versions(*dists), "rows": rows,
+                   details={"library": library, "versions": versions(*dists), **extra, "rows": rows,
                             "float_allowance_rel": REL_FLOAT,
                             "rule": "upper bound < certified lower end: refuted; lower bound > certified upper end: "
                                     "refuted; calibration whose certified ε exceeds the target (+ documented "
