@@ -55,7 +55,7 @@ class Ev:
     """One mechanism invoked ``count`` times, described independently of any library.
 
     kind/params: ``gaussian`` (sigma, sensitivity: ℓ2 distance between neighbouring means),
-    ``laplace`` (b, sensitivity 1), ``rr`` (eps, k: k-ary randomised response), ``pure``
+    ``laplace`` (b, sensitivity 1), ``discrete_laplace`` (a, integer sensitivity), ``rr`` (eps, k: k-ary randomised response), ``pure``
     (eps: the worst pure ε-DP pair, i.e. binary RR), ``approx`` ((ε, δ)-DP, worst pair),
     ``subsampled_gaussian`` (q, sigma: Poisson rate and noise multiplier, sensitivity 1),
     ``subsampled_laplace`` (q, b).
@@ -87,6 +87,11 @@ def laplace(b: float, count: int = 1) -> Ev:
 def rr(eps: float, k: int = 2, count: int = 1) -> Ev:
     """k-ary randomised response, truth with probability e^ε/(e^ε + k − 1); ε > 0, k ≥ 2."""
     return Ev("rr", (("eps", float(eps)), ("k", int(k))), int(count))
+
+
+def discrete_laplace(a: float, sensitivity: int = 1, count: int = 1) -> Ev:
+    """Discrete Laplace mechanism P(k) ∝ e^{−a|k|} with integer sensitivity Δ ≥ 1; a > 0."""
+    return Ev("discrete_laplace", (("a", float(a)), ("sensitivity", int(sensitivity))), int(count))
 
 
 def pure(eps: float, count: int = 1) -> Ev:
@@ -180,6 +185,9 @@ def _pld_events(events: tuple[Ev, ...]):
                 f"GaussianEvent(sigma={e.p('sigma')!r}, sensitivity={e.p('sensitivity')!r})"
         if k == "laplace":
             return P.LaplaceEvent(b=e.p("b")), f"LaplaceEvent(b={e.p('b')!r})"
+        if k == "discrete_laplace":
+            return P.DiscreteLaplaceEvent(a=e.p("a"), sensitivity=int(e.p("sensitivity"))), \
+                f"DiscreteLaplaceEvent(a={e.p('a')!r}, sensitivity={int(e.p('sensitivity'))})"
         if k == "rr":
             return P.RandomizedResponseEvent(eps=e.p("eps"), k=int(e.p("k"))), \
                 f"RandomizedResponseEvent(eps={e.p('eps')!r}, k={int(e.p('k'))})"
@@ -515,6 +523,9 @@ def dp_accounting_pld_queries(ctx: RunContext) -> list[Query]:
         _dpa_pld("replace-one: 20 × 4-RR ε=1",
                  f"dpa.SelfComposedDpEvent(dpa.RandomizedResponseDpEvent({p1!r}, 4), 20)", (rr(1.0, 4, 20),),
                  relation="replace_one"),
+        _dpa_pld("10 × discrete Laplace a=1, Δ=1",
+                 "dpa.SelfComposedDpEvent(dpa.dp_event.DiscreteLaplaceDpEvent(1.0, 1), 10)",
+                 (discrete_laplace(1.0, 1, 10),)),
         _dpa_pld(f"DP-SGD q=0.01 σ=1.1 T={T}", sg, (subsampled_gaussian(0.01, 1.1, T),)),
         _dpa_pld("100 × Poisson(q=0.1) Laplace b=1",
                  "dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.1, dpa.LaplaceDpEvent(1.0)), 100)",
@@ -526,6 +537,16 @@ def dp_accounting_pld_queries(ctx: RunContext) -> list[Query]:
             _dpa_pld(f"DP-SGD q=0.01 σ=1.1 T={T}, δ(ε=5)", sg, (subsampled_gaussian(0.01, 1.1, T),),
                      target="delta", at=5.0),
         ]
+    objs = "from dp_accounting.pld import privacy_loss_distribution as pld\n"
+    qs += [
+        _q("PLD object, optimistic: 100 × Gaussian σ=10", objs + "p = pld.from_gaussian_mechanism(10.0, "
+           "pessimistic_estimate=False).self_compose(100)\n", "p.get_epsilon_for_delta(1e-05)",
+           events=(gaussian(10.0, count=100),), relation="add_remove", target="eps", at=1e-5, role="lower",
+           note="pessimistic_estimate=False: the optimistic discretisation, a lower bound"),
+        _q("PLD object, coarse interval 0.05: 100 × Gaussian σ=10", objs + "p = pld.from_gaussian_mechanism(10.0, "
+           "value_discretization_interval=0.05).self_compose(100)\n", "p.get_epsilon_for_delta(1e-05)",
+           events=(gaussian(10.0, count=100),), relation="add_remove", target="eps", at=1e-5, role="upper"),
+    ]
     mixed = ("from dp_accounting.pld import privacy_loss_distribution as pld\n"
              "p = pld.from_gaussian_mechanism(2.0).compose(pld.from_laplace_mechanism(1.0))"
              f".compose(pld.from_randomized_response({_rr_noise(1.0, 2)!r}, 2))\n")
@@ -570,6 +591,10 @@ def dp_accounting_calibration_queries(ctx: RunContext) -> list[Query]:
            target="eps", at=1e-5, role="calibration", claim_eps=1.0, events_for=lambda s: (gaussian(s),)),
         _q("get_epsilon_gaussian(σ=1, δ=1e-5)", head, "dpa.get_epsilon_gaussian(1.0, 1e-5)",
            events=(gaussian(1.0),), relation="add_remove", target="eps", at=1e-5, role="upper"),
+        _q("get_epsilon_gaussian(σ=1, δ=1e-50)", head, "dpa.get_epsilon_gaussian(1.0, 1e-50)",
+           events=(gaussian(1.0),), relation="add_remove", target="eps", at=1e-50, role="upper"),
+        _q("get_sigma_gaussian(ε=15, δ=1e-50)", head, "dpa.get_sigma_gaussian(15.0, 1e-50)", relation="add_remove",
+           target="eps", at=1e-50, role="calibration", claim_eps=15.0, events_for=lambda s: (gaussian(s),)),
         _q("PLD get_smallest_gaussian_noise((1, 1e-5), 10 queries)", head,
            "pacc.get_smallest_gaussian_noise(common.DifferentialPrivacyParameters(1.0, 1e-5), 10)",
            relation="add_remove", target="eps", at=1e-5, role="calibration", claim_eps=1.0,
@@ -619,7 +644,8 @@ def dp_accounting_advanced_queries(ctx: RunContext) -> list[Query]:
 
 # ---------------------------------------------------------------- prv-accountant
 _PRV = ("from prv_accountant import PRVAccountant\nfrom prv_accountant.privacy_random_variables import "
-        "PoissonSubsampledGaussianMechanism, GaussianMechanism, LaplaceMechanism, PureDPMechanism\n")
+        "PoissonSubsampledGaussianMechanism, GaussianMechanism, LaplaceMechanism, PureDPMechanism, "
+        "ApproximateDPMechanism\n")
 
 
 def _prv_triplet(label: str, prvs: str, counts: Sequence[int], events: tuple[Ev, ...], target: str = "eps",
@@ -653,6 +679,9 @@ def prv_queries(ctx: RunContext) -> list[Query]:
     qs += _prv_triplet("10 × Gaussian σ=2 + 20 × Laplace b=2 + 50 × pure ε=0.1",
                        "GaussianMechanism(noise_multiplier=2.0), LaplaceMechanism(mu=0.5), PureDPMechanism(eps=0.1)",
                        [10, 20, 50], (gaussian(2.0, count=10), laplace(2.0, 20), pure(0.1, 50)))
+    qs += _prv_triplet("400 × pure ε=0.1", "PureDPMechanism(eps=0.1)", [400], (pure(0.1, 400),))
+    qs += _prv_triplet("50 × (0.5, 1e-6)-DP at δ=1e-4", "ApproximateDPMechanism(epsilon=0.5, delta=1e-6)", [50],
+                       (approx(0.5, 1e-6, 50),), at=1e-4)
     if not ctx.quick:
         qs += _prv_triplet("Gaussian σ=1 at δ=1e-16", "GaussianMechanism(noise_multiplier=1.0)", [1],
                            (gaussian(1.0),), at=1e-16, note="tiny δ: absolute error bounds dominate")
@@ -705,6 +734,9 @@ def autodp_rdp_queries(ctx: RunContext) -> list[Query]:
             f"tz.Composition()([mz.GaussianMechanism(sigma=2.0), mz.LaplaceMechanism(b=1.0), "
             f"mz.RandresponseMechanism(p={p1!r})], [10, 5, 20])",
             (gaussian(2.0, count=10), laplace(1.0, 5), rr(1.0, 2, 20))),
+        _ad(f"SubsampleGaussianMechanism q=0.01 σ=1.1 T={T}, characteristic-function (phi) accountant",
+            f"mz.SubsampleGaussianMechanism({{'prob': 0.01, 'sigma': 1.1, 'coeff': {T}}}, phi_off=False)",
+            (subsampled_gaussian(0.01, 1.1, T),), note="REFERENCE pitfall: broken in 0.2.3.1"),
         _ad(f"NoisySGD_Mechanism q=0.01 σ=1.1 T={T}", f"mz.NoisySGD_Mechanism(prob=0.01, sigma=1.1, niter={T})",
             (subsampled_gaussian(0.01, 1.1, T),)),
     ]
