@@ -218,3 +218,46 @@ def test_autodp_gaussian_claim_end_to_end():
     assert delta_rows and all(r["slack"] > 0 for r in delta_rows)  # get_approx_delta overstates δ (RDP fall-back)
     for r in rec.details["rows"]:
         _consistent(r)
+
+
+def test_pld_adapter_maps_events_to_the_accountant_api(monkeypatch):
+    """The adapter speaks accountants.pld's API (a stand-in module records the calls)."""
+    import types
+    from dataclasses import dataclass as dc
+
+    calls = []
+    mod = types.ModuleType("accountants.pld")
+    for name in ("GaussianEvent", "LaplaceEvent", "DiscreteLaplaceEvent", "RandomizedResponseEvent", "PureDPEvent"):
+        setattr(mod, name, (lambda n: lambda **kw: (n, kw))(name))
+    mod.PoissonSampledEvent = lambda ev, q: ("PoissonSampledEvent", ev, q)
+
+    @dc
+    class Interval:
+        lower: float
+        upper: float
+
+    class Acc:
+        def __init__(self, relation):
+            calls.append(("relation", relation))
+
+        def compose(self, ev, count=1):
+            calls.append(("compose", ev, count))
+
+        def epsilon(self, delta):
+            calls.append(("epsilon", delta))
+            return Interval(1.0, 2.0)
+
+        def delta(self, eps):
+            return Interval(1e-6, 2e-6)
+
+    mod.PLDAccountant = Acc
+    monkeypatch.setitem(sys.modules, "accountants.pld", mod)
+    evs = (P.subsampled_gaussian(0.01, 1.1, 7), P.laplace(2.0, 3), P.rr(1.0, 4))
+    c = P._pld_oracle(evs, "add_remove", "eps", 1e-5)
+    assert (c.lower, c.upper) == (1.0, 2.0) and "PLDAccountant(relation='add_remove')" in c.code
+    assert calls[0] == ("relation", "add_remove")
+    assert calls[1] == ("compose", ("PoissonSampledEvent", ("GaussianEvent", {"sigma": 1.1, "sensitivity": 1.0}), 0.01), 7)
+    assert calls[2] == ("compose", ("LaplaceEvent", {"b": 2.0}), 3)
+    assert calls[3] == ("compose", ("RandomizedResponseEvent", {"eps": 1.0, "k": 4}), 1)
+    assert calls[4] == ("epsilon", 1e-5)
+    assert P._pld_oracle((P.approx(0.5, 1e-6, 3),), "add_remove", "eps", 1e-5) is None  # not an accountant event

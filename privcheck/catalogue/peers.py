@@ -176,7 +176,7 @@ def _exact_oracle(events: tuple[Ev, ...], relation: str, target: str, at: float)
 
 def _pld_events(events: tuple[Ev, ...]):
     """The events in accountants.pld's API, and the code that builds them."""
-    import accountants.pld as P
+    P = importlib.import_module("accountants.pld")
 
     def one(e: Ev):
         k = e.kind
@@ -207,8 +207,8 @@ def _pld_events(events: tuple[Ev, ...]):
 def _pld_oracle(events: tuple[Ev, ...], relation: str, target: str, at: float) -> Certified | None:
     """privcheck's certified PLD accountant (accountants.pld.PLDAccountant), when available."""
     try:
-        from accountants.pld import PLDAccountant
-    except ImportError:
+        PLDAccountant = importlib.import_module("accountants.pld").PLDAccountant
+    except (ImportError, AttributeError):
         return None
     try:
         built = _pld_events(events)
