@@ -261,3 +261,21 @@ def test_pld_adapter_maps_events_to_the_accountant_api(monkeypatch):
     assert calls[3] == ("compose", ("RandomizedResponseEvent", {"eps": 1.0, "k": 4}), 1)
     assert calls[4] == ("epsilon", 1e-5)
     assert P._pld_oracle((P.approx(0.5, 1e-6, 3),), "add_remove", "eps", 1e-5) is None  # not an accountant event
+
+
+def test_cli_verify_peers_json(tmp_path):
+    """`privcheck verify 'peers.autodp.*' --json` writes records with versions and computed rows; exit 0."""
+    import json
+
+    from click.testing import CliRunner
+
+    from privcheck.cli import main
+
+    pytest.importorskip("autodp")
+    js = tmp_path / "p.json"
+    res = CliRunner().invoke(main, ["verify", "peers.autodp.gaussian", "--quick", "--jobs", "1", "--json", str(js)],
+                             catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    (rec,) = json.loads(js.read_text())
+    assert rec["id"] == "peers.autodp.gaussian" and rec["verdict"] == "holds"
+    assert rec["details"]["versions"]["autodp"] and all("certified" in r for r in rec["details"]["rows"])
