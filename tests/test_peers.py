@@ -182,12 +182,16 @@ def test_dp_accounting_pld_rows():
     pytest.importorskip("dp_accounting")
     qs = P.dp_accounting_pld_queries(QUICK)
     rows = _rows(qs, {"100 × Gaussian σ=10", "Gaussian σ=1 at δ=1e-50", "replace-one: 400 × RR ε=0.1",
-                      "replace-one: 400 × RR ε=0.1, composed one by one", "Laplace b=1"})
+                      "replace-one: 400 × RR ε=0.1, composed one by one", "Laplace b=1",
+                      "replace-one: 20 × 4-RR ε=1"})
     g = rows["100 × Gaussian σ=10"]
     assert g["status"] == "holds" and g["answer"] == pytest.approx(4.377178100, abs=1e-8)  # REFERENCE value
     assert rows["Gaussian σ=1 at δ=1e-50"]["status"] in ("vacuous", "holds")
     loop = rows["replace-one: 400 × RR ε=0.1, composed one by one"]
     assert loop["status"] == "holds" and 0 < loop["slack"] < 0.1  # pessimistic 9.9619 vs exact 9.9368
+    kr = rows["replace-one: 20 × 4-RR ε=1"]  # certified by privcheck's PLD accountant (k-RR atoms)
+    if "certified" in kr:
+        assert kr["certified"][0] <= kr["certified"][1] and "PLD" in kr["certified_by"]
     for r in rows.values():
         if "certified" in r:
             _consistent(r)

@@ -611,12 +611,12 @@ def dp_accounting_calibration_queries(ctx: RunContext) -> list[Query]:
            events_for=lambda z: (subsampled_gaussian(0.01, z, T),)),
     ]
     if not ctx.quick:
-        qs.append(_q("calibrate_dp_mechanism(PLDAccountant, DP-SGD q=0.01 T=1000, (2, 1e-5))",
+        qs.append(_q("calibrate_dp_mechanism(PLDAccountant, DP-SGD q=0.01 T=200, (1, 1e-5))",
                      head + "from dp_accounting.pld import pld_privacy_accountant as pa\n",
                      "dpa.calibrate_dp_mechanism(pa.PLDAccountant, lambda z: dpa.SelfComposedDpEvent("
-                     "dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(z)), 1000), 2.0, 1e-5)",
-                     relation="add_remove", target="eps", at=1e-5, role="calibration", claim_eps=2.0,
-                     events_for=lambda z: (subsampled_gaussian(0.01, z, 1000),)))
+                     "dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(z)), 200), 1.0, 1e-5)",
+                     relation="add_remove", target="eps", at=1e-5, role="calibration", claim_eps=1.0,
+                     events_for=lambda z: (subsampled_gaussian(0.01, z, 200),)))
     return qs
 
 
