@@ -118,6 +118,12 @@ def test_events_without_certified_interval_are_undecided():
     out = P.audit_queries([fake(1.0)], "fake", [], "s", certify=certify)
     assert out.verdict == "inconclusive" and out.details["rows"][0]["status"] == "undecided"
 
+    def failing(*a):
+        raise FloatingPointError("grid overflow")
+
+    out = P.audit_queries([fake(1.0), fake(4.5)], "fake", [], "s", certify=failing)
+    assert out.verdict == "inconclusive" and "FloatingPointError" in out.details["rows"][0]["reason"]
+
 
 def test_one_refuted_row_refutes_the_claim_and_versions_are_recorded():
     out = P.audit_queries([fake(4.5), fake(4.0), fake(math.inf)], "fake", ["numpy"], "s")

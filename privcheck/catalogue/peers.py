@@ -314,15 +314,19 @@ def judge(q: Query, certify: Callable = None) -> dict:
         row.update(status="no_answer", error="NaN", code=q.code)
         return row
     if q.role == "calibration":
-        events = q.events_for(value)
-        row["events"] = [str(e) for e in events]
+        events = tuple(q.events_for(value))
         row["target_eps"] = q.claim_eps
-        cert = certify(tuple(events), q.relation, "eps", q.at)
+        target = "eps"
     else:
-        row["events"] = [str(e) for e in q.events]
-        cert = certify(tuple(q.events), q.relation, q.target, q.at)
+        events, target = tuple(q.events), q.target
+    row["events"] = [str(e) for e in events]
+    try:
+        cert = certify(events, q.relation, target, q.at)
+    except Exception as exc:  # privcheck could not certify this one: say so, judge nothing
+        row.update(status="undecided", reason=f"no certified interval: {type(exc).__name__}: {exc}"[:300])
+        return row
     if cert is None:
-        row.update(status="undecided", reason="no certified interval for these events yet")
+        row.update(status="undecided", reason="no certified interval for these events")
         return row
     row["certified"] = [cert.lower, cert.upper]
     row["certified_by"] = cert.method
