@@ -289,3 +289,16 @@ def test_cli_verify_peers_json(tmp_path):
     (rec,) = json.loads(js.read_text())
     assert rec["id"] == "peers.autodp.gaussian" and rec["verdict"] == "holds"
     assert rec["details"]["versions"]["autodp"] and all("certified" in r for r in rec["details"]["rows"])
+
+
+@pytest.mark.slow  # importing torch takes ~10 s; CI does not install opacus
+def test_opacus_rows_when_installed():
+    """opacus (optional, pulls torch): RDP is judged as a bound, the GDP accountant only labelled."""
+    pytest.importorskip("opacus")
+    ev = (P.subsampled_gaussian(0.05, 0.8, 100),)
+    rdp = P.judge(P._op("RDP", "RDPAccountant", [(0.8, 0.05, 100)], ev))
+    gdp = P.judge(P._op("GDP", "GaussianAccountant", [(0.8, 0.05, 100)], ev, role="approximation"))
+    assert rdp["status"] == "holds" and rdp["slack"] > 0
+    _consistent(rdp)
+    assert gdp["status"] == "approximation" and gdp["position"] in ("below", "inside", "above")
+    assert "not a bound" in gdp["note"]
