@@ -560,11 +560,13 @@ def dp_accounting_pld_queries(ctx: RunContext) -> list[Query]:
     return qs
 
 
-def _dpa_rdp(label: str, event: str, events: tuple[Ev, ...], target: str = "eps", at: float = 1e-5, **kw) -> Query:
+def _dpa_rdp(label: str, event: str, events: tuple[Ev, ...], target: str = "eps", at: float = 1e-5,
+             relation: str = "add_remove", **kw) -> Query:
+    rel = "" if relation == "add_remove" else f"neighboring_relation=dpa.NeighboringRelation.{_REL[relation]}"
     body = ("import dp_accounting as dpa\nfrom dp_accounting.rdp import rdp_privacy_accountant as ra\n"
-            f"acc = ra.RdpAccountant()\nacc.compose({event})\n")
+            f"acc = ra.RdpAccountant({rel})\nacc.compose({event})\n")
     expr = f"acc.get_epsilon({at!r})" if target == "eps" else f"acc.get_delta({at!r})"
-    return _q(label, body, expr, events=events, relation="add_remove", target=target, at=at, role="upper", **kw)
+    return _q(label, body, expr, events=events, relation=relation, target=target, at=at, role="upper", **kw)
 
 
 def dp_accounting_rdp_queries(ctx: RunContext) -> list[Query]:
@@ -580,6 +582,9 @@ def dp_accounting_rdp_queries(ctx: RunContext) -> list[Query]:
                  "dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(5.0), 50)])",
                  (gaussian(2.0, count=10), gaussian(5.0, count=50)), at=1e-6),
         _dpa_rdp("10 × Laplace b=2", "dpa.SelfComposedDpEvent(dpa.LaplaceDpEvent(2.0), 10)", (laplace(2.0, 10),)),
+        _dpa_rdp("replace-one: 400 × RR ε=0.1",
+                 f"dpa.SelfComposedDpEvent(dpa.RandomizedResponseDpEvent({_rr_noise(0.1, 2)!r}, 2), 400)",
+                 (rr(0.1, 2, 400),), relation="replace_one"),
         _dpa_rdp(f"DP-SGD q=0.01 σ=1.1 T={T}",
                  f"dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.1)), {T})",
                  (subsampled_gaussian(0.01, 1.1, T),)),
