@@ -454,7 +454,7 @@ def audit_queries(queries: Sequence[Query], library: str, dists: Sequence[str], 
 
 
 # ---------------------------------------------------------------- running library snippets
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=8)  # queries sharing a body (prv's triplets) are consecutive; objects can be large
 def _namespace(body: str) -> dict:
     ns: dict = {}
     exec(compile(body, "<peer snippet>", "exec"), ns)  # noqa: S102 (our own fixed snippets)
