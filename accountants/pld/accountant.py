@@ -151,8 +151,8 @@ class PLDAccountant:
                 var += c * float(np.sum(m.p * (m.x - mean) ** 2)) / F
                 n += c
         sigma1 = max(math.sqrt(var / max(n, 1)), h0)
-        h_acc = math.sqrt(0.011 * sigma1 / max(n, 1))
-        h = min(W / self.target_fft_size, h_acc, 1e-3)
+        h_acc = math.sqrt(0.04 * sigma1 / max(n, 1))
+        h = min(W / self.target_fft_size, max(h_acc, 1e-7))
         h = max(h, W / (self.max_fft_size / 2), 1e-7)
         if atoms_only:
             base = _atom_base([p for d in dirs for p, _ in d])
