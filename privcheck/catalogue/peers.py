@@ -227,7 +227,10 @@ def _pld_oracle(events: tuple[Ev, ...], relation: str, target: str, at: float) -
         lines.append(f"acc.compose({src}, count={count})")
     iv = acc.epsilon(delta=at) if target == "eps" else acc.delta(eps=at)
     lines.append(f"print(acc.epsilon(delta={at!r}))" if target == "eps" else f"print(acc.delta(eps={at!r}))")
-    return Certified(float(iv.lower), float(iv.upper), "privcheck PLD accountant (certified interval)", "\n".join(lines))
+    how = getattr(iv, "method", "")
+    notes = "; ".join(getattr(iv, "notes", ()) or ())
+    method = "privcheck PLD accountant (certified interval" + (f", {how}" if how else "") + (f"; {notes}" if notes else "") + ")"
+    return Certified(float(iv.lower), float(iv.upper), method, "\n".join(lines))
 
 
 @functools.lru_cache(maxsize=256)
