@@ -2,8 +2,10 @@
 
 Exit codes: 0 when every claim run matched its expectation (built-in claims
 expect nothing, so only ``error`` fails), 1 when a verdict differs from a user
-claim's declared expectation or a check errored, 2 on bad usage (one line on
-standard error, never a traceback).
+claim's declared expectation or a check errored (or timed out), 2 on bad usage
+or a refused request (one line on standard error, never a traceback), 3 on an
+internal error (one line; ``--debug`` shows the traceback), 130 on Ctrl-C
+(see :mod:`privcheck.cli_guard`).
 """
 from __future__ import annotations
 
@@ -15,10 +17,11 @@ import sys
 import click
 from rich.console import Console
 
+from privcheck.cli_guard import GuardedGroup, harden_options, usage_error_exit
 from privcheck.errors import PrivcheckUsageError
 
 
-class _Group(click.Group):
+class _Group(GuardedGroup):
     """Turns every usage error raised inside a command into one line and exit code 2."""
 
     def invoke(self, ctx):
@@ -27,15 +30,19 @@ class _Group(click.Group):
         except (PrivcheckUsageError, ValueError, KeyError, FileNotFoundError, OSError) as exc:
             if isinstance(exc, click.exceptions.Exit):
                 raise
-            msg = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-            click.echo(f"privcheck: error: {msg.splitlines()[0] if msg else type(exc).__name__}", err=True)
-            ctx.exit(2)
+            usage_error_exit(ctx, exc)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="privcheck")
-def main() -> None:
-    """Verify and account for differential privacy in federated learning."""
+@click.option("--debug", is_flag=True, help="Show the traceback of internal errors (accepted anywhere on the line).")
+def main(debug: bool = False) -> None:
+    """Verify and account for differential privacy in federated learning.
+
+    Exit codes: 0 all as expected, 1 a verdict differs from an expectation or a
+    check errored/timed out, 2 bad usage or a refused request, 3 internal error,
+    130 interrupted.
+    """
 
 
 def _parse_params(items: tuple[str, ...]) -> dict:
@@ -109,14 +116,23 @@ def list_cmd(json_out: str | None) -> None:
 @click.option("--markdown", "md_out", type=str, default=None, help="Write a Markdown report to PATH.")
 @click.option("--junit", "junit_out", type=str, default=None, help="Write a JUnit XML report to PATH.")
 @click.option("--html", "html_out", type=str, default=None, help="Write an HTML report with plots to PATH.")
-def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, json_out, md_out, junit_out, html_out):
+@click.option("--timeout", type=float, default=None,
+              help="Seconds per check; a check past it becomes an error 'timed out' (default: none, 600 with --file).")
+def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, json_out, md_out, junit_out, html_out,
+           timeout):
     """Run claims (ids or globs; default: the whole built-in catalogue) and print verdicts."""
     from privcheck import reports
+    from privcheck.resources import DEFAULT_USER_TIMEOUT, check_samples
     from privcheck.runner import MIN_SAMPLES, RunOptions, load_catalogue, run, select
 
     if samples is not None and samples < MIN_SAMPLES:
         raise PrivcheckUsageError(f"--samples must be an integer >= {MIN_SAMPLES}, got {samples}")
-    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence)
+    check_samples(samples)
+    if timeout is not None and not timeout > 0:
+        raise PrivcheckUsageError(f"--timeout must be a number of seconds > 0, got {timeout:g}")
+    if timeout is None and files:
+        timeout = DEFAULT_USER_TIMEOUT
+    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout)
     load_catalogue()
     user_ids: list[str] = []
     if files:
@@ -165,16 +181,23 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--jobs", type=int, default=None, help="Worker threads (default: all cores).")
 @click.option("--json", "json_out", type=str, default=None, help="Write the result as JSON to PATH or '-'.")
-def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out):
+@click.option("--max-memory", type=str, default=None,
+              help="Refuse requests estimated above this size (e.g. 4G, 50%; default: half the machine's RAM).")
+def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out, max_memory):
     """Audit one built-in mechanism's ε: exact where computable, Monte Carlo lower bound."""
     from privcheck.auditor import audit as run_audit
     from privcheck.auditor import DEFAULT_SAMPLES
+    from privcheck.resources import check_audit_request, parse_memory
     from estimators.registry import mechanism
 
+    if exact is False and not monte_carlo:
+        raise PrivcheckUsageError("--no-exact with --no-mc leaves nothing to audit; drop one of them")
+    limit = parse_memory(max_memory) if max_memory is not None else None
     mech = mechanism(mechanism_name, **_parse_params(params))
     if samples is not None and samples < 20:
         raise PrivcheckUsageError(f"--samples must be an integer >= 20, got {samples}")
     n = samples or DEFAULT_SAMPLES
+    check_audit_request(mech, n, jobs=jobs, max_memory=limit, monte_carlo=monte_carlo)
     from rich.progress import Progress
 
     console = Console(stderr=True)
@@ -199,6 +222,7 @@ def _register_budget() -> None:
 
 
 _register_budget()
+harden_options(main)
 
 
 if __name__ == "__main__":  # pragma: no cover
