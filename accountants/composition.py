@@ -162,7 +162,9 @@ def _rr_log_terms(eps: float, steps: int, lo: int, hi: int, eps_total: float) ->
     b = float(np.logaddexp(0.0, eps))
     keep = (steps - l) * a
     flip = l * b
+    # the loss (T − 2l)ε is rounded once: use its upper end, so every term and the mask err upward
     loss = (steps - 2.0 * l) * eps
+    loss = loss + 4 * 2.0**-52 * np.abs(loss)
     with np.errstate(divide="ignore", invalid="ignore"):
         tail = np.where(loss > eps_total, np.log(-np.expm1(np.minimum(eps_total - loss, 0.0))), -np.inf)
     logt = logc - keep - flip + tail
@@ -174,7 +176,7 @@ def _rr_log_terms(eps: float, steps: int, lo: int, hi: int, eps_total: float) ->
 def _rr_log_delta(eps: float, T: int, et: float) -> float:
     """An upper bound on log δ_RR(ε') of T-fold ε-RR, in memory O(chunk) for any T (see rr_composition_delta)."""
     # valid l: loss(l) = (T − 2l)ε > ε'  ⇔  l < (T − ε'/ε)/2
-    l_end = min(T + 1, max(0, int(math.floor((T - et / eps) / 2.0)) + 2))  # exclusive; masked exactly below
+    l_end = min(T + 1, max(0, int(math.floor((T - et / eps) / 2.0)) + 3))  # exclusive; masked below
     if l_end <= 0:
         return -math.inf
     if l_end <= 4 * _CHUNK:
@@ -262,7 +264,7 @@ def rr_composition_eps(eps: float, steps: int, delta: float) -> float:
     target = math.log(delta) + math.log1p(-DELTA_MARGIN)
     if _rr_log_delta(eps, T, 0.0) <= target:
         return 0.0
-    hi = round_up(T * eps)
+    hi = round_up(T * eps * (1 + 2.0**-48))  # above every (rounded-up) loss value: δ_RR(hi) = 0
 
     def f(x: float) -> float:
         return max(_rr_log_delta(eps, T, x), -1e5) - target

@@ -69,20 +69,20 @@ def _log_delta_a(mu: float, a: float) -> float:
     """log δ of μ-GDP as a function of a = μ/2 − ε/μ (b = a − μ < 0 always), stable in every tail.
 
     With ε − b²/2 = −a²/2: e^ε Φ(b) = ½ e^{−a²/2} erfcx(−b/√2), so no e^ε is ever
-    formed. When the two terms cancel to fewer than ~10 significant digits the
+    formed. When more than 3 significant digits of the two terms cancel the
     value is recomputed in mpmath (60 digits).
     """
     b = a - mu
     if a < 0:
         t1 = special.erfcx(-a / _SQRT2)
         diff = t1 - special.erfcx(-b / _SQRT2)
-        if not diff > 1e-6 * t1:
+        if not diff > 1e-3 * t1:  # more than 3 digits cancel: recompute at high precision
             return _log_delta_mp(mu, a)
         return -a * a / 2.0 + math.log(0.5 * diff)
     first = special.ndtr(a)
     second = 0.5 * math.exp(-a * a / 2.0) * special.erfcx(-b / _SQRT2)
     d = first - second
-    if not d > 1e-6 * first:
+    if not d > 1e-3 * first:
         return _log_delta_mp(mu, a)
     return math.log(d)
 
