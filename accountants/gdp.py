@@ -72,6 +72,8 @@ def _log_delta_a(mu: float, a: float) -> float:
     formed. When more than 3 significant digits of the two terms cancel the
     value is recomputed in mpmath (60 digits).
     """
+    if not a > -1e150:  # a²/2 overflows: log δ ≤ −a²/2 is −∞ in float
+        return -math.inf
     b = a - mu
     if a < 0:
         t1 = special.erfcx(-a / _SQRT2)

@@ -71,7 +71,7 @@ def pm_claimed_epsilon(eps: float) -> float:
 def pm_constants(eps: float) -> tuple[float, float, float]:
     """(C, P_high, density_high) of PM at ε: the interval mass e^{ε/2}/(e^{ε/2}+1) over width C−1."""
     eps = check_eps(eps)
-    c_minus_1 = 2.0 / _expm1(eps / 2)  # 0 when e^{ε/2} overflows; inf when ε is subnormal
+    c_minus_1 = _two_over_expm1(eps / 2)  # 0 when e^{ε/2} overflows; inf when ε/2 underflows
     p_high = 1.0 / (1.0 + math.exp(-eps / 2))
     return 1.0 + c_minus_1, p_high, (p_high / c_minus_1 if c_minus_1 > 0 else math.inf)
 
@@ -79,6 +79,12 @@ def pm_constants(eps: float) -> tuple[float, float, float]:
 def _expm1(x: float) -> float:
     """``expm1(x)`` that returns ``inf`` instead of raising OverflowError."""
     return math.expm1(x) if x < 709.0 else math.inf
+
+
+def _two_over_expm1(x: float) -> float:
+    """2/(e^x − 1) for x ≥ 0: 0 when e^x overflows, ``inf`` when x underflows to 0 (no exception)."""
+    em = _expm1(x)
+    return 2.0 / em if em > 0 else math.inf
 
 
 def _check_sampleable(name: str, eps: float, *values: float) -> None:
@@ -94,6 +100,8 @@ def pm_variance(t, eps: float):
     eps = check_eps(eps)
     t = np.asarray(t, dtype=np.float64)
     em = _expm1(eps / 2)
+    if not em > 0:
+        raise PrivcheckUsageError(f"PM's variance is infinite at eps={eps!r} (e^(eps/2) - 1 underflows to 0)")
     out = t * t / em + (1.0 / em + 4.0 / (em * em)) / 3.0
     return float(out) if out.ndim == 0 else out
 
@@ -193,7 +201,7 @@ def sample_pm(t, eps: float, n: int, rng: np.random.Generator, shift: float = 0.
     ``w = (u − P_high)/(1 − P_high)·L`` walks the low region of length L from −C.
     """
     c, p_high, _ = pm_constants(eps)
-    cm1 = 2.0 / _expm1(eps / 2)                 # C − 1 without cancellation
+    cm1 = _two_over_expm1(eps / 2)              # C − 1 without cancellation
     p_low = 1.0 / (1.0 + math.exp(min(eps / 2, 709.0)))  # 1 − P_high without cancellation
     _check_sampleable("PM", eps, c)
     u = rng.random(n)
@@ -251,7 +259,7 @@ def duchi_claimed_epsilon(eps: float) -> float:
 def duchi_bound(eps: float) -> float:
     """B = (e^ε+1)/(e^ε−1), the magnitude of Duchi's output."""
     eps = check_eps(eps)
-    return 1.0 + 2.0 / _expm1(eps)
+    return 1.0 + _two_over_expm1(eps)
 
 
 def duchi_variance(t, eps: float):
