@@ -103,16 +103,50 @@ def _one_line(text: str) -> str:
     return " ".join(lines) if lines else ""
 
 
-def _arm_exit_watchdog(code: int, seconds: float = 0.3) -> None:
-    """Force the process to exit with ``code`` if interpreter shutdown hangs (joining pools/threads)."""
+_INTERRUPT_REPORTED = threading.Event()
+
+
+def _force_exit(code: int) -> None:
+    if code == EXIT_INTERRUPTED and not _INTERRUPT_REPORTED.is_set():
+        _INTERRUPT_REPORTED.set()
+        try:
+            sys.stderr.write("privcheck: interrupted\n")
+        except Exception:  # noqa: BLE001
+            pass
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except Exception:  # noqa: BLE001
             pass
-    t = threading.Timer(seconds, os._exit, (code,))
+    os._exit(code)
+
+
+def _arm_exit_watchdog(code: int, seconds: float = 0.3) -> None:
+    """Force the process to exit with ``code`` after ``seconds`` if shutdown hangs (joining pools/threads)."""
+    t = threading.Timer(seconds, _force_exit, (code,))
     t.daemon = True
     t.start()
+
+
+def _install_sigint_watchdog() -> None:
+    """On the first Ctrl-C, raise KeyboardInterrupt as usual and guarantee exit 130 within ~1 s.
+
+    Cleanup (worker pools, thread pools waiting for their queues) gets that long;
+    forked workers inherit the handler but only raise KeyboardInterrupt.
+    """
+    import signal
+
+    main_pid = os.getpid()
+
+    def handler(signum, frame):
+        if os.getpid() == main_pid:
+            _arm_exit_watchdog(EXIT_INTERRUPTED, 1.0)
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGINT, handler)
+    except (ValueError, OSError):  # not the main thread: keep the default
+        pass
 
 
 class GuardedGroup(click.Group):
@@ -125,6 +159,8 @@ class GuardedGroup(click.Group):
         if debug:
             argv = [a for a in argv if a != "--debug"]
         code = EXIT_OK
+        if real_process:
+            _install_sigint_watchdog()
         with warnings.catch_warnings():
             if not debug:  # scipy/autodp/numpy RuntimeWarnings are not the user's business
                 warnings.simplefilter("ignore")
@@ -135,7 +171,9 @@ class GuardedGroup(click.Group):
             except click.exceptions.Exit as exc:
                 code = exc.exit_code
             except (click.Abort, KeyboardInterrupt):
-                click.echo("privcheck: interrupted", err=True)
+                if not _INTERRUPT_REPORTED.is_set():
+                    _INTERRUPT_REPORTED.set()
+                    click.echo("privcheck: interrupted", err=True)
                 code = EXIT_INTERRUPTED
                 if real_process:
                     _arm_exit_watchdog(code)

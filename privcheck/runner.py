@@ -224,8 +224,9 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
     for p in procs:
         if p.is_alive():
             p.terminate()
+    deadline = time.monotonic() + 0.3
     for p in procs:
-        p.join(0.5)
+        p.join(max(0.0, deadline - time.monotonic()))
         if p.is_alive():
             p.kill()
 
