@@ -59,6 +59,12 @@ _CHUNK = 1 << 16
 _TAIL_DROP = 760.0
 #: relative safety margin in δ for the inversions (absorbs the evaluation error of δ)
 DELTA_MARGIN = 1e-10
+#: the largest T of the closed forms (float arithmetic on T stays exact enough and finite)
+MAX_STEPS = 10**18
+#: the largest T of the exact RR composition (and the optimum): chunks around the mode, ~5 s at 1e9
+RR_MAX_STEPS = 10**9
+#: the largest T·ε of the exact RR composition (the loss values must stay finite floats)
+RR_MAX_LOSS = 1e300
 #: the largest T for which kov_optimal_grid lists every grid point
 GRID_MAX_STEPS = 100_000
 
@@ -106,7 +112,7 @@ def _up(x: float) -> float:
 
 def basic_composition(eps: float | Sequence[float], delta: float | Sequence[float] = 0.0, steps: int = 1) -> CompositionResult:
     """Basic composition (Σ ε_i, Σ δ_i). eps: ε > 0 (one value repeated ``steps`` times, or a list)."""
-    steps = check_int("steps", steps, minimum=1)
+    steps = check_int("steps", steps, minimum=1, maximum=MAX_STEPS)
     t = _eps_terms(eps, steps)
     dsum, _ = _delta_terms(delta, t.n)
     return CompositionResult("basic", _up(t.s1), float(min(1.0, _up(dsum))), int(t.n))
@@ -120,7 +126,7 @@ def drv_composition(eps: float, steps: int, delta_tilde: float, delta: float = 0
     when e^ε overflows (ε > 709): a valid, vacuous bound.
     """
     eps = check_eps(eps)
-    T = check_int("steps", steps, minimum=1)
+    T = check_int("steps", steps, minimum=1, maximum=MAX_STEPS)
     dt = check_delta(delta_tilde, "delta_tilde")
     delta = check_delta(delta, allow_zero=True)
     em1 = math.expm1(eps) if eps < 709.0 else math.inf
@@ -138,7 +144,7 @@ def kov_composition(
     δ_tot = 1 − (1 − δ̃) Π (1 − δ_i). One ε with any ``steps`` (up to 10^18) is
     evaluated in closed form, in constant memory.
     """
-    steps = check_int("steps", steps, minimum=1)
+    steps = check_int("steps", steps, minimum=1, maximum=MAX_STEPS)
     t = _eps_terms(eps, steps)
     _, log_keep = _delta_terms(delta, t.n)
     dt = check_delta(delta_tilde, "delta_tilde")
@@ -171,6 +177,19 @@ def _rr_log_terms(eps: float, steps: int, lo: int, hi: int, eps_total: float) ->
     # log-gamma differences err by up to ~2.3e−16·log Γ(T+1) (measured against mpmath up to T = 1e9)
     err = 8 * 2.0**-52 * (2 * big + keep + flip + np.abs(np.where(np.isfinite(tail), tail, 0.0)) + 1.0)
     return logt, err
+
+
+def _check_rr(eps: float, steps) -> int:
+    """Validate T for the exact RR composition: 1 ≤ T ≤ RR_MAX_STEPS and T·ε ≤ RR_MAX_LOSS."""
+    T = check_int("steps", steps, minimum=1, maximum=MAX_STEPS)
+    if T > RR_MAX_STEPS:
+        raise PrivcheckUsageError(
+            f"the exact optimal composition is computed for steps <= {RR_MAX_STEPS:.0e}, got {T:.3g}; "
+            "use the KOV closed form (kov_composition) beyond")
+    if not T * eps <= RR_MAX_LOSS:
+        raise PrivcheckUsageError(
+            f"steps x eps = {T:g} x {eps:g} is too large for the exact composition (it must be <= {RR_MAX_LOSS:g})")
+    return T
 
 
 def _rr_log_delta(eps: float, T: int, et: float) -> float:
@@ -244,7 +263,7 @@ def rr_composition_delta(eps: float, steps: int, eps_total: float) -> float:
     eps > 0; steps ≥ 1; eps_total ≥ 0.
     """
     eps = check_eps(eps)
-    T = check_int("steps", steps, minimum=1)
+    T = _check_rr(eps, steps)
     et = check_nonnegative("eps_total", eps_total)
     lg = _rr_log_delta(eps, T, et)
     if lg == -math.inf:
@@ -259,7 +278,7 @@ def rr_composition_eps(eps: float, steps: int, delta: float) -> float:
     has δ_RR(ε') ≤ δ·(1 − 1e−10) as evaluated (δ_RR itself an upper bound).
     """
     eps = check_eps(eps)
-    T = check_int("steps", steps, minimum=1)
+    T = _check_rr(eps, steps)
     delta = check_delta(delta)
     target = math.log(delta) + math.log1p(-DELTA_MARGIN)
     if _rr_log_delta(eps, T, 0.0) <= target:
@@ -278,7 +297,7 @@ def optimal_composition(eps: float, steps: int, delta_total: float, delta: float
     Solves 1 − (1 − δ)^T (1 − δ_RR(ε')) = delta_total for ε'. Requires delta_total > 1 − (1−δ)^T.
     """
     eps = check_eps(eps)
-    T = check_int("steps", steps, minimum=1)
+    T = _check_rr(eps, steps)
     dtot = check_delta(delta_total, "delta_total")
     delta = check_delta(delta, allow_zero=True)
     base = -math.expm1(T * math.log1p(-delta))

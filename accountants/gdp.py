@@ -167,12 +167,18 @@ def compose_gdp(mus: float | Sequence[float], steps: int = 1) -> float:
     for v in arr:
         _check_mu(float(v))
     m = float(np.max(arr))
-    return m * math.sqrt(steps * float(np.sum((arr / m) ** 2)))
+    mu = m * math.sqrt(steps * float(np.sum((arr / m) ** 2)))
+    if not math.isfinite(mu):
+        raise PrivcheckUsageError(f"the composed mu = sqrt(steps * sum mu_i^2) overflows (largest mu_i {m:g}, steps {steps})")
+    return mu
 
 
 def gaussian_mu(sigma: float, sensitivity: float = 1.0) -> float:
     """GDP parameter μ = Δ/σ of the Gaussian mechanism (002 Lemma 1). sigma, sensitivity > 0."""
-    return check_positive("sensitivity", sensitivity) / check_positive("sigma", sigma)
+    mu = check_positive("sensitivity", sensitivity) / check_positive("sigma", sigma)
+    if not math.isfinite(mu):
+        raise PrivcheckUsageError(f"sensitivity/sigma overflows: sigma={sigma!r} is too small for sensitivity={sensitivity!r}")
+    return mu
 
 
 def gaussian_sigma(

@@ -118,16 +118,21 @@ def list_cmd(json_out: str | None) -> None:
 @click.option("--html", "html_out", type=str, default=None, help="Write an HTML report with plots to PATH.")
 @click.option("--timeout", type=float, default=None,
               help="Seconds per check; a check past it becomes an error 'timed out' (default: none, 600 with --file).")
+@click.option("--max-memory", type=str, default=None,
+              help="Refuse --samples whose estimated memory exceeds this (e.g. 4G, 50%; default: half the RAM).")
 def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, json_out, md_out, junit_out, html_out,
-           timeout):
+           timeout, max_memory):
     """Run claims (ids or globs; default: the whole built-in catalogue) and print verdicts."""
     from privcheck import reports
-    from privcheck.resources import DEFAULT_USER_TIMEOUT, check_samples
+    from privcheck.resources import DEFAULT_USER_TIMEOUT, check_run_samples, parse_memory
     from privcheck.runner import MIN_SAMPLES, RunOptions, load_catalogue, run, select
 
     if samples is not None and samples < MIN_SAMPLES:
         raise PrivcheckUsageError(f"--samples must be an integer >= {MIN_SAMPLES}, got {samples}")
-    check_samples(samples)
+    from privcheck.seeding import default_jobs
+
+    check_run_samples(samples, jobs=jobs or default_jobs(),
+                      max_memory=parse_memory(max_memory) if max_memory is not None else None)
     if timeout is not None and not timeout > 0:
         raise PrivcheckUsageError(f"--timeout must be a number of seconds > 0, got {timeout:g}")
     if timeout is None and files:

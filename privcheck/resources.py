@@ -222,3 +222,30 @@ def call_with_timeout(fn, args: tuple, timeout: float):
     if kind == "exc":
         raise RuntimeError(val)
     return val
+
+
+class _ScalarMechanism:
+    """Stand-in for the typical catalogue check: scalar outputs, a handful of inputs."""
+
+    name = "a catalogue check"
+    output_kind = "discrete"
+    params: dict = {}
+
+
+def check_run_samples(samples: int | None, *, jobs: int | None = 1, max_memory: int | None = None) -> None:
+    """Refuse a ``verify --samples`` override whose per-check audit would not fit ``max_memory``.
+
+    Every Monte Carlo check of a run may use ``samples`` draws per input; the
+    estimate is that of a scalar-output audit with a few inputs, times the
+    worker processes running at once.
+    """
+    if samples is None:
+        return
+    check_samples(samples)
+    limit = default_max_memory() if max_memory is None else int(max_memory)
+    workers = max(1, int(jobs or 1))
+    est = estimate_audit_memory(_ScalarMechanism(), samples, jobs=1, n_inputs=4)
+    if est.total * workers > limit:
+        raise ResourceLimitError(
+            f"--samples {samples:g} needs about {format_bytes(est.total * workers)} across {workers} worker(s), "
+            f"more than the limit {format_bytes(limit)}; lower --samples or --jobs, or raise --max-memory")
