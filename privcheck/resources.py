@@ -4,8 +4,9 @@ A verifier must not take the machine down: an audit of ``fedsel-pe`` with
 ``d = 10^9`` or a Monte Carlo run with ``10^20`` draws is refused up front with
 one line instead of growing until the operating system kills it. The estimate
 is deliberately simple and on the high side (bytes of the arrays an audit holds
-at once: the candidate inputs, the stored selection draws, one chunk of fresh
-draws per worker); the limit is ``--max-memory`` (default
+at once: the candidate inputs, the stored selection draws — only the pilot when
+the auditor streams and says so with ``privcheck.auditor.core.PILOT`` — and one
+chunk of fresh draws per worker); the limit is ``--max-memory`` (default
 :data:`DEFAULT_MEMORY_SHARE` of the machine's RAM).
 
 Functions: :func:`total_memory`, :func:`default_max_memory`,
@@ -133,10 +134,14 @@ def estimate_audit_memory(mech: Any, samples: int, *, jobs: int | None = 1, n_in
     inputs = k * d * _BYTES_PER_INPUT_ELEMENT
     share = float(getattr(core, "SELECTION_SHARE", 0.2))
     n_sel = max(10, int(round(samples * share)))
-    cap = getattr(core, "MAX_SELECTION_SAMPLES", None)  # a streaming auditor may bound the stored draws
-    if isinstance(cap, int):
-        n_sel = min(n_sel, cap)
+    # a streaming auditor keeps only a pilot of the selection draws (PILOT per input, PILOT_VALUES overall)
+    pilot = getattr(core, "PILOT", None)
+    if isinstance(pilot, int):
+        n_sel = min(n_sel, pilot)
     selection = k * n_sel * width * 8 * 2
+    pilot_values = getattr(core, "PILOT_VALUES", None)
+    if isinstance(pilot_values, int):
+        selection = min(selection, pilot_values * 8 * 2)
     workers = max(1, int(jobs or 1))
     chunk = workers * min(samples, DEFAULT_CHUNK) * width * 8 * _TEMPORARIES
     return MemoryEstimate(total=inputs + selection + chunk, inputs=inputs, selection=selection, chunk=chunk, dimension=d)

@@ -109,7 +109,7 @@ USAGE = [
     (["budget", "advanced", "--eps", "1e308", "--steps", "3"], "too large"),
     (["budget", "gdp", "--sigma", "1e-320"], "sigma=1e-320"),
     (["budget", "gdp", "--mu", "1e307", "--steps", "1000"], "overflows"),
-    (["verify", "--samples", "1e8", "--max-memory", "1G", "--jobs", "1"], "more than the limit"),
+    (["verify", "--samples", "1000", "--max-memory", "1K", "--jobs", "1"], "more than the limit"),
     (["verify", "--max-memory", "-5G"], "--max-memory"),
     (["budget", "gdp", "--mu", "inf"], "'inf'"),
     (["budget", "gdp", "--mu", "0"], "mu"),
