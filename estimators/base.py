@@ -58,6 +58,8 @@ class Mechanism:
     eps_nominal: float
     #: the claimed δ (0 for pure LDP)
     delta_nominal: float = 0.0
+    #: whether :meth:`exact_epsilon` runs in mpmath at a precision set by ε (False: float closed forms)
+    exact_in_mpmath: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -111,6 +113,8 @@ def _at_eps_precision(fn):
     def wrapper(self):
         from privcheck.exact import precision_for
 
+        if not self.exact_in_mpmath:
+            return fn(self)
         with precision_for(*self.eps_parameters()):
             return fn(self)
 
