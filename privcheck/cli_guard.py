@@ -178,6 +178,13 @@ class GuardedGroup(click.Group):
                 if real_process:
                     _arm_exit_watchdog(code)
             except click.ClickException as exc:
+                no_args = getattr(click.exceptions, "NoArgsIsHelpError", None)
+                if no_args is not None and isinstance(exc, no_args):  # bare `privcheck`: the help text
+                    exc.show()
+                    code = exc.exit_code
+                    if standalone_mode:
+                        sys.exit(code)
+                    return code
                 msg = _one_line(exc.format_message())
                 hint = ""
                 if isinstance(exc, click.UsageError) and exc.ctx is not None:

@@ -321,3 +321,10 @@ def test_accountant_api_domains():
         comp.kov_optimal_grid(0.1, 10**9)
     assert comp.drv_composition(800.0, 10, 1e-5).eps == math.inf
     assert gdp.gdp_eps(1e200, 1e-5) == math.inf
+
+
+def test_bare_command_shows_help_and_version_works():
+    res = _run([])
+    assert res.exit_code == 2 and "Usage:" in res.output and "COMMAND" in res.output and "Traceback" not in res.output
+    res = _run(["--version"])
+    assert res.exit_code == 0 and "version" in res.output
