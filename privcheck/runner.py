@@ -90,6 +90,8 @@ def run_check(chk: Check, ctx_base: RunContext, registry: Registry | None = None
     except Exception as exc:  # a check that crashes is reported, never hidden
         verdict, claimed, measured, samples = "error", None, None, None
         details = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
+    if ctx_base.quick:  # --quick runs are labelled in every report format
+        details = dict(details, quick=True)
     if random:
         details = dict(details)
         details.setdefault("confidence", ctx.confidence)
