@@ -2,8 +2,10 @@
 
 Exit codes: 0 when every claim run matched its expectation (built-in claims
 expect nothing, so only ``error`` fails), 1 when a verdict differs from a user
-claim's declared expectation or a check errored, 2 on bad usage (one line on
-standard error, never a traceback).
+claim's declared expectation or a check errored (or timed out), 2 on bad usage
+or a refused request (one line on standard error, never a traceback), 3 on an
+internal error (one line; ``--debug`` shows the traceback), 130 on Ctrl-C
+(see :mod:`privcheck.cli_guard`).
 """
 from __future__ import annotations
 
@@ -14,10 +16,11 @@ import sys
 
 import click
 
+from privcheck.cli_guard import GuardedGroup, harden_options, usage_error_exit
 from privcheck.errors import PrivcheckUsageError
 
 
-class _Group(click.Group):
+class _Group(GuardedGroup):
     """Turns every usage error raised inside a command into one line and exit code 2."""
 
     def invoke(self, ctx):
@@ -26,15 +29,19 @@ class _Group(click.Group):
         except (PrivcheckUsageError, ValueError, KeyError, FileNotFoundError, OSError) as exc:
             if isinstance(exc, click.exceptions.Exit):
                 raise
-            msg = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-            click.echo(f"privcheck: error: {msg.splitlines()[0] if msg else type(exc).__name__}", err=True)
-            ctx.exit(2)
+            usage_error_exit(ctx, exc)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="privcheck")
-def main() -> None:
-    """Verify and account for differential privacy in federated learning."""
+@click.option("--debug", is_flag=True, help="Show the traceback of internal errors (accepted anywhere on the line).")
+def main(debug: bool = False) -> None:
+    """Verify and account for differential privacy in federated learning.
+
+    Exit codes: 0 all as expected, 1 a verdict differs from an expectation or a
+    check errored/timed out, 2 bad usage or a refused request, 3 internal error,
+    130 interrupted.
+    """
 
 
 def _parse_params(items: tuple[str, ...]) -> dict:
@@ -111,7 +118,8 @@ def papers_cmd() -> None:
 
 
 @main.command(epilog="Exit codes: 0 every check met its expectation (refuted built-in claims are findings); "
-                     "1 an expectation not met, an error, or a --fail-on verdict; 2 bad usage.")
+                     "1 an expectation not met, an error (or a --timeout), or a --fail-on verdict; 2 bad usage "
+                     "or a refused request; 3 internal error; 130 interrupted.")
 @click.argument("patterns", nargs=-1)
 @click.option("--file", "files", multiple=True, type=str, help="User claims file (.py or .toml); repeatable.")
 @click.option("--samples", type=int, default=None, help="Override Monte Carlo sample sizes (>= 20).")
@@ -129,8 +137,12 @@ def papers_cmd() -> None:
 @click.option("--fail-on", "fail_on", multiple=True, type=click.Choice(["refuted", "inconclusive"]),
               help="Also exit 1 (and mark JUnit failures) when a check has this verdict; repeatable. "
                    "By default refuted built-in claims are findings, not failures.")
+@click.option("--timeout", type=float, default=None,
+              help="Seconds per check; a check past it becomes an error 'timed out' (default: none, 600 with --file).")
+@click.option("--max-memory", type=str, default=None,
+              help="Refuse --samples whose estimated memory exceeds this (e.g. 4G, 50%; default: half the RAM).")
 def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, json_out, md_out, junit_out, html_out,
-           quiet, verbose, fail_on):
+           quiet, verbose, fail_on, timeout, max_memory):
     """Run claims (ids or globs; default: the whole built-in catalogue) and print verdicts.
 
     One line per check (verdict, id [method], seconds; claimed → measured when
@@ -143,14 +155,23 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
     from rich.console import Console
 
     from privcheck import reports
+    from privcheck.resources import DEFAULT_USER_TIMEOUT, check_run_samples, parse_memory
     from privcheck.runner import MIN_SAMPLES, RunOptions, load_catalogue, run, select
 
     if samples is not None and samples < MIN_SAMPLES:
         raise PrivcheckUsageError(f"--samples must be an integer >= {MIN_SAMPLES}, got {samples}")
+    from privcheck.seeding import default_jobs
+
+    check_run_samples(samples, jobs=jobs or default_jobs(),
+                      max_memory=parse_memory(max_memory) if max_memory is not None else None)
+    if timeout is not None and not timeout > 0:
+        raise PrivcheckUsageError(f"--timeout must be a number of seconds > 0, got {timeout:g}")
+    if timeout is None and files:
+        timeout = DEFAULT_USER_TIMEOUT
     if quiet and verbose:
         raise PrivcheckUsageError("-q and -v exclude each other")
     verbosity = -1 if quiet else verbose
-    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence)
+    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout)
     load_catalogue()
     user_ids: list[str] = []
     if files:
@@ -217,7 +238,8 @@ class _AuditCommand(click.Command):
         with formatter.section("Mechanisms (parameters=defaults)"):
             formatter.write_dl([(m["name"], mechanism_signature(m)) for m in mechs])
         formatter.write_paragraph()
-        formatter.write_text("Exit codes: 0 holds or inconclusive, 1 refuted, 2 bad usage.")
+        formatter.write_text("Exit codes: 0 holds or inconclusive, 1 refuted, 2 bad usage or a refused request, "
+                              "3 internal error, 130 interrupted.")
 
 
 @main.command(cls=_AuditCommand)
@@ -238,8 +260,10 @@ class _AuditCommand(click.Command):
 @click.option("--seed-global", "seed_global", is_flag=True, help="With --per-sample: seed numpy's and random's global RNGs per chunk.")
 @click.option("--view", "view", type=str, default=None, help="User code: audit MODULE:FUNCTION(outputs) instead (post-processing).")
 @click.option("--delta", type=float, default=None, help="Claimed δ (default: the mechanism's nominal δ; 0 for user code).")
+@click.option("--max-memory", type=str, default=None,
+              help="Refuse requests estimated above this size (e.g. 4G, 50%; default: half the machine's RAM).")
 def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out,
-          inputs, pairs, per_sample, seed_global, view, delta):
+          inputs, pairs, per_sample, seed_global, view, delta, max_memory):
     """Audit one mechanism's ε: a built-in MECHANISM, or user code MODULE:FUNCTION.
 
     User code is a sampler f(x, n, rng) returning n outputs (or, with
@@ -252,8 +276,12 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     from rich.console import Console
 
     from privcheck.auditor.user_code import is_reference
+    from privcheck.resources import check_audit_request, parse_memory
     from estimators.registry import mechanism
 
+    if exact is False and not monte_carlo:
+        raise PrivcheckUsageError("--no-exact with --no-mc leaves nothing to audit; drop one of them")
+    limit = parse_memory(max_memory) if max_memory is not None else None
     if is_reference(mechanism_name):
         if params or exact:
             raise PrivcheckUsageError("--param and --exact are for built-in mechanisms; user code takes --input/--pair")
@@ -274,6 +302,7 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     from privcheck.auditor import audit as run_audit
 
     n = samples or DEFAULT_SAMPLES
+    check_audit_request(mech, n, jobs=jobs, max_memory=limit, monte_carlo=monte_carlo)
     from rich.progress import Progress
 
     console = Console(stderr=True)
@@ -382,6 +411,7 @@ def _register_budget() -> None:
 
 
 _register_budget()
+harden_options(main)
 
 
 if __name__ == "__main__":  # pragma: no cover

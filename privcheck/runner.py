@@ -114,12 +114,29 @@ def run_check(chk: Check, ctx_base: RunContext, registry: Registry | None = None
     )
 
 
-def _run_key(key: tuple[str, str, str], ctx: RunContext) -> VerdictRecord:
+def _run_key(key: tuple[str, str, str], ctx: RunContext, timeout: float | None = None) -> VerdictRecord:
     claim_id, method, part = key
     for chk in CATALOGUE.checks[claim_id]:
         if chk.method == method and chk.part == part:
-            return run_check(chk, ctx)
+            return _run_timed(chk, ctx, timeout)
     raise KeyError(key)
+
+
+def _run_timed(chk: Check, ctx: RunContext, timeout: float | None) -> VerdictRecord:
+    """:func:`run_check`, stopped after ``timeout`` seconds (then an ``error`` record "timed out after N s")."""
+    if not timeout:
+        return run_check(chk, ctx)
+    from privcheck.resources import CheckTimeout, call_with_timeout
+
+    try:
+        return call_with_timeout(run_check, (chk, ctx), timeout)
+    except (CheckTimeout, RuntimeError) as exc:
+        rec = run_check(Check(chk.claim_id, chk.method, _raiser(exc), chk.expect, chk.part), ctx)
+        rec.details["error"] = str(exc)
+        rec.details.pop("traceback", None)  # the check ran elsewhere: this process's stack says nothing
+        if isinstance(exc, CheckTimeout):
+            rec.seconds = float(timeout)
+        return rec
 
 
 @dataclass
@@ -131,13 +148,22 @@ class RunOptions:
     quick: bool = False
     samples: int | None = None
     confidence: float = 0.95
+    #: seconds per check before it is stopped and recorded as an error (None: no limit)
+    timeout: float | None = None
 
     def __post_init__(self) -> None:
+        if self.timeout is not None:
+            from privcheck.validation import check_positive
+
+            self.timeout = check_positive("timeout", self.timeout)
         self.seed = check_int("seed", self.seed, minimum=0)
         if self.jobs is not None:
             self.jobs = check_int("jobs", self.jobs, minimum=1)
         if self.samples is not None:
             self.samples = check_int("samples", self.samples, minimum=MIN_SAMPLES)
+            from privcheck.resources import check_samples
+
+            check_samples(self.samples, "samples")
         self.confidence = check_confidence(self.confidence)
 
 
@@ -165,15 +191,17 @@ def run(
         base.jobs = jobs
         records = []
         for chk in checks:
-            rec = run_check(chk, base)
+            rec = _run_timed(chk, base, opts.timeout)
             if progress:
                 progress(rec)
             records.append(rec)
         return records
     results: dict[int, VerdictRecord] = {}
     ctx = mp.get_context("fork")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(checks)), mp_context=ctx) as pool:
-        futs = {pool.submit(_run_key, (c.claim_id, c.method, c.part), base): i for i, c in enumerate(checks)}
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(checks)), mp_context=ctx)
+    try:
+        futs = {pool.submit(_run_key, (c.claim_id, c.method, c.part), base, opts.timeout): i
+                for i, c in enumerate(checks)}
         for fut in as_completed(futs):
             i = futs[fut]
             try:
@@ -184,7 +212,25 @@ def run(
             results[i] = rec
             if progress:
                 progress(rec)
+    except BaseException:  # Ctrl-C (or any failure here): stop the workers now, do not wait for queued checks
+        _stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
     return [results[i] for i in range(len(checks))]
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel queued checks and terminate the worker processes (used on Ctrl-C: exit within 2 s)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + 0.3
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
 
 
 def _raiser(exc: Exception):
@@ -203,13 +249,15 @@ def verify(
     samples: int | None = None,
     methods: Sequence[str] | None = None,
     confidence: float = 0.95,
+    timeout: float | None = None,
 ) -> list[VerdictRecord]:
     """Run the built-in (and any loaded user) claims matching ``patterns``; return verdict records.
 
     Parameters: ``patterns`` ids or globs (default: all); ``seed`` ≥ 0;
     ``jobs`` ≥ 1 worker processes (default: all cores); ``quick`` reduced
     power; ``samples`` overrides Monte Carlo sizes; ``methods`` a subset of
-    exact/symbolic/numeric/mc/scaling; ``confidence`` in (0, 1).
+    exact/symbolic/numeric/mc/scaling; ``confidence`` in (0, 1); ``timeout``
+    seconds per check (> 0; a check past it becomes an ``error`` record).
     """
-    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence)
+    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout)
     return run(select(patterns, methods=methods), opts)
