@@ -30,7 +30,7 @@ body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2em;max-widt
 table{border-collapse:collapse;margin:0.5em 0 1.5em 0;font-size:0.9em}
 th,td{border:1px solid #ccc;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f3f3f3} code{font-size:0.95em}
-.holds{color:#17692b;font-weight:600}.refuted{color:#b00020;font-weight:700}
+.holds{color:#17692b;font-weight:600}.computed{color:#0b6e8a}.refuted{color:#b00020;font-weight:700}
 .inconclusive{color:#a66a00;font-weight:600}.error{color:#8a008a;font-weight:700}
 .unmet{background:#ffe3e3} figure{margin:1em 0} figure img{max-width:100%;border:1px solid #ddd}
 figcaption{font-size:0.9em;color:#555} pre{background:#f8f8f8;padding:0.6em;overflow-x:auto;font-size:0.8em}

@@ -22,7 +22,7 @@ from rich.text import Text
 
 from privcheck.claims import VERDICTS, VerdictRecord
 
-_STYLE = {"holds": "green", "refuted": "bold red", "inconclusive": "yellow", "error": "bold magenta"}
+_STYLE = {"holds": "green", "refuted": "bold red", "inconclusive": "yellow", "error": "bold magenta", "computed": "cyan"}
 _PAPER_FILE = re.compile(r"^(\d{3})_[0-9a-f]+\.txt$")
 
 
@@ -138,7 +138,7 @@ def group_by_paper(records: Iterable[VerdictRecord]) -> dict[str, list[VerdictRe
 
 
 def verdict_counts(records: Iterable[VerdictRecord]) -> dict[str, int]:
-    """Number of records per verdict (all four verdicts, zeros included)."""
+    """Number of records per verdict (every verdict of :data:`VERDICTS`, zeros included)."""
     recs = list(records)
     return {v: sum(r.verdict == v for r in recs) for v in VERDICTS}
 
