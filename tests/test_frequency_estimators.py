@@ -1,0 +1,241 @@
+"""Oracle tests of the 003 frequency estimators (estimators/frequency.py) by exhaustive enumeration.
+
+Every node j holds a value x_j and is sampled with probability π_j; a sampled node reports its value
+w.p. p and each other value w.p. q (direct encoding). For small n and m all (m + 1)^n joint outcomes
+(not sampled / reported value, per node) are enumerated with their probabilities, so the exact
+expectation and variance of every estimator (c_DE eq. 3, g_DE eq. 5, ĉ_DE Thm 3.4, T Thm 5.1) follow
+without any formula of the module under test. The estimators are then compared with what the paper
+states (eq. 4, unbiasedness, Thm 3.2, Thm 5.1) and with :func:`exact_moments`; the samplers are
+compared with the enumerated law of (C, S) by chi-square tests on fixed seeds.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from estimators import frequency as fq
+from estimators.direct_encoding import de_probabilities
+
+I = 0  # the value whose frequency is estimated
+
+
+def _enumerate(values, pis, p, q, m):
+    """[(probability, C, S)] over all joint outcomes; C = reports equal to I, S = sampled nodes."""
+    per_node = []
+    for x, pi in zip(values, pis):
+        opts = [(1 - pi, None)] + [(pi * (p if v == x else q), v) for v in range(m)]
+        per_node.append(opts)
+    out = []
+    for combo in itertools.product(*per_node):
+        prob = math.prod(c[0] for c in combo)
+        reports = [c[1] for c in combo if c[1] is not None]
+        out.append((prob, sum(r == I for r in reports), len(reports)))
+    return out
+
+
+def _moments(table, estimator):
+    """Exact (mean, variance) of estimator(C, S) under the enumerated law."""
+    pr = np.array([t[0] for t in table])
+    C = np.array([t[1] for t in table])
+    S = np.array([t[2] for t in table])
+    v = np.asarray(estimator(C, S), dtype=float)
+    mean = float((pr * v).sum())
+    return mean, float((pr * (v - mean) ** 2).sum())
+
+
+# (values, pi, eps, m): small designs; value I = 0 held by some, none or all nodes
+UNIFORM = [
+    ((0, 1, 2, 0), 0.3, 1.0, 3),
+    ((1, 2, 1, 2), 0.6, 0.5, 3),      # f_i = 0: the Var* limits are exact
+    ((0, 0, 0, 1, 2), 0.8, 2.0, 3),
+    ((0, 1, 0, 1), 0.5, 1.5, 2),
+]
+
+
+def test_de_probabilities_are_direct_encoding():
+    for eps, m in ((1.0, 3), (0.3, 10), (4.0, 2)):
+        p, q = de_probabilities(eps, m)
+        assert math.isclose(p / q, math.exp(eps), rel_tol=1e-13)
+        assert math.isclose(p + (m - 1) * q, 1.0, rel_tol=1e-13)
+
+
+@pytest.mark.parametrize("values,pi,eps,m", UNIFORM)
+def test_estimators_against_enumeration_uniform(values, pi, eps, m):
+    p, q = de_probabilities(eps, m)
+    n = len(values)
+    n_i = sum(v == I for v in values)
+    table = _enumerate(values, [pi] * n, p, q, m)
+    assert math.isclose(sum(t[0] for t in table), 1.0, rel_tol=1e-12)
+    g = fq.uniform_groups(n, n_i, pi)
+    rel = dict(rel_tol=1e-9, abs_tol=1e-9)
+
+    # c_DE (eq. 3): biased, with mean eq. 4 (Thm 2.1)
+    m_c, v_c = _moments(table, lambda C, S: fq.c_de(C, n, p, q))
+    assert math.isclose(m_c, fq.eq4_mean(n, n_i / n, pi, p, q), **rel)
+    assert math.isclose(m_c, fq.exact_moments("c_de", g, p, q)[0], **rel)
+    assert math.isclose(v_c, fq.exact_moments("c_de", g, p, q)[1], **rel)
+    # g_DE (eq. 5): unbiased (Thm 3.1); Var = Thm 3.2's Var* when nobody holds I
+    m_g, v_g = _moments(table, lambda C, S: fq.g_de(C, n, pi, p, q))
+    assert math.isclose(m_g, n_i, **rel)
+    assert math.isclose(v_g, fq.exact_moments("g_de", g, p, q)[1], **rel)
+    if n_i == 0:
+        assert math.isclose(v_g, fq.thm32_var_star(n, pi, p, q), **rel)
+    # ĉ_DE (Thm 3.4): unbiased; its variance is exact_moments' (which Thm 3.5 compares)
+    m_h, v_h = _moments(table, lambda C, S: fq.c_hat(C, S, pi, p, q))
+    assert math.isclose(m_h, n_i, **rel)
+    assert math.isclose(v_h, fq.exact_moments("c_hat", g, p, q)[1], **rel)
+    assert math.isclose(v_h - v_g, fq.exact_thm35_difference(g, p, q), **rel)
+    # T (Thm 5.1) with equal π equals g_DE
+    m_t, v_t = _moments(table, lambda C, S: fq.t_estimator(C, n, n * pi, p, q))
+    assert math.isclose(m_t, n_i, **rel) and math.isclose(v_t, v_g, **rel)
+
+
+@pytest.mark.parametrize("values,pis,eps,m", [
+    ((0, 1, 2, 0), (0.2, 0.5, 0.9, 0.7), 1.0, 3),
+    ((1, 2, 1, 2), (0.1, 0.4, 0.6, 1.0), 0.7, 3),    # f_i = 0: Thm 5.1's Var* is exact
+    ((0, 1, 1, 0, 1), (0.3, 0.3, 0.8, 0.8, 0.5), 2.0, 2),
+])
+def test_t_estimator_against_enumeration_personalised(values, pis, eps, m):
+    p, q = de_probabilities(eps, m)
+    n = len(values)
+    n_i = sum(v == I for v in values)
+    table = _enumerate(values, pis, p, q, m)
+    g = fq.groups_from_nodes(np.array(values), np.array(pis), I)
+    assert g.n == n and g.n_i == n_i and math.isclose(g.sum_pi, sum(pis))
+    m_t, v_t = _moments(table, lambda C, S: fq.t_estimator(C, n, sum(pis), p, q))
+    # for fixed data E[T] = n Σ_{holders} π_j / Σ π_j: unbiased only when the holders' π average is
+    # the overall one (Thm 5.1 averages over data independent of π; see the i.i.d. test below)
+    held_pi = sum(pi for v, pi in zip(values, pis) if v == I)
+    assert math.isclose(m_t, n * held_pi / sum(pis), rel_tol=1e-9, abs_tol=1e-9)
+    assert math.isclose(m_t, fq.exact_moments("T", g, p, q)[0], rel_tol=1e-9, abs_tol=1e-9)
+    assert math.isclose(v_t, fq.exact_moments("T", g, p, q)[1], rel_tol=1e-9)
+    if n_i == 0:
+        assert math.isclose(v_t, fq.thm51_var_star(g, p, q), rel_tol=1e-9)
+        assert math.isclose(v_t, fq.var_star_T(n, pis, p, q), rel_tol=1e-9)
+    cm = fq.count_moments(g, p, q)
+    m_C, v_C = _moments(table, lambda C, S: C)
+    m_S, v_S = _moments(table, lambda C, S: S)
+    m_CS, _ = _moments(table, lambda C, S: C * S)
+    assert math.isclose(cm.mean_C, m_C, rel_tol=1e-12) and math.isclose(cm.mean_S, m_S, rel_tol=1e-12)
+    assert math.isclose(cm.var_C, v_C, rel_tol=1e-9) and math.isclose(cm.var_S, v_S, rel_tol=1e-9)
+    assert math.isclose(cm.cov_CS, m_CS - m_C * m_S, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_t_estimator_unbiased_for_iid_data():
+    """Thm 5.1: with values i.i.d. (I w.p. f_i) independent of π_j, E[T] = n f_i (enumerated over the data too)."""
+    p, q = de_probabilities(1.0, 3)
+    pis, f_i = (0.2, 0.5, 0.9, 0.7), 0.3
+    n = len(pis)
+    mean = 0.0
+    for holds in itertools.product([True, False], repeat=n):
+        w = math.prod(f_i if h else 1 - f_i for h in holds)
+        vals = [I if h else 1 for h in holds]
+        mean += w * _moments(_enumerate(vals, pis, p, q, 3), lambda C, S: fq.t_estimator(C, n, sum(pis), p, q))[0]
+    assert math.isclose(mean, n * f_i, rel_tol=1e-9)
+
+
+def _pmf_CS(table):
+    pmf = {}
+    for pr, C, S in table:
+        pmf[(C, S)] = pmf.get((C, S), 0.0) + pr
+    return pmf
+
+
+def _chi2_pvalue(pmf: dict, C, S) -> float:
+    keys = sorted(pmf)
+    idx = {k: j for j, k in enumerate(keys)}
+    obs = np.bincount([idx[(c, s)] for c, s in zip(C.tolist(), S.tolist())], minlength=len(keys))
+    exp = np.array([pmf[k] for k in keys]) * len(C)
+    return float(stats.chisquare(obs, exp).pvalue)
+
+
+@pytest.mark.parametrize("values,pis,eps,m", [
+    ((0, 1, 2, 0), (0.3,) * 4, 1.0, 3),
+    ((0, 1, 2, 0, 1), (0.2, 0.5, 0.9, 0.7, 0.5), 0.8, 3),
+])
+def test_draw_counts_has_the_enumerated_law(values, pis, eps, m):
+    p, q = de_probabilities(eps, m)
+    g = fq.groups_from_nodes(np.array(values), np.array(pis), I)
+    pmf = _pmf_CS(_enumerate(values, pis, p, q, m))
+    C, S = fq.draw_counts(g, p, q, np.random.default_rng(11), 200_000)
+    assert _chi2_pvalue(pmf, C, S) > 1e-4
+    # a sampler with p and q swapped is rejected by the same test (power check)
+    C2, S2 = fq.draw_counts(g, q * 1.5, q, np.random.default_rng(11), 200_000)
+    assert _chi2_pvalue(pmf, C2, S2) < 1e-6
+
+
+def test_draw_counts_iid_has_the_mixture_law():
+    p, q = de_probabilities(1.0, 3)
+    f_i, n_by_pi, pis = 0.4, [3, 2], [0.3, 0.8]
+    # enumerate: each node holds I w.p. f_i independently, then samples/reports as before
+    node_pis = [0.3] * 3 + [0.8] * 2
+    pmf: dict = {}
+    for holds in itertools.product([True, False], repeat=5):
+        w = math.prod(f_i if h else 1 - f_i for h in holds)
+        vals = [I if h else 1 for h in holds]
+        for k, v in _pmf_CS(_enumerate(vals, node_pis, p, q, 3)).items():
+            pmf[k] = pmf.get(k, 0.0) + w * v
+    C, S = fq.draw_counts_iid(n_by_pi, pis, f_i, p, q, np.random.default_rng(5), 200_000)
+    assert _chi2_pvalue(pmf, C, S) > 1e-4
+
+
+def test_srswor_sampler_and_moments_against_enumeration():
+    p, q = de_probabilities(1.0, 3)
+    n, n_i, B = 6, 2, 3
+    holders = [True] * n_i + [False] * (n - n_i)
+    subsets = list(itertools.combinations(range(n), B))
+    pmf = np.zeros(B + 1)
+    for sub in subsets:
+        h = sum(holders[j] for j in sub)
+        for c in range(B + 1):  # C = Bin(h, p) + Bin(B − h, q)
+            pmf[c] += stats.binom.pmf(np.arange(c + 1), h, p) @ stats.binom.pmf(c - np.arange(c + 1), B - h, q)
+    pmf /= len(subsets)
+    a = n / (B * (p - q))
+    vals = a * (np.arange(B + 1) - B * q)
+    mean = float(pmf @ vals)
+    var = float(pmf @ (vals - mean) ** 2)
+    em, ev = fq.exact_moments_srswor(n, n_i, B, p, q)
+    assert math.isclose(em, n_i, rel_tol=1e-12) and math.isclose(mean, em, rel_tol=1e-12)
+    assert math.isclose(var, ev, rel_tol=1e-10)
+    C, S = fq.draw_counts_srswor(n, n_i, B, p, q, np.random.default_rng(8), 200_000)
+    assert np.all(S == B)
+    obs = np.bincount(C, minlength=B + 1)
+    assert stats.chisquare(obs, pmf * len(C)).pvalue > 1e-4
+    # the f_i → 0 variance of sampling exactly B nodes is optimal_design's var_srswor
+    dc = fq.optimal_design(n, B, p, q)
+    assert math.isclose(fq.exact_moments_srswor(n, 0, B, p, q)[1], dc.var_srswor, rel_tol=1e-12)
+
+
+def test_optimal_design_against_brute_force():
+    p, q = de_probabilities(1.0, 10)
+    n, B = 6, 2.5
+    dc = fq.optimal_design(n, B, p, q)
+    vertex = [1.0, 1.0, 0.5, 0.0, 0.0, 0.0]
+    assert math.isclose(dc.var_optimum, fq.var_star_T(n, vertex, p, q), rel_tol=1e-12)
+    assert math.isclose(dc.var_uniform, fq.var_star_T(n, [B / n] * n, p, q), rel_tol=1e-12)
+    rng = np.random.default_rng(3)
+    for _ in range(300):  # no feasible design beats the vertex
+        x = rng.dirichlet(np.ones(n)) * B
+        if x.max() <= 1:
+            assert fq.var_star_T(n, x, p, q) >= dc.var_optimum * (1 - 1e-12)
+    assert math.isclose(dc.ratio_formula, (1 - q) / (1 - q * B / n), rel_tol=1e-15)
+    assert math.isclose(dc.ratio_optimum, dc.var_optimum / dc.var_uniform, rel_tol=1e-15)
+
+
+def test_printed_formulas_closed_forms():
+    p, q = de_probabilities(1.0, 4)
+    n, pi = 7, 0.35
+    assert math.isclose(fq.thm32_var_star(n, pi, p, q), n * (q - q * q * pi) / ((p - q) ** 2 * pi), rel_tol=1e-15)
+    g = fq.uniform_groups(n, 2, pi)
+    # eq. 6 as printed: Var(S) q² / (π²(p−q)²), Var(S) = nπ(1−π)
+    assert math.isclose(fq.thm35_paper_difference(g, pi, p, q),
+                        n * pi * (1 - pi) * q * q / (pi * pi * (p - q) ** 2), rel_tol=1e-13)
+    # the exact Thm 3.5 difference is π(1−π)Σ_j q(q − 2r_j)/(π²(p−q)²) < 0 for π < 1
+    r = np.array([p, p] + [q] * 5)
+    exact = pi * (1 - pi) * float((q * (q - 2 * r)).sum()) / (pi * pi * (p - q) ** 2)
+    assert math.isclose(fq.exact_thm35_difference(g, p, q), exact, rel_tol=1e-10)
+    assert fq.exact_thm35_difference(g, p, q) < 0
