@@ -73,6 +73,12 @@ def test_estimators_against_enumeration_uniform(values, pi, eps, m):
     g = fq.uniform_groups(n, n_i, pi)
     rel = dict(rel_tol=1e-9, abs_tol=1e-9)
 
+    for kind, est in (("c_de", lambda C, S: fq.c_de(C, n, p, q)), ("g_de", lambda C, S: fq.g_de(C, n, pi, p, q)),
+                      ("c_hat", lambda C, S: fq.c_hat(C, S, pi, p, q)),
+                      ("T", lambda C, S: fq.t_estimator(C, n, n * pi, p, q))):
+        em, ev = _moments(table, est)  # exact_moments (a·C + b·S + c) against the enumeration
+        assert fq.exact_moments(kind, g, p, q) == (pytest.approx(em, rel=1e-9, abs=1e-9),
+                                                   pytest.approx(ev, rel=1e-9, abs=1e-12)), kind
     # c_DE (eq. 3): biased, with mean eq. 4 (Thm 2.1)
     m_c, v_c = _moments(table, lambda C, S: fq.c_de(C, n, p, q))
     assert math.isclose(m_c, fq.eq4_mean(n, n_i / n, pi, p, q), **rel)
@@ -162,6 +168,7 @@ def test_draw_counts_has_the_enumerated_law(values, pis, eps, m):
     g = fq.groups_from_nodes(np.array(values), np.array(pis), I)
     pmf = _pmf_CS(_enumerate(values, pis, p, q, m))
     C, S = fq.draw_counts(g, p, q, np.random.default_rng(11), 200_000)
+    assert C.dtype.kind == "i" and S.dtype.kind == "i"  # counts
     assert _chi2_pvalue(pmf, C, S) > 1e-4
     # a sampler with p and q swapped is rejected by the same test (power check)
     C2, S2 = fq.draw_counts(g, q * 1.5, q, np.random.default_rng(11), 200_000)
@@ -180,6 +187,7 @@ def test_draw_counts_iid_has_the_mixture_law():
         for k, v in _pmf_CS(_enumerate(vals, node_pis, p, q, 3)).items():
             pmf[k] = pmf.get(k, 0.0) + w * v
     C, S = fq.draw_counts_iid(n_by_pi, pis, f_i, p, q, np.random.default_rng(5), 200_000)
+    assert C.dtype.kind == "i" and S.dtype.kind == "i"
     assert _chi2_pvalue(pmf, C, S) > 1e-4
 
 
@@ -202,7 +210,7 @@ def test_srswor_sampler_and_moments_against_enumeration():
     assert math.isclose(em, n_i, rel_tol=1e-12) and math.isclose(mean, em, rel_tol=1e-12)
     assert math.isclose(var, ev, rel_tol=1e-10)
     C, S = fq.draw_counts_srswor(n, n_i, B, p, q, np.random.default_rng(8), 200_000)
-    assert np.all(S == B)
+    assert np.all(S == B) and S.dtype.kind == "i" and C.dtype.kind == "i"
     obs = np.bincount(C, minlength=B + 1)
     assert stats.chisquare(obs, pmf * len(C)).pvalue > 1e-4
     # the f_i → 0 variance of sampling exactly B nodes is optimal_design's var_srswor
@@ -224,6 +232,10 @@ def test_optimal_design_against_brute_force():
             assert fq.var_star_T(n, x, p, q) >= dc.var_optimum * (1 - 1e-12)
     assert math.isclose(dc.ratio_formula, (1 - q) / (1 - q * B / n), rel_tol=1e-15)
     assert math.isclose(dc.ratio_optimum, dc.var_optimum / dc.var_uniform, rel_tol=1e-15)
+    assert math.isclose(dc.ratio_srswor, dc.var_srswor / dc.var_uniform, rel_tol=1e-15)
+    assert (dc.n, dc.B, dc.q) == (n, B, q)
+    # Var*(T) for explicit π_j: n² Σ qπ_j(1 − qπ_j)/((Σπ_j)²(p − q)²), also for integer (0/1) designs
+    assert fq.var_star_T(4, [1, 1, 0, 0], p, q) == pytest.approx(16 * 2 * q * (1 - q) / (4 * (p - q) ** 2), rel=1e-14)
 
 
 def test_printed_formulas_closed_forms():
@@ -239,3 +251,98 @@ def test_printed_formulas_closed_forms():
     exact = pi * (1 - pi) * float((q * (q - 2 * r)).sum()) / (pi * pi * (p - q) ** 2)
     assert math.isclose(fq.exact_thm35_difference(g, p, q), exact, rel_tol=1e-10)
     assert fq.exact_thm35_difference(g, p, q) < 0
+
+
+# --------------------------------------------------------------------------- bad input: one clear message
+P_, Q_ = de_probabilities(1.0, 3)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: fq.c_de([1], 3, Q_, P_), r"need 0 <= q < p <= 1"),
+    (lambda: fq.g_de([1], 3, 0.0, P_, Q_), r"^pi must be a probability in \(0, 1\]"),
+    (lambda: fq.g_de([1], 3, 1.5, P_, Q_), r"^pi must be"),
+    (lambda: fq.c_hat([1], [2], 0.0, P_, Q_), r"^pi must be a probability in \(0, 1\]"),
+    (lambda: fq.c_hat([1], [2], 0.5, Q_, P_), r"need 0 <= q < p"),
+    (lambda: fq.t_estimator([1], 3, 0.0, P_, Q_), r"^sum_pi must be > 0"),
+    (lambda: fq.t_estimator([1], 3, 1.0, Q_, P_), r"need 0 <= q < p"),
+    (lambda: fq.uniform_groups(0, 0, 0.5), r"^n must be"),
+    (lambda: fq.uniform_groups(3, 4, 0.5), r"^n_i must be an integer in \[0, 3\]"),
+    (lambda: fq.uniform_groups(3, 1, 0.0), r"^pi must be a probability in \(0, 1\]"),
+    (lambda: fq.groups([1, 2], [0.5], [True, False]), r"equal length"),
+    (lambda: fq.groups([[1]], [[0.5]], [[True]]), r"equal length"),
+    (lambda: fq.groups([1, -1], [0.5, 0.5], [True, False]), r"^group size must be"),
+    (lambda: fq.groups([1, 1], [0.5, 1.5], [True, False]), r"^pi must be"),
+    (lambda: fq.groups([1, 1], [0.0, 0.0], [True, False]), r"at least one node with pi > 0"),
+    (lambda: fq.groups([0, 0], [0.5, 0.5], [True, False]), r"at least one node with pi > 0"),
+    (lambda: fq.groups_from_nodes(np.array([0, 1]), np.array([0.5]), 0), r"equal length"),
+    (lambda: fq.draw_counts_iid([2], [0.5], 1.5, P_, Q_, np.random.default_rng(0), 3), r"^f_i must be"),
+    (lambda: fq.draw_counts_srswor(0, 0, 1, P_, Q_, np.random.default_rng(0), 3), r"^n must be"),
+    (lambda: fq.draw_counts_srswor(5, 6, 1, P_, Q_, np.random.default_rng(0), 3), r"^n_i must be"),
+    (lambda: fq.draw_counts_srswor(5, 2, 6, P_, Q_, np.random.default_rng(0), 3), r"^B must be an integer in \[1, 5\]"),
+    (lambda: fq.draw_counts_srswor(5, 2, 0, P_, Q_, np.random.default_rng(0), 3), r"^B must be"),
+    (lambda: fq.exact_moments("nope", fq.uniform_groups(4, 1, 0.5), P_, Q_), r"kind must be one of"),
+    (lambda: fq.exact_moments("c_hat", fq.groups([1, 1], [0.2, 0.5], [True, False]), P_, Q_), r"uniform sampling"),
+    (lambda: fq.exact_moments("T", fq.uniform_groups(4, 1, 0.5), Q_, P_), r"need 0 <= q < p"),
+    (lambda: fq.optimal_design(0, 1.0, P_, Q_), r"^n must be"),
+    (lambda: fq.optimal_design(5, 0.0, P_, Q_), r"^B must be in \(0, n\]"),
+    (lambda: fq.optimal_design(5, 5.5, P_, Q_), r"^B must be in \(0, n\]"),
+    (lambda: fq.optimal_design(5, 2.0, Q_, P_), r"need 0 <= q < p"),
+    (lambda: fq.figure3_data(n=0), r"^n must be"),
+    (lambda: fq.figure3_data(n=10, m=1), r"^m must be"),
+    (lambda: fq.figure3_data(n=10, m=3, eps=0.0), r"eps"),
+    (lambda: fq.figure3_data(n=10, m=3, replicates=5), r"^replicates must be"),
+    (lambda: fq.figure3_data(n=10, m=3, pis=(0.0,)), r"^pi must be"),
+])
+def test_bad_input_is_one_clear_error(call, match):
+    from privcheck.errors import PrivcheckUsageError
+
+    with pytest.raises(PrivcheckUsageError, match=match):
+        call()
+
+
+def test_edge_designs():
+    # π = 1 is allowed (census); n_i = 0 and n_i = n are allowed
+    g = fq.uniform_groups(3, 3, 1.0)
+    assert g.n == 3 and g.n_i == 3 and g.sum_pi == 3.0 and g.sum_pi2 == 3.0
+    assert fq.uniform_groups(3, 0, 0.5).n_i == 0
+    assert fq.c_hat([3], [3], 1.0, P_, Q_)[0] == pytest.approx((3 - 3 * Q_) / (P_ - Q_), rel=1e-15)
+    # q = 0 (p = 1): every sampled holder reports I; c_DE is the count itself
+    assert fq.c_de([2], 5, 1.0, 0.0)[0] == 2.0
+    # a group with π = 0 contributes nothing to the draws
+    g0 = fq.groups([4, 3], [0.0, 1.0], [True, False])
+    C, S = fq.draw_counts(g0, P_, Q_, np.random.default_rng(1), 50)
+    assert np.all(S == 3)
+    # fixed-size sampling of everybody / of all holders
+    C, S = fq.draw_counts_srswor(4, 4, 4, 1.0, 0.0, np.random.default_rng(2), 20)
+    assert np.all(C == 4) and np.all(S == 4)
+    C, S = fq.draw_counts_srswor(4, 0, 2, 1.0, 0.0, np.random.default_rng(2), 20)
+    assert np.all(C == 0) and np.all(S == 2)
+    # n = 1: no finite-population correction (n − 1 = 0)
+    assert fq.exact_moments_srswor(1, 1, 1, P_, Q_) == pytest.approx((1.0, P_ * (1 - P_) / (P_ - Q_) ** 2))
+    # B < 1: the fixed-size comparison samples one node
+    dc = fq.optimal_design(10, 0.4, P_, Q_)
+    assert dc.var_srswor == pytest.approx(100 * Q_ * (1 - Q_) / (P_ - Q_) ** 2, rel=1e-14)
+    assert dc.var_optimum == pytest.approx(fq.var_star_T(10, [0.4] + [0.0] * 9, P_, Q_), rel=1e-14)
+    assert (dc.n, dc.B, dc.q) == (10, 0.4, Q_)
+
+
+def test_tv_distance_and_figure3_wiring():
+    assert fq.tv_distance([[2, 2], [4, 0]], 4, [0.5, 0.5]).tolist() == [0.0, 0.5]
+    # with ε large (q ≈ 0) and π = 1 every node reports its own value: the estimates are the counts
+    d = fq.figure3_data(n=300, m=4, eps=40.0, pis=(1.0,), replicates=10, seed=3)
+    assert d.tv_chat == [pytest.approx(0.0, abs=1e-12)] and d.tv_gde == [pytest.approx(0.0, abs=1e-12)]
+    assert d.cost_expected == [300.0] and d.cost_simulated == [300.0]
+    assert d.params["n"] == 300 and d.params["m"] == 4 and d.replicates == 10
+    # moderate ε: TV falls with π, cost grows as nπ; ĉ_DE and g_DE agree in law to within noise
+    d = fq.figure3_data(n=3000, m=5, eps=1.0, pis=(0.1, 0.9), replicates=40, seed=4)
+    assert d.cost_expected == [pytest.approx(300.0), pytest.approx(2700.0)]
+    assert d.cost_simulated[0] == pytest.approx(300, abs=30) and d.cost_simulated[1] == pytest.approx(2700, abs=30)
+    assert d.tv_chat_interval[1][1] < d.tv_chat_interval[0][0] and d.tv_gde_interval[1][1] < d.tv_gde_interval[0][0]
+    for tv, (lo, hi) in zip(d.tv_chat + d.tv_gde, d.tv_chat_interval + d.tv_gde_interval):
+        assert 0 < lo <= tv <= hi < 1
+    # the expected TV at π = 0.9 is of the order of the estimator's spread: Σ_v sd_v/n·√(2/π) / 2
+    p, q = de_probabilities(1.0, 5)
+    f = d.params  # data: Binomial(100, 0.5) clipped to m − 1 = 4, i.e. (almost) all mass at value 4
+    sd = math.sqrt(3000 * (q - q * q * 0.9) / ((p - q) ** 2 * 0.9))  # Var* of a value nobody holds
+    assert 0.5 * 4 * sd / 3000 * math.sqrt(2 / math.pi) * 0.5 < d.tv_gde[1] < 0.5 * 5 * 3 * sd / 3000
+    assert f["p"] == p and f["q"] == q
