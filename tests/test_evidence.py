@@ -81,13 +81,13 @@ def test_every_writer_handles_computed(tmp_path):
     recs = _records()
     assert json.loads(records_to_json(recs))[0]["verdict"] == "computed"
     tree = records_to_junit(recs)
-    cases = {c.get("name"): c for c in tree.getroot().iter("testcase")}
-    calc = [c for n, c in cases.items() if n.startswith("seif.thm1[") or n.startswith("seif.thm1 ")]
-    assert calc and calc[0].find("failure") is None and calc[0].find("error") is None
+    calc = [c for c in tree.getroot().iter("testcase")
+            if "seif.thm1" in c.get("name", "") and "mechanism" not in c.get("name", "")]
+    assert len(calc) == 1 and calc[0].find("failure") is None and calc[0].find("error") is None
     assert "computed" in ET.tostring(tree.getroot(), encoding="unicode")
     md = records_to_markdown(recs)
     assert "computed" in md and "1 computed" in md
-    assert "class='computed'" in records_to_html(recs)
+    assert "computed" in records_to_html(recs)
     buf = io.StringIO()
     print_table(recs, Console(file=buf, width=200))
     assert "computed" in buf.getvalue()
@@ -249,3 +249,40 @@ def test_delta_mode_audit_reports_its_power():
     assert res.details["delta_detectable"] is None
     res = audit(sampler, [0, 1], eps=1.0, delta=0.01, samples=4000, seed=1)
     assert res.verdict_mc == "holds" and res.details["delta_detectable"] > 0.01
+
+
+def test_count_pmf_and_inverse_moments_against_enumeration():
+    """|K| law by brute force over all 2^K participation sets; the conditional inverse moments from it."""
+    import itertools
+
+    from estimators import wireless as wl
+
+    p = np.array([0.1, 0.35, 0.3, 0.05, 0.4, 0.2])
+    pmf = np.zeros(p.size + 1)
+    for bits in itertools.product([0, 1], repeat=p.size):
+        pmf[sum(bits)] += math.prod(pk if b else 1 - pk for pk, b in zip(p, bits))
+    assert wl.count_pmf(p) == pytest.approx(pmf, rel=1e-12, abs=1e-15)
+    assert wl.count_pmf([0.5, 0.5]).tolist() == [0.25, 0.5, 0.25]
+    im = wl.inverse_moments_exact(p)
+    j = np.arange(1, p.size + 1)
+    tail = 1 - pmf[0]  # noticeably below 1 here: conditioning on |K| ≥ 1 matters
+    assert tail < 0.9
+    assert im.mu == pytest.approx(p.sum(), rel=1e-15) and im.var == pytest.approx((p * (1 - p)).sum(), rel=1e-15)
+    assert im.p_empty == pytest.approx(pmf[0], rel=1e-12)
+    assert im.e_inv == pytest.approx((pmf[1:] / j).sum() / tail, rel=1e-12)
+    assert im.e_inv2 == pytest.approx((pmf[1:] / j**2).sum() / tail, rel=1e-12)
+    assert (im.taylor_inv, im.taylor_inv2) == wl.taylor_inverse(im.mu, im.var)
+    assert im.rel_err_inv == pytest.approx(abs(im.taylor_inv - im.e_inv) / im.e_inv, rel=1e-14)
+    assert im.rel_err_inv2 == pytest.approx(abs(im.taylor_inv2 - im.e_inv2) / im.e_inv2, rel=1e-14)
+    assert wl.inverse_moments_exact([1, 1, 0]).e_inv == 0.5  # integer input: exactly two participants
+
+
+def test_de_probabilities_rejects_a_one_value_domain():
+    from estimators.direct_encoding import de_probabilities
+    from privcheck.errors import PrivcheckUsageError
+
+    with pytest.raises(PrivcheckUsageError, match=r"^m must be an integer >= 2"):
+        de_probabilities(1.0, 1)
+    with pytest.raises(PrivcheckUsageError, match=r"^m must be"):
+        de_probabilities(1.0, 2.5)
+    assert de_probabilities(1.0, 2) == pytest.approx((math.e / (math.e + 1), 1 / (math.e + 1)), rel=1e-15)

@@ -281,7 +281,8 @@ P_, Q_ = de_probabilities(1.0, 3)
     (lambda: fq.draw_counts_srswor(5, 2, 6, P_, Q_, np.random.default_rng(0), 3), r"^B must be an integer in \[1, 5\]"),
     (lambda: fq.draw_counts_srswor(5, 2, 0, P_, Q_, np.random.default_rng(0), 3), r"^B must be"),
     (lambda: fq.exact_moments("nope", fq.uniform_groups(4, 1, 0.5), P_, Q_), r"kind must be one of"),
-    (lambda: fq.exact_moments("c_hat", fq.groups([1, 1], [0.2, 0.5], [True, False]), P_, Q_), r"uniform sampling"),
+    (lambda: fq.exact_moments("c_hat", fq.groups([1, 3], [0.2, 0.5], [True, False]), P_, Q_), r"uniform sampling"),
+    (lambda: fq.exact_moments("g_de", fq.groups([3, 1], [0.2, 0.5], [True, False]), P_, Q_), r"uniform sampling"),
     (lambda: fq.exact_moments("T", fq.uniform_groups(4, 1, 0.5), Q_, P_), r"need 0 <= q < p"),
     (lambda: fq.optimal_design(0, 1.0, P_, Q_), r"^n must be"),
     (lambda: fq.optimal_design(5, 0.0, P_, Q_), r"^B must be in \(0, n\]"),
@@ -326,8 +327,32 @@ def test_edge_designs():
     assert (dc.n, dc.B, dc.q) == (10, 0.4, Q_)
 
 
+def test_single_node_and_full_designs():
+    g = fq.uniform_groups(1, 1, 0.5)
+    assert g.n == 1 and fq.exact_moments("c_hat", g, P_, Q_)[0] == pytest.approx(1.0, rel=1e-12)
+    assert fq.t_estimator([1], 2, 0.5, P_, Q_)[0] == pytest.approx(2 * (1 - 0.5 * Q_) / (0.5 * (P_ - Q_)), rel=1e-14)
+    C, S = fq.draw_counts_srswor(1, 1, 1, 1.0, 0.0, np.random.default_rng(0), 5)
+    assert C.tolist() == [1] * 5 and S.tolist() == [1] * 5
+    dc = fq.optimal_design(1, 1.0, P_, Q_)
+    assert dc.var_optimum == pytest.approx(dc.var_uniform, rel=1e-14)
+    dc = fq.optimal_design(5, 5.0, P_, Q_)  # B = n: everybody reports, all designs coincide
+    assert dc.var_optimum == pytest.approx(dc.var_uniform, rel=1e-14) and dc.ratio_formula == pytest.approx(1.0)
+    # n = 2: the finite-population correction (n − B)/(n − 1) of the hypergeometric count
+    em, ev = fq.exact_moments_srswor(2, 1, 1, P_, Q_)
+    a = 2 / (P_ - Q_)  # holder drawn w.p. ½: C ~ ½ Bern(p) + ½ Bern(q)
+    r = (P_ + Q_) / 2
+    assert em == pytest.approx(1.0, rel=1e-12) and ev == pytest.approx(a * a * r * (1 - r), rel=1e-12)
+
+
+def test_srswor_with_one_holder_samples_it():
+    # n_i = 1: the holder is among the B sampled w.p. B/n (hypergeometric), never "not at all"
+    C, S = fq.draw_counts_srswor(4, 1, 2, 1.0, 0.0, np.random.default_rng(9), 4_000)
+    assert abs(C.mean() - 0.5) < 0.05 and set(np.unique(C)) == {0, 1}
+
+
 def test_tv_distance_and_figure3_wiring():
     assert fq.tv_distance([[2, 2], [4, 0]], 4, [0.5, 0.5]).tolist() == [0.0, 0.5]
+    assert float(fq.tv_distance([3, 1], 4, [0.5, 0.5])) == 0.25  # one distribution: the last axis
     # with ε large (q ≈ 0) and π = 1 every node reports its own value: the estimates are the counts
     d = fq.figure3_data(n=300, m=4, eps=40.0, pis=(1.0,), replicates=10, seed=3)
     assert d.tv_chat == [pytest.approx(0.0, abs=1e-12)] and d.tv_gde == [pytest.approx(0.0, abs=1e-12)]
@@ -346,3 +371,25 @@ def test_tv_distance_and_figure3_wiring():
     sd = math.sqrt(3000 * (q - q * q * 0.9) / ((p - q) ** 2 * 0.9))  # Var* of a value nobody holds
     assert 0.5 * 4 * sd / 3000 * math.sqrt(2 / math.pi) * 0.5 < d.tv_gde[1] < 0.5 * 5 * 3 * sd / 3000
     assert f["p"] == p and f["q"] == q
+
+
+def test_figure3_defaults_are_the_papers_setting_and_seeding_is_pinned():
+    import inspect
+
+    from privcheck.seeding import derive
+
+    sig = inspect.signature(fq.figure3_data).parameters
+    assert (sig["n"].default, sig["m"].default, sig["replicates"].default) == (50_000, 100, 200)  # 003 Sec. 4
+    assert sig["eps"].default == 1.0 and sig["seed"].default == 0 and sig["confidence"].default == 0.95
+    assert tuple(sig["pis"].default) == (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+    d = fq.figure3_data(n=200, m=4, eps=1.0, pis=(0.5,), replicates=10, seed=7)
+    # one seed → one result (golden values of this seed; a change of the seeding scheme must be deliberate)
+    assert d.tv_chat == [pytest.approx(0.2165244192763521, rel=1e-12)]
+    assert d.tv_gde == [pytest.approx(0.2431813911693645, rel=1e-12)] and d.cost_simulated == [pytest.approx(99.2)]
+    e = fq.figure3_data(n=200, m=4, eps=1.0, pis=(0.5,), replicates=10, seed=derive(7, "figure3"))
+    assert e.tv_chat == d.tv_chat  # an int seed is the SeedSequence derive(seed, "figure3")
+    assert d.pis == [0.5] and d.confidence == 0.95 and d.params["eps"] == 1.0
+    assert "Binomial(100, 0.5)" in d.params["data"] and "tv" in d.params
+    tv_c, tv_g = d.tv_samples[0.5]
+    assert len(tv_c) == len(tv_g) == 10 and float(np.mean(tv_c)) == pytest.approx(d.tv_chat[0], rel=1e-12)
+    assert fq.figure3_data(n=50, m=2, pis=(0.5,), replicates=10).params["m"] == 2  # two values allowed
