@@ -467,13 +467,21 @@ class FedSelPE(_Selector):
         super().__init__(d, k, eps)
         self.p = pe_keep_probability(self.eps_nominal)
 
+    def perturbed_counts(self, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """Alg. 3 line 4 in distribution: (A, B) = kept Top-k bits ~ Bin(k, p), flipped others ~ Bin(d−k, 1−p).
+
+        ‖ż‖0 = |S| = A + B; :meth:`sample` draws its output from these counts.
+        """
+        a = rng.binomial(self.k, self.p, n)
+        b = rng.binomial(self.d - self.k, 1.0 - self.p, n)
+        return a, b
+
     def sample(self, x, n, rng):
         z = _check_status(x, self.d, self.k)
         n = check_int("n", n, minimum=0)
         top = np.flatnonzero(z == 1)
         other = np.flatnonzero(z == 0)
-        a = rng.binomial(self.k, self.p, n)
-        b = rng.binomial(self.d - self.k, 1.0 - self.p, n)
+        a, b = self.perturbed_counts(n, rng)
         u = rng.random(n)
         v = rng.random(n)
         size = a + b
@@ -488,11 +496,15 @@ class FedSelPE(_Selector):
             out[sel_other] = other[io[sel_other]]
         return out
 
-    def sample_literal(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
-        """Alg. 3 line by line on an (n, d) bit matrix (memory n·d; for tests on small inputs)."""
+    def perturb_literal(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Alg. 3 line 4 as printed: the (n, d) perturbed status matrix ż (bit kept w.p. p, else flipped)."""
         z = _check_status(x, self.d, self.k)
         keep = rng.random((n, self.d)) < self.p
-        zd = np.where(keep, z, 1 - z)
+        return np.where(keep, z, 1 - z)
+
+    def sample_literal(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
+        """Alg. 3 line by line on an (n, d) bit matrix (memory n·d; for tests on small inputs)."""
+        zd = self.perturb_literal(x, n, rng)
         size = zd.sum(axis=1)
         pick = (rng.random(n) * np.maximum(size, 1)).astype(np.int64)
         csum = np.cumsum(zd, axis=1)

@@ -2,7 +2,7 @@
 
 A :class:`Claim` is a statement from a paper (or from a user) with an id, a
 source and a kind. A :class:`Check` is one way of testing it (``exact``,
-``symbolic``, ``numeric``, ``mc``, ``scaling``): a function that takes a
+``symbolic``, ``numeric``, ``mc``, ``scaling``, ``calculator``): a function that takes a
 :class:`RunContext` and returns an :class:`Outcome`. The runner turns each
 outcome into a :class:`VerdictRecord`, the row printed in tables and written to
 JSON (field names are stable API).
@@ -23,9 +23,17 @@ import numpy as np
 
 from privcheck.errors import PrivcheckUsageError, UnknownNameError
 
-Verdict = Literal["holds", "refuted", "inconclusive", "error"]
-VERDICTS: tuple[str, ...] = ("holds", "refuted", "inconclusive", "error")
-METHODS: tuple[str, ...] = ("exact", "symbolic", "numeric", "mc", "scaling")
+Verdict = Literal["holds", "refuted", "inconclusive", "error", "computed"]
+#: ``computed`` is the verdict of a ``calculator`` check: the formula was evaluated as printed and
+#: passed its self-consistency tests (domain, limits, stated monotonicity), which is *no* evidence
+#: that the paper's claim is true. Runs and exit codes treat it like ``holds`` (not a failure);
+#: reports must show it as "computed", never count it as a confirmation.
+VERDICTS: tuple[str, ...] = ("holds", "refuted", "inconclusive", "error", "computed")
+#: ``calculator``: the check evaluates a formula as printed and tests only its internal consistency
+#: (it cannot confirm the paper); its passing verdict is ``computed``, never ``holds``.
+METHODS: tuple[str, ...] = ("exact", "symbolic", "numeric", "mc", "scaling", "calculator")
+#: verdicts that count as passing a declared expectation of ``holds``
+PASSING: tuple[str, ...] = ("holds", "computed")
 #: methods whose verdicts are random (Monte Carlo); a run corrects them for multiplicity together
 RANDOM_METHODS: tuple[str, ...] = ("mc", "scaling")
 KINDS: tuple[str, ...] = ("privacy", "estimator", "formula", "bound")
@@ -111,6 +119,20 @@ class Outcome:
             raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}, got {self.verdict!r}")
 
 
+def verdict_for_method(method: str, verdict: str) -> str:
+    """The verdict a ``method`` check may report: ``calculator`` checks cannot confirm (``holds`` → error).
+
+    A ``calculator`` check returns ``computed`` (formula evaluated, self-consistent), ``refuted``
+    (a property the paper states, e.g. a monotonicity, fails), ``inconclusive`` or ``error``; any other
+    method must not return ``computed``. A mismatch is a bug of the check and raises ``ValueError``.
+    """
+    if method == "calculator" and verdict == "holds":
+        raise ValueError("a calculator check cannot return 'holds' (use 'computed')")
+    if method != "calculator" and verdict == "computed":
+        raise ValueError(f"only calculator checks return 'computed', not {method!r} checks")
+    return verdict
+
+
 @dataclass
 class Check:
     """One method of checking one claim."""
@@ -152,9 +174,14 @@ class VerdictRecord:
 
     @property
     def met_expectation(self) -> bool:
-        """True unless the verdict is ``error`` or differs from a declared expectation."""
+        """True unless the verdict is ``error`` or differs from a declared expectation.
+
+        ``computed`` (a calculator's verdict) meets an expectation of ``holds``.
+        """
         if self.verdict == "error":
             return False
+        if self.expect == "holds" and self.verdict in PASSING:
+            return True
         return self.expect is None or self.verdict == self.expect
 
     def to_dict(self) -> dict:

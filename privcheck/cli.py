@@ -126,7 +126,7 @@ def papers_cmd() -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="Run seed (>= 0).")
 @click.option("--jobs", type=int, default=None, help="Worker processes (default: all cores).")
 @click.option("--quick", is_flag=True, help="Reduced Monte Carlo power, labelled as such.")
-@click.option("--method", "methods", multiple=True, help="Only these methods (exact, symbolic, numeric, mc, scaling).")
+@click.option("--method", "methods", multiple=True, help="Only these methods (exact, symbolic, numeric, mc, scaling, calculator).")
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of Monte Carlo statements.")
 @click.option("--json", "json_out", type=str, default=None, help="Write verdict records as JSON to PATH or '-'.")
 @click.option("--markdown", "md_out", type=str, default=None, help="Write a Markdown report to PATH.")

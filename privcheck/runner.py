@@ -15,7 +15,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from privcheck.claims import CATALOGUE, METHODS, RANDOM_METHODS, Check, Registry, RunContext, VerdictRecord
+from privcheck.claims import (CATALOGUE, METHODS, RANDOM_METHODS, Check, Registry, RunContext, VerdictRecord,
+                              verdict_for_method)
 from privcheck.errors import PrivcheckUsageError, UnknownNameError
 from privcheck.seeding import default_jobs, derive
 from privcheck.validation import check_confidence, check_int
@@ -86,6 +87,7 @@ def run_check(chk: Check, ctx_base: RunContext, registry: Registry | None = None
     t0 = time.perf_counter()
     try:
         out = chk.fn(ctx)
+        verdict_for_method(chk.method, out.verdict)  # a calculator cannot 'hold'; only it 'computes'
         verdict, claimed, measured, details, samples = out.verdict, out.claimed, out.measured, out.details, out.samples
     except Exception as exc:  # a check that crashes is reported, never hidden
         verdict, claimed, measured, samples = "error", None, None, None

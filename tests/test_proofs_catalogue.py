@@ -138,9 +138,23 @@ def test_T_biased_by_enumeration():
 def test_thm3_uniform_counterexample_and_correction():
     out = _run("seif.thm3.uniform")
     assert out.verdict == "refuted"
-    # E[1/|K|] Taylor factor: derived 1 + (1-p)/(Kp) vs printed 1 + (1-p)^2 at K = 10, p = 1/2
-    K, p = 10, Fraction(1, 2)
-    assert 1 + (1 - p) / (K * p) != 1 + (1 - p) ** 2
+    # recompute the derived bound at the counterexample with the project's eq. 24–25 (estimators.wireless)
+    from estimators import wireless as wl
+
+    pt = {k: float(Fraction(v)) for k, v in out.details["counterexample"]["point"].items()}
+    K, p = pt["K"], pt["p"]
+    zeta = 1 - (1 - p) ** K
+    E1, E2 = wl.taylor_inverse(K * p, K * p * (1 - p))
+    derived = 2 * pt["mu_F"] / (pt["lam"] ** 2 * pt["T"]) * (
+        pt["L"] ** 2 / zeta + pt["d"] / zeta**2 * (pt["s2"] * E1 + E2 * pt["N0"]))
+    assert derived == pytest.approx(float(Fraction(out.details["counterexample"]["derived"])), rel=1e-12)
+    assert derived != pytest.approx(float(Fraction(out.details["counterexample"]["printed"])), rel=1e-3)
+    # the corrected factors: Kp·E[1/|K|] ≈ 1 + (1−p)/(Kp), (Kp)²·E[1/|K|²] ≈ 1 + 3(1−p)/(Kp), not (1−p)²
+    for K, p in ((10, 0.5), (200, 0.3), (7, 0.9)):
+        E1, E2 = wl.taylor_inverse(K * p, K * p * (1 - p))
+        assert K * p * E1 == pytest.approx(1 + (1 - p) / (K * p), rel=1e-14)
+        assert (K * p) ** 2 * E2 == pytest.approx(1 + 3 * (1 - p) / (K * p), rel=1e-14)
+        assert K * p * E1 != pytest.approx(1 + (1 - p) ** 2, rel=1e-3)
 
 
 def test_lemma1_popt_refuted_and_slope_negative():
@@ -158,9 +172,18 @@ def test_lemma1_popt_refuted_and_slope_negative():
 def test_gdp_conversion_symbolic_and_value():
     out = _run("gdp.conversion")
     assert out.verdict == "holds"
-    from scipy.stats import norm
-    mu, eps = 1.0, 1.0
-    assert abs(norm.cdf(-eps / mu + mu / 2) - np.exp(eps) * norm.cdf(-eps / mu - mu / 2) - 0.12693674) < 1e-6
+    # our δ(ε) against an independent 50-digit evaluation of Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2),
+    # including the far tail where a float evaluation cancels to 0
+    import mpmath
+
+    from accountants import gdp
+
+    assert gdp.gdp_delta(1.0, 1.0) == pytest.approx(0.12693674, abs=1e-8)  # REFERENCE.md
+    with mpmath.workdps(50):
+        for mu, eps in ((1.0, 1.0), (0.5, 3.0), (2.0, 0.0), (0.3, 20.0), (3.0, 12.0)):
+            m, e = mpmath.mpf(mu), mpmath.mpf(eps)
+            ref = mpmath.ncdf(-e / m + m / 2) - mpmath.e ** e * mpmath.ncdf(-e / m - m / 2)
+            assert gdp.gdp_delta(mu, eps) == pytest.approx(float(ref), rel=1e-9), (mu, eps)
 
 
 def test_drv_reference_value():

@@ -128,5 +128,5 @@ def test_findings_section_cites_papers_and_counts_any_verdict(records):
     assert "**[003] LDP sampling (Biswas et al.)** — 1 holds, 1 refuted, 1 error" in text
     assert f"- `{LONG}` [mc] **refuted** — claimed" in text  # one grep-able item per finding
     assert "- `fedsel.pe.ldp` [mc:ldp] **inconclusive**" in text
-    assert "`calc.budget` [calculator] computed" in text
+    assert "- calculator (computed as printed, not a confirmation): `calc.budget`" in text
     assert "Sources: [000] Ruixuan Liu, Yang Cao, Masatoshi Yoshikawa, Hong Chen, *FedSel:" in text

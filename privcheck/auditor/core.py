@@ -274,18 +274,62 @@ def exact_verdict(eps_exact: float, eps_claimed: float) -> str:
     return "holds" if eps_exact <= eps_claimed * (1 + EXACT_REL_TOL) + EXACT_REL_TOL else "refuted"
 
 
+def max_certifiable_delta(bound: MonteCarloBound) -> float:
+    """The largest δ lower bound (at ``bound.delta_eps``) these estimation sample sizes could certify.
+
+    The δ-mode power statement, like ``eps_max_certifiable`` for ε: attained when an event occurs in
+    every estimation draw of one input and in none of the other's, with the same per-candidate
+    error level (α/m, split between the two Clopper–Pearson bounds) as :func:`monte_carlo_bound`.
+    Returns 0 when no δ bound was requested.
+    """
+    if bound.delta_eps is None:
+        return 0.0
+    n = bound.estimation_samples
+    a_each = (1.0 - bound.confidence) / max(1, len(bound.candidates))
+    lo = clopper_pearson(n, n, a_each / 2, "lower")
+    hi = clopper_pearson(0, n, a_each / 2, "upper")
+    return max(0.0, lo - math.exp(bound.delta_eps) * hi)
+
+
+def detectable_delta(bound: MonteCarloBound, delta_claimed: float) -> float | None:
+    """The smallest δ violation these samples would detect: the least k/n whose counts (k of n, and 0 of n
+    for the other input) give a δ lower bound above ``delta_claimed``; None when no count can.
+
+    A power statement for the δ mode (same per-candidate error level as :func:`monte_carlo_bound`).
+    """
+    if bound.delta_eps is None:
+        return None
+    n = bound.estimation_samples
+    a_each = (1.0 - bound.confidence) / max(1, len(bound.candidates))
+    hi = math.exp(bound.delta_eps) * clopper_pearson(0, n, a_each / 2, "upper")
+    if clopper_pearson(n, n, a_each / 2, "lower") - hi <= delta_claimed:
+        return None
+    lo_k, hi_k = 0, n  # invariant: count hi_k detects, lo_k does not
+    while hi_k - lo_k > 1:
+        mid = (lo_k + hi_k) // 2
+        if clopper_pearson(mid, n, a_each / 2, "lower") - hi > delta_claimed:
+            hi_k = mid
+        else:
+            lo_k = mid
+    return hi_k / n
+
+
 def mc_verdict(bound: MonteCarloBound, eps_claimed: float, delta_claimed: float = 0.0) -> str:
     """Verdict of a Monte Carlo audit against a claimed (ε, δ).
 
     ``refuted`` when the lower bound exceeds the claim (valid at the bound's
     confidence); ``inconclusive`` when these sample sizes could not certify
-    more than the claimed ε (no violation could have been detected);
+    more than the claimed ε (no violation could have been detected) — with a
+    claimed δ > 0, when they could not certify a δ above the claimed δ at the
+    claimed ε (:func:`max_certifiable_delta`);
     otherwise ``holds``, meaning *no violation detected*: sampling can refute
     a privacy claim but never prove it.
     """
     if bound.delta_lower is not None and delta_claimed > 0:
         if bound.delta_lower > delta_claimed:
             return "refuted"
+        if max_certifiable_delta(bound) <= delta_claimed:
+            return "inconclusive"  # these samples could not have detected a δ violation of the claimed size
         return "holds"
     if bound.eps_lower > eps_claimed:
         return "refuted"
@@ -400,6 +444,9 @@ def audit(
         details["candidates"] = bound.candidates
         details["selection_samples"] = bound.selection_samples
         details["estimation_samples"] = bound.estimation_samples
+        if bound.delta_eps is not None:
+            details["delta_max_certifiable"] = max_certifiable_delta(bound)
+            details["delta_detectable"] = detectable_delta(bound, delta)
     if "refuted" in (v_exact, v_mc):
         verdict = "refuted"
     elif v_exact == "holds" or (v_exact is None and v_mc == "holds"):

@@ -212,28 +212,76 @@ def _amp_numeric(ctx: RunContext) -> Outcome:
 
 
 # ---------------------------------------------------------------- composition
+def _mp_rr_delta(e, T: int, et) -> mpmath.mpf:
+    """δ(ε') of T-fold ε-randomised response as the binomial sum of KOV Thm 3.3 (mpmath, current precision)."""
+    w = mpmath.e ** e
+    return mpmath.fsum(mpmath.binomial(T, l) * max(0, w ** (T - l) - mpmath.e ** et * w ** l)
+                       for l in range(T + 1)) / (1 + w) ** T
+
+
+def _mp_rr_eps(e, T: int, target) -> mpmath.mpf:
+    """The smallest ε' with δ_RR(ε') ≤ target, in closed form per segment (mpmath).
+
+    Between consecutive privacy-loss values (T − 2i − 2)ε ≤ ε' < (T − 2i)ε the positive terms of the
+    binomial sum are l ≤ i, so δ_RR(ε') = A_i − e^{ε'} B_i there and e^{ε'} = (A_i − target)/B_i.
+    """
+    w = mpmath.e ** e
+    norm = (1 + w) ** T
+    A = B = mpmath.mpf(0)
+    for i in range(T // 2 + 1):
+        A += mpmath.binomial(T, i) * w ** (T - i) / norm
+        B += mpmath.binomial(T, i) * w ** i / norm
+        lo = max(mpmath.mpf(0), (T - 2 * i - 2) * e)
+        if A - mpmath.e ** lo * B > target:  # δ_RR decreases: it crosses the target on this segment
+            return mpmath.log((A - target) / B)
+    return mpmath.mpf(0)  # δ_RR(0) ≤ target
+
+
 @check("composition.advanced", "exact")
 def _comp_exact(ctx: RunContext) -> Outcome:
-    # Exact RR composition in rationals/high precision vs the log-space float routine, and the
-    # public reference values (400 × ε = 0.1, δ̃ = 1e-5).
-    with mpmath.workdps(60):
-        e, T, et = mpmath.mpf("0.1"), 400, mpmath.mpf(10)
-        w = mpmath.e ** e
-        exact = mpmath.fsum(mpmath.binomial(T, l) * max(0, w ** (T - l) - mpmath.e ** et * w ** l) for l in range(T + 1)) / (1 + w) ** T
-    ours = comp.rr_composition_delta(0.1, 400, 10.0)
-    r = comp.compare_compositions(0.1, 400, 1e-5)
-    refs = {"drv": 13.803889, "kov": 11.595387, "optimal": 9.936810}
-    rel_rr = abs(ours / float(exact) - 1)
-    diffs = {k: abs(r[k].eps - v) for k, v in refs.items()}
-    order = r["optimal"].eps <= r["kov"].eps <= r["drv"].eps <= r["basic"].eps
-    grid = comp.kov_optimal_grid(0.1, 400)
-    on_grid = [g for g in grid if g[1] <= 1e-5]
-    ok = rel_rr <= REL_CLOSED and all(v <= 5e-7 for v in diffs.values()) and order
+    """DRV, KOV and the exact optimum against independent 40-digit evaluations computed here.
+
+    DRV and the KOV closed form (Thm 3.5) are evaluated from their formulas in mpmath, the optimal
+    composition of ε-randomised response (KOV Thm 3.3) from its binomial sum, solved for ε' in
+    closed form per segment; the float routines of accountants.composition must agree (relative
+    1e-9) and optimal ≤ KOV ≤ DRV (KOV ≤ basic; δ_RR at the DRV ε ≤ δ̃) must hold at every point.
+    """
+    rows, worst = [], 0.0
+    order_ok = True
+    grid = [(0.1, 400, 1e-5), (0.5, 50, 1e-6), (1.0, 10, 1e-3), (0.01, 1000, 1e-8), (0.3, 120, 1e-5)]
+    for e_f, T, dt_f in grid[:3] if ctx.quick else grid:
+        r = comp.compare_compositions(e_f, T, dt_f)
+        with mpmath.workdps(40):
+            e, dt = mpmath.mpf(e_f), mpmath.mpf(dt_f)
+            drv = mpmath.sqrt(2 * T * mpmath.log(1 / dt)) * e + T * e * (mpmath.e ** e - 1)
+            lin = T * e * (mpmath.e ** e - 1) / (mpmath.e ** e + 1)
+            sq = T * e * e
+            kov = min(T * e, lin + mpmath.sqrt(2 * sq * mpmath.log(mpmath.e + mpmath.sqrt(sq) / dt)),
+                      lin + mpmath.sqrt(2 * sq * mpmath.log(1 / dt)))
+            opt = _mp_rr_eps(e, T, dt)
+            d_at_opt = _mp_rr_delta(e, T, opt)
+            d_at_drv = _mp_rr_delta(e, T, drv)
+            rr10 = _mp_rr_delta(e, T, mpmath.mpf(T * e_f / 4))
+        ref = {"drv": float(drv), "kov": float(kov), "optimal": float(opt), "basic": T * e_f}
+        rel = {k: abs(r[k].eps / v - 1) for k, v in ref.items()}
+        rel["rr_delta_at_T_eps/4"] = abs(comp.rr_composition_delta(e_f, T, T * e_f / 4) / float(rr10) - 1)
+        # the claim: KOV ≤ DRV, and both at least the exact optimum (δ_RR at the DRV ε within its δ)
+        order = (r["optimal"].eps <= r["kov"].eps <= r["drv"].eps and r["kov"].eps <= r["basic"].eps * (1 + 1e-12)
+                 and float(d_at_drv) <= dt_f * (1 + 1e-9))
+        order_ok &= order
+        worst = max(worst, *rel.values())
+        rows.append({"eps": e_f, "T": T, "delta_tilde": dt_f, "ours": {k: v.eps for k, v in r.items()},
+                     "independent_mpmath": ref, "rel_diff": rel, "ordering_optimal<=kov<=drv": order,
+                     "rr_delta_at_optimal_eps": float(d_at_opt), "rr_delta_at_drv_eps": float(d_at_drv)})
+    ok = worst <= 1e-9 and order_ok
+    head = rows[0]
     return Outcome("holds" if ok else "refuted", claimed="KOV ≤ DRV, both ≥ exact RR composition",
-                   measured={k: v.eps for k, v in r.items()},
-                   details={"rr_delta_at_10_mpmath": float(exact), "rr_delta_at_10_float": ours, "rel": rel_rr,
-                            "reference": refs, "abs_diff_vs_reference": diffs, "ordering_holds": order,
-                            "kov_grid_best_eps": on_grid[-1][0] if on_grid else None,
+                   measured={"at_eps=0.1_T=400_delta=1e-5": head["ours"], "max_rel_diff_vs_mpmath": worst,
+                             "ordering_holds_everywhere": order_ok},
+                   details={"rows": rows, "tolerance": "relative 1e-9 against 40-digit mpmath evaluations",
+                            "method": "DRV and KOV (Thm 3.5) closed forms in mpmath; the optimum (KOV Thm 3.3) as the "
+                                      "binomial sum of T-fold randomised response, solved for ε' exactly on its "
+                                      "linear-in-e^ε' segment; none of these share code with accountants.composition",
                             "note": "dp_accounting's KOV returns only grid values ε(T−2i); the continuous optimum is lower"})
 
 
@@ -258,10 +306,29 @@ def _comp_numeric(ctx: RunContext) -> Outcome:
 
 
 # ---------------------------------------------------------------- 004 wireless
-@check("seif.thm1", "numeric")
+def _eq13_mpmath(p, c: float, delta_prime: float, delta_l: float) -> tuple[float, float]:
+    """Eq. 13 of 004 evaluated independently in mpmath (40 digits) from its printed text."""
+    with mpmath.workdps(40):
+        P = [mpmath.mpf(float(x)) for x in p]
+        K, mu, pmax = len(P), mpmath.fsum(P), max(P)
+        dp, dl = mpmath.mpf(delta_prime), mpmath.mpf(delta_l)
+        beta = mpmath.sqrt(mpmath.mpf("0.5") * mpmath.log(2 / dp)) / mpmath.sqrt(K)
+        eps = mpmath.log(1 + pmax / (1 - dp) * (mpmath.e ** (mpmath.mpf(c) / mpmath.sqrt(mu - beta * K)) - 1))
+        return float(eps), float(dp + pmax * dl / (1 - dp))
+
+
+@check("seif.thm1", "calculator")
 def _seif_thm1(ctx: RunContext) -> Outcome:
+    """Eq. 13 as printed: a calculator (the bound is evaluated, not proved; the mechanism is seif.thm1.mechanism).
+
+    Self-consistency: the float implementation against an independent 40-digit evaluation, the
+    reduction to eq. 14 for uniform p, the validity range of δ′ enforced, and the monotonicity the
+    paper states after Thm 1 ("the central privacy leakage depends on the user with the highest
+    sampling probability"): with μ_K fixed, ε_c and δ_c grow with max_k p_k; with max_k p_k fixed,
+    ε_c falls as μ_K grows (more aggregated noise); ε_c grows with c and δ_c with δ_ℓ.
+    """
     rng = ctx.rng("thm1")
-    worst, n = 0.0, 0
+    worst_red, worst_mp, n = 0.0, 0.0, 0
     for K in [20, 200, 1000]:
         for p in [0.3, 0.6, 1.0]:
             for c in [0.5, 3.0, 10.0]:
@@ -271,15 +338,40 @@ def _seif_thm1(ctx: RunContext) -> Outcome:
                 except PrivcheckUsageError:
                     continue
                 g = wl.central_nonuniform([p] * K, c, dp, 1e-5)
-                worst = max(worst, abs(g.eps / u.eps - 1), abs(g.delta / u.delta - 1))
+                worst_red = max(worst_red, abs(g.eps / u.eps - 1), abs(g.delta / u.delta - 1))
                 n += 1
-    # non-uniform: ε_c is governed by max_k p_k and μ_K; raising one p_k can only raise max p and μ_K
-    mono = []
-    for _ in range(50):
+    mono_fail, examples = [], []
+    for trial in range(60):
         K = int(rng.integers(50, 500))
-        p = rng.uniform(0.3, 0.9, K)
-        base = wl.central_nonuniform(p, 2.0, 1e-4, 1e-5)
-        mono.append(base.eps)
+        p = rng.uniform(0.3, 0.8, K)
+        c = float(rng.uniform(0.5, 8.0))
+        dp, dl = 1e-4, 1e-5
+        base = wl.central_nonuniform(p, c, dp, dl)
+        me, md = _eq13_mpmath(p, c, dp, dl)
+        worst_mp = max(worst_mp, abs(base.eps / me - 1), abs(base.delta / md - 1))
+        k_max, k_other = int(np.argmax(p)), int(np.argmin(p))
+        h = float(min(0.1, 1 - p[k_max], p[k_other]))
+        q = p.copy()  # raise the largest p_k, lower another by the same amount: μ_K fixed, max p_k up
+        q[k_max] += h
+        q[k_other] -= h
+        up = wl.central_nonuniform(q, c, dp, dl)
+        r = p.copy()  # raise a p_k below the maximum, keeping it below: max p_k fixed, μ_K up
+        k_mid = int(np.argsort(p)[K // 2])
+        r[k_mid] = min(p[k_max], p[k_mid] + 0.2)
+        more = wl.central_nonuniform(r, c, dp, dl)
+        bigger_c = wl.central_nonuniform(p, c * 1.5, dp, dl)
+        bigger_dl = wl.central_nonuniform(p, c, dp, dl * 10)
+        checks = {"eps grows with max p_k (mu_K fixed)": up.eps > base.eps,
+                  "delta grows with max p_k": up.delta > base.delta,
+                  "eps falls as mu_K grows (max p_k fixed)": more.eps < base.eps or r[k_mid] == p[k_mid],
+                  "eps grows with c": bigger_c.eps > base.eps,
+                  "delta grows with delta_l": bigger_dl.delta > base.delta}
+        bad = [k for k, ok in checks.items() if not ok]
+        if bad:
+            mono_fail.append({"trial": trial, "K": K, "c": c, "failed": bad})
+        if trial < 3:
+            examples.append({"K": K, "c": c, "eps_c": base.eps, "delta_c": base.delta, "eps_c_max_p_raised": up.eps,
+                             "eps_c_mu_raised": more.eps})
     invalid_raised = 0
     for bad in [dict(p=[0.01] * 100, c=1.0, delta_prime=1e-5, delta_l=1e-5),      # μ_K ≤ βK
                 dict(p=[0.5] * 10, c=1.0, delta_prime=1e-30, delta_l=1e-5),      # δ′ below 2e^{-2μ²/K}
@@ -288,12 +380,20 @@ def _seif_thm1(ctx: RunContext) -> Outcome:
             wl.central_nonuniform(**bad)
         except PrivcheckUsageError:
             invalid_raised += 1
-    ok = worst <= 1e-12 and invalid_raised == 3
-    return Outcome("holds" if ok else "refuted", claimed="eq. 13 (reduces to eq. 14 for uniform p; validity range enforced)",
-                   measured={"max_rel_eq13_vs_eq14": worst, "points": n, "invalid_inputs_rejected": invalid_raised},
-                   details={"note": "calculator check: eq. 13 is implemented as printed; the derivation itself "
-                                    "(Lemma 4 compares Y with Y_{-k} whose noise variance differs) is not re-proved here",
-                            "example_nonuniform_eps": mono[:5]})
+    consistent = worst_red <= 1e-12 and worst_mp <= 1e-12 and invalid_raised == 3
+    verdict = "refuted" if mono_fail else ("computed" if consistent else "error")
+    return Outcome(verdict,
+                   claimed="eq. 13 evaluated as printed (reduces to eq. 14 for uniform p; ε_c grows with max_k p_k, "
+                           "falls with μ_K; validity range of δ′) — a calculator, not evidence that the mechanism meets it",
+                   measured={"max_rel_eq13_vs_eq14": worst_red, "max_rel_float_vs_mpmath": worst_mp,
+                             "uniform_points": n, "monotonicity_trials": 60, "monotonicity_failures": len(mono_fail),
+                             "invalid_inputs_rejected": invalid_raised},
+                   details={"what_computed_means": "the bound of eq. 13 is computed as printed and is self-consistent; "
+                                                   "whether the wireless mechanism actually satisfies it is checked "
+                                                   "separately by seif.thm1.mechanism [exact]",
+                            "monotonicity_failures": mono_fail[:10], "examples": examples,
+                            "tolerance": "relative 1e-12 (float vs 40-digit mpmath; eq. 13 vs eq. 14)",
+                            "not_checked": "the derivation (Lemma 4 compares Y with Y_{-k} whose noise variance differs)"})
 
 
 def _popt_grid():

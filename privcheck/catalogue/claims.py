@@ -72,7 +72,7 @@ _CLAIMS = [
           ('numeric',)),
     Claim('sqsgd.reconstruction.omega', P001, 'eq. 9', 'formula',
           'ω(a) = √8·exp(−(r−1)a²/2)·exp(ε+ρ0) (calculator; report values)',
-          ('numeric',)),
+          ('calculator',)),
     Claim('gdp.gaussian', P002, 'Lemma 1', 'privacy',
           'the Gaussian mechanism with σ = Δ/μ is μ-GDP (its privacy-loss curve equals the μ-GDP curve)',
           ('exact', 'mc')),
@@ -127,9 +127,10 @@ _CLAIMS = [
     Claim('biswas.fig3', P003, 'Sec. 4, Fig. 3', 'estimator',
           'TV distance between the estimate and the data falls with π while cost grows as nπ (reproduce: n = 50,000, domain 100, Binomial(100, 0.5), π ∈ {0.1,…,0.9})',
           ('mc',)),
-    Claim('seif.thm1', P004, 'Thm 1', 'bound',
-          'central (ε_c, δ_c) for non-uniform sampling, eq. 13 (calculator; validity range of δ′)',
-          ('numeric',)),
+    Claim('seif.thm1', P004, 'Thm 1 (eq. 13 as printed)', 'bound',
+          'central (ε_c, δ_c) for non-uniform sampling, eq. 13 (calculator; validity range of δ′): the bound is '
+          'computed as printed; whether the mechanism meets it is seif.thm1.mechanism',
+          ('calculator',)),
     Claim('seif.cor1', P004, 'Cor. 1', 'bound',
           'uniform-sampling form, eq. 14',
           ('symbolic',)),
@@ -197,7 +198,8 @@ _CLAIMS = [
           ('numeric', 'mc')),
     # --- added by the exact wireless check: Thm 1 against the system model itself
     Claim('seif.thm1.mechanism', P004, 'Thm 1 (exact privacy profile of the system model)', 'privacy',
-          'the wireless mechanism with user sampling (system model of Sec. II) is (ε_c, δ_c)-DP with ε_c, δ_c of eq. 13',
+          'the wireless mechanism with user sampling (system model of Sec. II) is (ε_c, δ_c)-DP with ε_c, δ_c of eq. 13 '
+          '(the bound seif.thm1 computes as printed)',
           ('exact',)),
 ]
 

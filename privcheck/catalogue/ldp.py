@@ -56,7 +56,9 @@ def _mc_outcome(ctx: RunContext, cases: list[Case], default: int, quick: int) ->
         claimed[label] = res.delta_claimed if res.delta_claimed else res.eps_claimed
         rows.append({"case": label, "eps_claimed": res.eps_claimed, "delta_claimed": res.delta_claimed,
                      key: measured[label], "eps_lower": res.eps_lower,
-                     "eps_max_certifiable": res.eps_max_certifiable, "verdict": res.verdict_mc,
+                     "eps_max_certifiable": res.eps_max_certifiable,
+                     "delta_max_certifiable": res.details.get("delta_max_certifiable"),
+                     "delta_detectable": res.details.get("delta_detectable"), "verdict": res.verdict_mc,
                      "worst_pair": _short(res.worst_pair), "event": res.event,
                      "confidence": per_case_conf, "samples_per_input": n})
     if "refuted" in verdicts:
