@@ -109,14 +109,17 @@ def list_cmd(json_out: str | None) -> None:
 @click.option("--markdown", "md_out", type=str, default=None, help="Write a Markdown report to PATH.")
 @click.option("--junit", "junit_out", type=str, default=None, help="Write a JUnit XML report to PATH.")
 @click.option("--html", "html_out", type=str, default=None, help="Write an HTML report with plots to PATH.")
-def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, json_out, md_out, junit_out, html_out):
+@click.option("--dask", "dask", type=str, default=None, metavar="local|tcp://HOST:PORT",
+              help="Run each check as a task on Dask: 'local' starts a cluster here (extra privcheck[dask]).")
+def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, json_out, md_out, junit_out, html_out,
+           dask):
     """Run claims (ids or globs; default: the whole built-in catalogue) and print verdicts."""
     from privcheck import reports
     from privcheck.runner import MIN_SAMPLES, RunOptions, load_catalogue, run, select
 
     if samples is not None and samples < MIN_SAMPLES:
         raise PrivcheckUsageError(f"--samples must be an integer >= {MIN_SAMPLES}, got {samples}")
-    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence)
+    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, client=dask)
     load_catalogue()
     user_ids: list[str] = []
     if files:
@@ -165,7 +168,9 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--jobs", type=int, default=None, help="Worker threads (default: all cores).")
 @click.option("--json", "json_out", type=str, default=None, help="Write the result as JSON to PATH or '-'.")
-def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out):
+@click.option("--dask", "dask", type=str, default=None, metavar="local|tcp://HOST:PORT",
+              help="Run the Monte Carlo chunks on Dask: 'local' starts a cluster here (extra privcheck[dask]).")
+def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out, dask):
     """Audit one built-in mechanism's ε: exact where computable, Monte Carlo lower bound."""
     from privcheck.auditor import audit as run_audit
     from privcheck.auditor import DEFAULT_SAMPLES
@@ -181,7 +186,7 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
         task = bar.add_task("sampling", total=n * len(mech.inputs()))
         res = run_audit(mech, eps=eps, samples=n, seed=seed, confidence=confidence, exact=exact,
-                        monte_carlo=monte_carlo, jobs=jobs, progress=lambda k: bar.advance(task, k))
+                        monte_carlo=monte_carlo, jobs=jobs, progress=lambda k: bar.advance(task, k), client=dask)
     if json_out:
         text = json.dumps(res.to_dict(), indent=2)
         if json_out == "-":

@@ -33,7 +33,7 @@ import numpy as np
 from estimators.base import ExactEpsilon, Mechanism
 from privcheck.errors import PrivcheckUsageError
 from privcheck.auditor.events import OutputCoding, as_matrix, candidate_events
-from privcheck.scheduler import map_chunks
+from privcheck.scheduler import get_backend, map_chunks
 from privcheck.seeding import default_jobs, derive
 from privcheck.stats import clopper_pearson, max_certifiable_log_ratio
 from privcheck.validation import check_confidence, check_eps, check_int, check_probability
@@ -131,13 +131,14 @@ def _fmt(v, width: int = 80) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _draw(sampler: Sampler, x, n: int, seed_seq, jobs: int, progress=None) -> np.ndarray:
+def _draw(sampler: Sampler, x, n: int, seed_seq, jobs: int, progress=None, backend=None) -> np.ndarray:
     parts = map_chunks(lambda rng, size: as_matrix(sampler(x, size, rng), size), n, seed_seq,
-                       jobs=jobs, progress=progress)
+                       jobs=jobs, progress=progress, backend=backend)
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
-def _count_events(sampler: Sampler, x, n: int, seed_seq, jobs: int, coding: OutputCoding, events, progress=None):
+def _count_events(sampler: Sampler, x, n: int, seed_seq, jobs: int, coding: OutputCoding, events, progress=None,
+                  backend=None):
     """Counts of each event on ``n`` fresh draws of input ``x`` (chunked; samples are not kept)."""
 
     def chunk(rng, size):
@@ -151,7 +152,7 @@ def _count_events(sampler: Sampler, x, n: int, seed_seq, jobs: int, coding: Outp
             out[i] = int(atom_counts[ev.columns][ev.atoms].sum())
         return out
 
-    return np.sum(map_chunks(chunk, n, seed_seq, jobs=jobs, progress=progress), axis=0)
+    return np.sum(map_chunks(chunk, n, seed_seq, jobs=jobs, progress=progress, backend=backend), axis=0)
 
 
 def _is_reproducible(sampler: Sampler, x) -> bool:
@@ -172,6 +173,7 @@ def monte_carlo_bound(
     max_events: int = MAX_EVENTS,
     delta_eps: float | None = None,
     progress: Callable[[int], None] | None = None,
+    client=None,
 ) -> MonteCarloBound:
     """A black-box lower bound on ε (and on δ at ``delta_eps``) from samples alone.
 
@@ -188,6 +190,9 @@ def monte_carlo_bound(
     max_events : how many (pair, event) candidates reach the estimation
         stage; the Bonferroni correction divides α by this number.
     delta_eps : if given, also bound δ at this ε (events chosen for δ).
+    client : run the chunks on Dask (``"local"``, ``"tcp://HOST:PORT"`` or a
+        ``distributed.Client``) or on a given backend (:func:`privcheck.scheduler.get_backend`);
+        the result is the same as on threads.
     """
     confidence = check_confidence(confidence)
     samples = check_int("samples", samples, minimum=20)
@@ -200,7 +205,15 @@ def monte_carlo_bound(
     n_sel = max(10, int(round(samples * selection_share)))
     n_est = samples - n_sel
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
-    sel = [_draw(sampler, x, n_sel, derive(ss, "selection", i), jobs, progress) for i, x in enumerate(inputs)]
+    with get_backend(jobs, client) as backend:
+        return _monte_carlo_bound(sampler, inputs, samples, confidence, ss, jobs, n_sel, n_est, alpha,
+                                  max_events, delta_eps, progress, backend)
+
+
+def _monte_carlo_bound(sampler, inputs, samples, confidence, ss, jobs, n_sel, n_est, alpha, max_events,
+                       delta_eps, progress, backend) -> MonteCarloBound:
+    sel = [_draw(sampler, x, n_sel, derive(ss, "selection", i), jobs, progress, backend)
+           for i, x in enumerate(inputs)]
     widths = {s.shape[1] for s in sel}
     if len(widths) != 1:
         raise ValueError(f"sampler outputs have different widths for different inputs: {sorted(widths)}")
@@ -215,7 +228,8 @@ def monte_carlo_bound(
                                delta_eps, 0.0 if delta_eps is not None else None, reproducible)
     m = len(events)
     needed = sorted({i for ev in events for i in ev.pair})
-    counts = {i: _count_events(sampler, inputs[i], n_est, derive(ss, "estimation", i), jobs, coding, events, progress)
+    counts = {i: _count_events(sampler, inputs[i], n_est, derive(ss, "estimation", i), jobs, coding, events, progress,
+                               backend)
               for i in needed}
     a_each = alpha / m
     cands = []
@@ -294,6 +308,7 @@ def audit(
     max_events: int = MAX_EVENTS,
     selection_share: float = SELECTION_SHARE,
     progress: Callable[[int], None] | None = None,
+    client=None,
 ) -> AuditResult:
     """Audit the ε (and δ) of a mechanism or of a plain sampler.
 
@@ -309,6 +324,8 @@ def audit(
     exact : compute the exact ε (default: when the mechanism provides it;
         ``True`` on a mechanism without it is an error).
     monte_carlo : run the Monte Carlo lower bound.
+    client : run the Monte Carlo chunks on Dask: ``"local"``, ``"tcp://HOST:PORT"``
+        or a ``distributed.Client`` (extra ``privcheck[dask]``); same result as threads.
     delta : claimed δ in [0, 1) (default: the mechanism's nominal δ); with
         δ > 0 the Monte Carlo part bounds δ at the claimed ε.
 
@@ -359,7 +376,7 @@ def audit(
     if monte_carlo:
         bound = monte_carlo_bound(mech, inputs, samples, confidence=confidence, seed=seed, jobs=jobs,
                                   max_events=max_events, selection_share=selection_share,
-                                  delta_eps=eps if delta > 0 else None, progress=progress)
+                                  delta_eps=eps if delta > 0 else None, progress=progress, client=client)
         v_mc = mc_verdict(bound, eps, delta)
         details["candidates"] = bound.candidates
         details["selection_samples"] = bound.selection_samples
