@@ -463,7 +463,7 @@ class DaskBackend:
     def _run(self, payload: bytes, count: int, submit_one, on_done, folded) -> None:
         distributed = import_distributed()
         client = self.client
-        [pfut] = client.scatter([payload], hash=False)
+        [pfut] = client.scatter([payload], hash=False, broadcast=True)  # on every worker: no locality pull
 
         def wait_first(futs):
             return distributed.wait(futs, return_when="FIRST_COMPLETED").done
@@ -531,20 +531,44 @@ def _looks_like_address(text: str) -> bool:
 # --------------------------------------------------------------------------- entry points
 
 
+class _Borrowed:
+    """A backend the caller built and owns: used as is, never closed here (its pool outlives the call)."""
+
+    def __init__(self, backend):
+        self._backend = backend
+        self.name = backend.name
+
+    def run_chunks(self, *args, **kwargs):
+        return self._backend.run_chunks(*args, **kwargs)
+
+    def map(self, *args, **kwargs):
+        return self._backend.map(*args, **kwargs)
+
+    def close(self) -> None:
+        """Nothing: the owner closes the backend."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+
 def get_backend(jobs: int | None = None, client=None, processes: bool = False) -> Backend:
     """The backend that runs chunks.
 
     jobs: worker count ≥ 1 (default: all cores; for ``client="local"`` the
     number of worker processes). client: ``None`` (no Dask), ``"local"``, a
     scheduler address ``"tcp://HOST:PORT"``, a ``dask.distributed.Client``,
-    or an already built backend (returned as is). processes: without a
+    or an already built backend (used as is; closing the result leaves it
+    open for its owner). processes: without a
     client, use worker processes instead of threads (for pure-Python
     per-sample samplers). Use the result as a context manager (or call
     ``close()``) so that a cluster or pool it started is shut down.
     """
     if client is not None:
-        if all(hasattr(client, a) for a in ("run_chunks", "map", "close")):
-            return client
+        if isinstance(client, _Borrowed) or all(hasattr(client, a) for a in ("run_chunks", "map", "close")):
+            return client if isinstance(client, _Borrowed) else _Borrowed(client)
         return DaskBackend(client, jobs)
     if processes:
         return ProcessBackend(jobs)

@@ -249,3 +249,19 @@ def test_unreachable_scheduler_is_one_line():
     with pytest.raises(PrivcheckUsageError, match="cannot reach the Dask scheduler at tcp://127.0.0.1:9"):
         DaskBackend("tcp://127.0.0.1:9", connect_timeout=1.0)
     assert time.perf_counter() - t < 10
+
+
+@pytest.mark.parametrize("name", ["claims.py", "claims.toml"])
+def test_user_claims_files_travel_to_dask(dask_client, tmp_path, name):
+    """Checks defined in a user's claims file (not importable on the workers) travel by value."""
+    import os
+
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "examples", name)
+    common = ["verify", "--file", path, "--quick", "--samples", "2000", "--seed", "2"]
+    a = CliRunner().invoke(main, common + ["--jobs", "1", "--json", str(tmp_path / "a.json")])
+    b = CliRunner().invoke(main, common + ["--dask", dask_client.scheduler.address, "--json", str(tmp_path / "b.json")])
+    assert a.exit_code in (0, 1) and b.exit_code == a.exit_code, (a.output, b.output)  # 1: a small-sample expectation
+    ra = json.loads((tmp_path / "a.json").read_text())
+    rb = json.loads((tmp_path / "b.json").read_text())
+    assert ra and all(r["verdict"] != "error" for r in rb), rb
+    assert [_no_timings(r) for r in ra] == [_no_timings(r) for r in rb]
