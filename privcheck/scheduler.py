@@ -298,8 +298,12 @@ def _ignore_sigint() -> None:  # worker initializer: Ctrl-C is the parent's to h
 
 
 def _mp_context():
-    methods = mp.get_all_start_methods()
-    return mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    # workers fork from a server that has numpy and this module imported: cheap (re)starts
+    ctx.set_forkserver_preload(["privcheck.scheduler"])
+    return ctx
 
 
 def _shutdown_pool(pool: cf.ProcessPoolExecutor, kill: bool = False) -> None:
@@ -471,6 +475,11 @@ class DaskBackend:
         try:
             _drive(count, lambda i: submit_one(pfut, i), wait_first, lambda fs: client.cancel(fs),
                    self._window(), on_done, folded)
+        except ImportError as exc:  # raised on a worker: its environment lacks a module the task needs
+            raise PrivcheckUsageError(
+                f"a Dask worker cannot import {exc.name or exc}: install privcheck and the sampler's modules "
+                "in the workers' environment (functions defined in a script or claims file travel by themselves)"
+            ) from None
         finally:
             client.cancel([pfut])
 

@@ -27,6 +27,10 @@ from privcheck.scheduler import (
 )
 
 distributed = pytest.importorskip("distributed")
+# this module's functions travel by value, so workers need not import the test module (and its imports)
+import cloudpickle  # noqa: E402
+
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 @pytest.fixture(scope="module")
@@ -122,22 +126,26 @@ def test_window_bounds_the_tasks_in_flight():
     assert before_release <= window, started
 
 
-def test_ctrl_c_cancels_promptly(dask_client):
+def test_ctrl_c_cancels_promptly(dask_client, processes):
     """An interrupt in the driver (as Ctrl-C raises it) cancels the pending tasks and propagates fast."""
 
-    def slow(rng, size):
+    def _slow(rng, size):  # nested: travels by value, workers need not import this test module
+        import time
+
         time.sleep(0.3)
         return size
 
     def interrupt(k):
         raise KeyboardInterrupt
 
-    for b in (ThreadBackend(2), DaskBackend(dask_client)):
+    processes.map(abs, [-1, -2])  # the pool is started (starting is not what is timed)
+    for b in (ThreadBackend(2), processes, DaskBackend(dask_client)):
         t = time.perf_counter()
         with pytest.raises(KeyboardInterrupt):
-            map_chunks(slow, 100, np.random.SeedSequence(0), chunk=1, backend=b, progress=interrupt)
+            map_chunks(_slow, 100, np.random.SeedSequence(0), chunk=1, backend=b, progress=interrupt)
         assert time.perf_counter() - t < 5.0, b.name  # 100 chunks would take 15 s
-    # the cluster is still usable afterwards
+    # the process pool restarts and the cluster is still usable afterwards
+    assert map_chunks(_slow, 2, np.random.SeedSequence(0), chunk=1, backend=processes) == [1, 1]
     assert map_chunks(_chunk_stats, 100, np.random.SeedSequence(0), chunk=50, backend=DaskBackend(dask_client),
                       reduce=np.add) is not None
 
@@ -265,3 +273,15 @@ def test_user_claims_files_travel_to_dask(dask_client, tmp_path, name):
     rb = json.loads((tmp_path / "b.json").read_text())
     assert ra and all(r["verdict"] != "error" for r in rb), rb
     assert [_no_timings(r) for r in ra] == [_no_timings(r) for r in rb]
+
+
+def test_worker_without_the_module_is_one_line(dask_client, tmp_path, monkeypatch):
+    """A sampler from a module only the client can import: the worker's ImportError becomes one clear line."""
+    (tmp_path / "only_here_sampler.py").write_text(
+        "def draw(rng, size):\n    return int(rng.integers(0, 2, size).sum())\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import only_here_sampler
+
+    with pytest.raises(PrivcheckUsageError, match="a Dask worker cannot import only_here_sampler"):
+        map_chunks(only_here_sampler.draw, 100, np.random.SeedSequence(0), chunk=50, backend=DaskBackend(dask_client))
+    assert map_chunks(only_here_sampler.draw, 100, np.random.SeedSequence(0), chunk=50, jobs=1)
