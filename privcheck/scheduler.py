@@ -434,6 +434,7 @@ class DaskBackend:
                  connect_timeout: float = DASK_CONNECT_TIMEOUT):
         distributed = import_distributed()
         self._owned: list = []
+        self._finalizer = None
         if isinstance(client, distributed.Client):
             self.client = client
         elif isinstance(client, str) and client.strip() == "local":
@@ -456,6 +457,8 @@ class DaskBackend:
             raise PrivcheckUsageError(
                 f"--dask takes 'local' or a scheduler address such as tcp://HOST:8786, got {client!r}"
             )
+        if self._owned:  # a cluster or connection this object started ends with it at the latest
+            self._finalizer = weakref.finalize(self, _close_all, list(self._owned))
 
     def _window(self) -> int:
         try:
@@ -516,11 +519,8 @@ class DaskBackend:
 
     def close(self) -> None:
         """Close the client and LocalCluster this backend started (never a client it was given)."""
-        for obj in self._owned:
-            try:
-                obj.close()
-            except Exception:  # pragma: no cover - closing is best effort
-                pass
+        if self._finalizer is not None:
+            self._finalizer()
         self._owned = []
 
     def __enter__(self):
@@ -528,6 +528,14 @@ class DaskBackend:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _close_all(objects: list) -> None:
+    for obj in objects:
+        try:
+            obj.close()
+        except Exception:  # pragma: no cover - closing is best effort
+            pass
 
 
 def _looks_like_address(text: str) -> bool:
@@ -606,4 +614,7 @@ def map_chunks(
     without it, the list of results.
     """
     backend = backend if backend is not None else get_backend(jobs)
-    return backend.run_chunks(fn, chunk_sizes(n, chunk), seed_seq, progress, reduce)
+    sizes = chunk_sizes(n, chunk)
+    if reduce is None:  # any object with run_chunks(fn, sizes, seed_seq, progress) is a backend
+        return backend.run_chunks(fn, sizes, seed_seq, progress)
+    return backend.run_chunks(fn, sizes, seed_seq, progress, reduce=reduce)

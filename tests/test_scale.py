@@ -285,3 +285,29 @@ def test_worker_without_the_module_is_one_line(dask_client, tmp_path, monkeypatc
     with pytest.raises(PrivcheckUsageError, match="a Dask worker cannot import only_here_sampler"):
         map_chunks(only_here_sampler.draw, 100, np.random.SeedSequence(0), chunk=50, backend=DaskBackend(dask_client))
     assert map_chunks(only_here_sampler.draw, 100, np.random.SeedSequence(0), chunk=50, jobs=1)
+
+
+def test_a_local_cluster_ends_with_its_backend():
+    """A backend that started a LocalCluster closes it when closed or dropped (callers may forget `with`)."""
+    import gc
+
+    b = get_backend(1, "local")
+    cluster = b._owned[1]
+    assert map_chunks(lambda rng, size: size, 10, np.random.SeedSequence(0), chunk=5, backend=b) == [5, 5]
+    del b
+    gc.collect()
+    assert cluster.status.name == "closed"
+
+
+def test_minimal_backend_objects_still_work():
+    """map_chunks only needs run_chunks(fn, sizes, seed_seq, progress) from a backend (no reduce)."""
+
+    class Minimal:
+        name = "minimal"
+
+        def run_chunks(self, fn, sizes, seed_seq, progress=None):
+            return [fn(chunk_generator(seed_seq, i), s) for i, s in enumerate(sizes)]
+
+    ss = np.random.SeedSequence(9)
+    assert [r.tolist() for r in map_chunks(_chunk_stats, 300, ss, chunk=100, backend=Minimal())] == \
+        [r.tolist() for r in map_chunks(_chunk_stats, 300, ss, chunk=100, jobs=2)]
