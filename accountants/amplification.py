@@ -4,8 +4,9 @@
   (Balle, Barthe & Gaboardi 2018, add/remove neighbours). Tight: :func:`canonical_pair` is the
   (ε, δ) pair (randomised response with a δ-atom) on which the bound is attained, and
   :func:`hockey_stick` evaluates any finite pair exactly.
-- Subsampled Gaussian over T steps: autodp's RDP accountant (an upper bound), reported next to
-  the central-limit GDP view μ = q √(T (e^{1/σ²} − 1)) (Bu, Dong, Long & Su 2020), which is an
+- Subsampled Gaussian over T steps: the certified PLD interval (accountants.pld, the tight
+  answer), autodp's RDP accountant (an upper bound, kept as a labelled cross-check) and the
+  central-limit GDP view μ = q √(T (e^{1/σ²} − 1)) (Bu, Dong, Long & Su 2020), which is an
   *approximation, not a safe bound* (it is below the tight value in the DP-SGD regime).
 """
 from __future__ import annotations
@@ -50,7 +51,9 @@ def poisson_amplification(eps: float, delta: float, q: float) -> AmplifiedGuaran
     eps = check_eps(eps)
     delta = check_delta(delta, allow_zero=True)
     q = check_probability("q", q, open_low=True)
-    return AmplifiedGuarantee(math.log1p(q * math.expm1(eps)), q * delta, q, eps, delta)
+    # log(1 + q(e^ε − 1)) = ε + log(q + (1 − q)e^{−ε}) for large ε (no overflow, e.g. ε = 800)
+    amp = math.log1p(q * math.expm1(eps)) if eps < 30 else eps + math.log(q + (1 - q) * math.exp(-eps))
+    return AmplifiedGuarantee(amp, q * delta, q, eps, delta)
 
 
 def hockey_stick(p: Sequence, q: Sequence, eps) -> object:
@@ -125,7 +128,9 @@ def subsampled_pair(p: Sequence, q: Sequence, rate) -> tuple[list, list]:
 
 @dataclass(frozen=True)
 class SubsampledGaussian:
-    """Subsampled Gaussian over T steps: RDP bound (autodp) and the labelled CLT GDP view."""
+    """Subsampled Gaussian over T steps: the certified PLD interval [eps_pld_lower, eps_pld_upper]
+    (the tight answer; quote the upper end), the RDP bound (autodp, cross-check) and the
+    labelled CLT GDP view."""
 
     eps_rdp: float
     delta: float
@@ -135,23 +140,52 @@ class SubsampledGaussian:
     mu_clt: float
     eps_clt: float
     clt_note: str = "central-limit GDP approximation: NOT a safe upper bound (can be below the tight ε)"
+    eps_pld_lower: float = math.nan
+    eps_pld_upper: float = math.nan
+    pld_method: str = ""
+    pld_notes: tuple = ()
 
 
-def subsampled_gaussian(sigma: float, q: float, steps: int, delta: float) -> SubsampledGaussian:
+def subsampled_gaussian(sigma: float, q: float, steps: int, delta: float, pld: bool = False) -> SubsampledGaussian:
     """ε at δ of the Poisson-subsampled Gaussian (noise multiplier σ, rate q) over T steps.
 
-    eps_rdp: autodp's RDP accountant (``SubsampleGaussianMechanism``, improved bound) — a valid
-    upper bound; mu_clt/eps_clt: μ = q √(T (e^{1/σ²} − 1)) (Bu et al. 2020), labelled as approximate.
+    pld: also compute the certified PLD interval (eps_pld_lower, eps_pld_upper) — the tight
+    answer; eps_rdp: autodp's RDP accountant (``SubsampleGaussianMechanism``, improved bound) — a
+    valid upper bound, a cross-check (inf where autodp fails, e.g. tiny σ); mu_clt/eps_clt:
+    μ = q √(T (e^{1/σ²} − 1)) (Bu et al. 2020), labelled as approximate.
     sigma > 0; q ∈ (0, 1]; steps ≥ 1; delta ∈ (0, 1).
     """
-    from autodp.mechanism_zoo import SubsampleGaussianMechanism
-
     sigma = check_positive("sigma", sigma)
     q = check_probability("q", q, open_low=True)
     T = check_int("steps", steps, minimum=1)
     delta = check_delta(delta)
-    mech = SubsampleGaussianMechanism({"prob": q, "sigma": sigma, "coeff": T})
-    eps_rdp = float(mech.get_approxDP(delta))
+    eps_rdp = _rdp(sigma, q, T, delta)
     mu = q * math.sqrt(T * math.expm1(1.0 / sigma**2)) if 1.0 / sigma**2 < 700 else math.inf
-    eps_clt = gdp_eps(mu, delta) if math.isfinite(mu) else math.inf
-    return SubsampledGaussian(eps_rdp, delta, q, sigma, T, mu, eps_clt)
+    try:
+        eps_clt = gdp_eps(mu, delta) if math.isfinite(mu) and mu < 1e4 else math.inf
+    except Exception:  # noqa: BLE001 - informational view only
+        eps_clt = math.inf
+    lo, hi, method, notes = math.nan, math.nan, "", ()
+    if pld:
+        from accountants.pld import GaussianEvent, PLDAccountant, PoissonSampledEvent
+        from privcheck.errors import PrivcheckUsageError
+
+        try:
+            iv = PLDAccountant().compose(PoissonSampledEvent(GaussianEvent(sigma), q), T).epsilon(delta)
+            lo, hi, method, notes = iv.lower, iv.upper, iv.method, iv.notes
+        except PrivcheckUsageError as exc:
+            notes = (f"PLD not computed: {exc}",)
+    return SubsampledGaussian(eps_rdp, delta, q, sigma, T, mu, eps_clt, eps_pld_lower=lo, eps_pld_upper=hi,
+                              pld_method=method, pld_notes=notes)
+
+
+def _rdp(sigma: float, q: float, T: int, delta: float) -> float:
+    """autodp's RDP ε (a valid upper bound), or inf where autodp cannot evaluate it."""
+    from autodp.mechanism_zoo import SubsampleGaussianMechanism
+
+    try:
+        with np.errstate(all="ignore"):
+            v = float(SubsampleGaussianMechanism({"prob": q, "sigma": sigma, "coeff": T}).get_approxDP(delta))
+    except (OverflowError, ValueError, ZeroDivisionError, FloatingPointError, RuntimeError):
+        return math.inf
+    return v if math.isfinite(v) and v >= 0 else math.inf

@@ -14,7 +14,9 @@ Numerics: with a = −ε/μ + μ/2 and b = a − μ one has ε − b²/2 = −a�
 
 which never under- or overflows and keeps full relative precision down to δ ≈ 1e−300
 (no difference of two nearly equal tiny probabilities). For a ≥ 0 the direct form is
-used (δ is then not small). :func:`gdp_log_delta` returns log δ for root finding.
+used, with an mpmath fallback where the two terms cancel. :func:`gdp_log_delta` returns
+log δ for root finding; the inversions :func:`gdp_eps` and :func:`gdp_mu` bracket their root
+and return its conservative end (see :mod:`accountants.roots`).
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from typing import Sequence
 import numpy as np
 from scipy import optimize, special
 
+from accountants.roots import conservative_root, round_up
 from privcheck.errors import PrivcheckUsageError
 from privcheck.validation import check_delta, check_int, check_nonnegative, check_positive
 
@@ -47,27 +50,53 @@ def _check_mu(mu) -> float:
     return check_positive("mu", mu)
 
 
+#: relative safety margin in δ for the inversions (absorbs the evaluation error of δ)
+DELTA_MARGIN = 1e-10
+
+
+def _log_delta_mp(mu: float, a: float) -> float:
+    """log δ from the definition Φ(a) − e^ε Φ(a − μ), ε = μ(μ/2 − a), in mpmath (for cancelling cases)."""
+    import mpmath
+
+    with mpmath.workdps(60 + max(0, int(-math.log10(mu)))):  # the terms agree to about −log10 μ digits
+        m, av = mpmath.mpf(mu), mpmath.mpf(a)
+        eps = m * (m / 2 - av)
+        d = mpmath.ncdf(av) - mpmath.exp(eps) * mpmath.ncdf(av - m)
+        return float(mpmath.log(d)) if d > 0 else -math.inf
+
+
+def _log_delta_a(mu: float, a: float) -> float:
+    """log δ of μ-GDP as a function of a = μ/2 − ε/μ (b = a − μ < 0 always), stable in every tail.
+
+    With ε − b²/2 = −a²/2: e^ε Φ(b) = ½ e^{−a²/2} erfcx(−b/√2), so no e^ε is ever
+    formed. When more than 3 significant digits of the two terms cancel the
+    value is recomputed in mpmath (60 digits).
+    """
+    if not a > -1e150:  # a²/2 overflows: log δ ≤ −a²/2 is −∞ in float
+        return -math.inf
+    b = a - mu
+    if a < 0:
+        t1 = special.erfcx(-a / _SQRT2)
+        diff = t1 - special.erfcx(-b / _SQRT2)
+        if not diff > 1e-3 * t1:  # more than 3 digits cancel: recompute at high precision
+            return _log_delta_mp(mu, a)
+        return -a * a / 2.0 + math.log(0.5 * diff)
+    first = special.ndtr(a)
+    second = 0.5 * math.exp(-a * a / 2.0) * special.erfcx(-b / _SQRT2)
+    d = first - second
+    if not d > 1e-3 * first:
+        return _log_delta_mp(mu, a)
+    return math.log(d)
+
+
 def gdp_log_delta(mu: float, eps: float) -> float:
     """log δ(ε) of μ-GDP (002 Lemma 2), stable in the far tail.
 
-    mu: μ > 0; eps: ε ≥ 0. Returns log δ ∈ (−∞, 0).
+    mu: μ > 0; eps: ε ≥ 0. Returns log δ ∈ [−∞, 0).
     """
     mu = _check_mu(mu)
     eps = check_nonnegative("eps", eps)
-    a = -eps / mu + mu / 2.0
-    b = a - mu
-    if a < 0:
-        diff = special.erfcx(-a / _SQRT2) - special.erfcx(-b / _SQRT2)
-        if diff <= 0:  # only when δ underflows every representation
-            return -math.inf
-        return -a * a / 2.0 + math.log(0.5 * diff)
-    # a >= 0: Φ(a) ≥ 1/2, δ is not small; e^ε Φ(b) = ½ e^{-a²/2} erfcx(-b/√2) when b < 0
-    if b < 0:
-        second = 0.5 * math.exp(-a * a / 2.0) * special.erfcx(-b / _SQRT2)
-    else:
-        second = math.exp(eps) * special.ndtr(b)
-    d = special.ndtr(a) - second
-    return math.log(d) if d > 0 else -math.inf
+    return _log_delta_a(mu, mu / 2.0 - eps / mu)
 
 
 def gdp_delta(mu: float, eps: float) -> float:
@@ -78,43 +107,51 @@ def gdp_delta(mu: float, eps: float) -> float:
     return math.exp(gdp_log_delta(mu, eps))
 
 
-def _eps_upper(mu: float, delta: float) -> float:
-    # δ(ε) ≤ Φ(−ε/μ + μ/2), so ε = μ²/2 − μ Φ^{-1}(δ) has δ(ε) ≤ δ
-    return mu * mu / 2.0 - mu * float(special.ndtri(delta)) + 1.0
-
-
 def gdp_eps(mu: float, delta: float) -> float:
-    """Smallest ε ≥ 0 with δ_μ(ε) ≤ δ for μ-GDP (inverse of :func:`gdp_delta` in ε).
+    """Smallest ε ≥ 0 with δ_μ(ε) ≤ δ for μ-GDP (inverse of :func:`gdp_delta` in ε), on the safe side.
 
-    mu: μ > 0; delta: δ ∈ (0, 1). Solved in log δ with Brent's method (relative tolerance
-    ~1e−15), so it stays accurate for δ down to 1e−300.
+    mu: any μ > 0 (ε = ∞ when μ²/2 overflows); delta: δ ∈ (0, 1). Solved in the
+    variable a = μ/2 − ε/μ, bracketed by [Φ^{-1}(δ) − 1, μ/2] (δ ≤ Φ(a)), with the
+    root taken on the conservative side: the returned ε has δ(ε) ≤ δ·(1 − 1e−10)
+    as evaluated (the evaluation errs by less, relatively), and it is rounded up.
     """
     mu = _check_mu(mu)
     delta = check_delta(delta)
-    logd = math.log(delta)
-    if gdp_log_delta(mu, 0.0) <= logd:
+    target = math.log(delta) + math.log1p(-DELTA_MARGIN)
+    a_hi = mu / 2.0
+    if _log_delta_a(mu, a_hi) <= target:
         return 0.0
-    hi = _eps_upper(mu, delta)
-    return float(optimize.brentq(lambda e: gdp_log_delta(mu, e) - logd, 0.0, hi, xtol=1e-18, rtol=1e-15, maxiter=500))
+    a_lo = float(special.ndtri(delta)) - 1.0
+    a = conservative_root(lambda x: _log_delta_a(mu, x) - target, a_lo, a_hi, safe="low")
+    with np.errstate(over="ignore"):
+        eps = float(np.float64(mu) * (np.float64(a_hi) - np.float64(a)))
+    return round_up(eps) if math.isfinite(eps) else math.inf
 
 
 def gdp_mu(eps: float, delta: float) -> float:
-    """The largest μ such that μ-GDP implies (ε, δ)-DP (solves δ_μ(ε) = δ; δ is increasing in μ).
+    """The largest μ such that μ-GDP implies (ε, δ)-DP (solves δ_μ(ε) = δ; δ is increasing in μ), on the safe side.
 
-    eps: ε ≥ 0; delta: δ ∈ (0, 1).
+    eps: ε ≥ 0; delta: δ ∈ (0, 1). The returned μ has δ_μ(ε) ≤ δ·(1 − 1e−10) as evaluated.
     """
     eps = check_nonnegative("eps", eps)
     delta = check_delta(delta)
-    logd = math.log(delta)
-    f = lambda lm: gdp_log_delta(math.exp(lm), eps) - logd  # noqa: E731
-    lo, hi = math.log(1e-8), math.log(1.0)
-    while f(hi) < 0:
+    target = math.log(delta) + math.log1p(-DELTA_MARGIN)
+
+    def f(lm: float) -> float:
+        mu = math.exp(lm)
+        return _log_delta_a(mu, mu / 2.0 - eps / mu) - target
+
+    lo, hi = math.log(1e-8), 0.0
+    while f(hi) <= 0:
         hi += 1.0
-        if hi > math.log(1e4):
-            raise PrivcheckUsageError(f"no μ ≤ 1e4 reaches (eps={eps}, delta={delta})")
+        if hi > math.log(1e8):
+            raise PrivcheckUsageError(f"no mu <= 1e8 reaches (eps={eps}, delta={delta})")
     while f(lo) > 0:
         lo -= 2.0
-    return math.exp(optimize.brentq(f, lo, hi, xtol=1e-18, rtol=1e-15, maxiter=500))
+        if lo < -745.0:
+            raise PrivcheckUsageError(f"(eps={eps}, delta={delta}) needs mu below 1e-300")
+    lm = conservative_root(f, lo, hi, safe="low")
+    return math.exp(lm) * (1 - 4 * 2.0**-52)
 
 
 def compose_gdp(mus: float | Sequence[float], steps: int = 1) -> float:
@@ -130,12 +167,18 @@ def compose_gdp(mus: float | Sequence[float], steps: int = 1) -> float:
     for v in arr:
         _check_mu(float(v))
     m = float(np.max(arr))
-    return m * math.sqrt(steps * float(np.sum((arr / m) ** 2)))
+    mu = m * math.sqrt(steps * float(np.sum((arr / m) ** 2)))
+    if not math.isfinite(mu):
+        raise PrivcheckUsageError(f"the composed mu = sqrt(steps * sum mu_i^2) overflows (largest mu_i {m:g}, steps {steps})")
+    return mu
 
 
 def gaussian_mu(sigma: float, sensitivity: float = 1.0) -> float:
     """GDP parameter μ = Δ/σ of the Gaussian mechanism (002 Lemma 1). sigma, sensitivity > 0."""
-    return check_positive("sensitivity", sensitivity) / check_positive("sigma", sigma)
+    mu = check_positive("sensitivity", sensitivity) / check_positive("sigma", sigma)
+    if not math.isfinite(mu):
+        raise PrivcheckUsageError(f"sensitivity/sigma overflows: sigma={sigma!r} is too small for sensitivity={sensitivity!r}")
+    return mu
 
 
 def gaussian_sigma(

@@ -1,8 +1,15 @@
 """Planners: the inverse questions a practitioner asks before a run.
 
 - :func:`noise_for_budget` — the noise σ for a target (ε, δ) over T rounds (full participation:
-  exact GDP; Poisson sampling at rate q: autodp's RDP accountant, a safe upper bound).
-- :func:`max_steps` — the largest T that fits a budget.
+  exact GDP; Poisson sampling at rate q: the certified PLD accountant, accountants.pld; autodp's
+  RDP value is reported next to it as a cross-check).
+- :func:`max_steps` — the largest T that fits a budget (same routes).
+- :func:`max_sampling_rate` — the largest Poisson rate q for (σ, T, ε, δ) (PLD).
+- :func:`laplace_scale` — the smallest Laplace scale b for T compositions at (ε, δ) (PLD).
+
+The PLD planners bisect on the certified upper end of ε(δ), so the returned value always meets
+the budget (conservative side); ``details`` gives the bracket, whose other end is certified
+(through the lower end) to violate it.
 - :func:`best_sampling` — the sampling probability p minimising 004's central ε (eq. 14) for K users.
 - :func:`min_users` — the smallest K for which 004's central ε (at the best p) meets a target.
 
@@ -19,7 +26,7 @@ from accountants.wireless import central_uniform, optimal_p
 from privcheck.errors import PrivcheckUsageError
 from privcheck.validation import check_delta, check_eps, check_int, check_positive, check_probability
 
-__all__ = ["Plan", "noise_for_budget", "max_steps", "best_sampling", "min_users"]
+__all__ = ["Plan", "noise_for_budget", "max_steps", "max_sampling_rate", "laplace_scale", "best_sampling", "min_users"]
 
 
 @dataclass(frozen=True)
@@ -35,14 +42,104 @@ class Plan:
 
 
 def _rdp_eps(sigma: float, q: float, steps: int, delta: float) -> float:
-    return subsampled_gaussian(sigma, q, steps, delta).eps_rdp
+    try:
+        return subsampled_gaussian(sigma, q, steps, delta).eps_rdp
+    except (OverflowError, ValueError, ZeroDivisionError, FloatingPointError):
+        return math.inf
 
 
-def noise_for_budget(eps: float, delta: float, steps: int, sensitivity: float = 1.0, q: float | None = None) -> Plan:
+PLD_FFT_SIZES = {"coarse": 2**14, "fine": 2**18}  # accuracy of the search and of the final check
+
+
+def _pld_interval(events, delta: float, fine: bool):
+    from accountants.pld import PLDAccountant
+
+    acc = PLDAccountant(target_fft_size=PLD_FFT_SIZES["fine" if fine else "coarse"])
+    for ev, c in events:
+        acc.compose(ev, c)
+    try:
+        return acc.epsilon(delta)
+    except PrivcheckUsageError:
+        return None
+
+
+def _bisect(events_of, good: float, bad: float, eps: float, delta: float, increasing: bool, rel: float,
+            integer: bool = False, cap: float | None = None):
+    """Boundary of the budget: ``good`` meets it (certified ε_upper(δ) <= eps), ``bad`` does not.
+
+    increasing: ε grows with the value (steps, rate: the answer is the largest good value);
+    otherwise (noise, scale) the smallest. A coarse grid first, then the default grid; the
+    bracket shrinks by the Illinois variant of regula falsi on ε_upper (in log of the value),
+    always keeping one certified-good and one failing end. Returns (good, bad, interval at good)."""
+    def f(v, fine):
+        iv = _pld_interval(events_of(v), delta, fine)
+        return (math.inf if iv is None else iv.upper) - eps
+
+    def away(v):
+        return (max(1, v // 2) if integer else v / 2) if increasing else v * 2
+
+    def toward(v):
+        nv = v * 2 if increasing else v / 2
+        return min(nv, cap) if cap is not None else nv
+
+    for fine, tol in ((False, max(20 * rel, 2e-3)), (True, rel)):
+        fg = f(good, fine)
+        for _ in range(60):
+            if fg <= 0:
+                break
+            good = away(good)
+            fg = f(good, fine)
+        else:
+            raise PrivcheckUsageError("no value in the search range meets the budget")
+        fb = f(bad, fine)
+        for _ in range(60):
+            if fb > 0:
+                break
+            if cap is not None and bad >= cap:
+                return bad, bad, _pld_interval(events_of(bad), delta, True)
+            good, fg = bad, fb
+            bad = toward(bad)
+            fb = f(bad, fine)
+        side = 0
+        while (abs(good - bad) > 1) if integer else (abs(bad - good) > tol * abs(good)):
+            lg, lb = math.log(good), math.log(bad)
+            if math.isfinite(fb) and fb != fg:
+                lm = lg - fg * (lb - lg) / (fb - fg)
+                lo_, hi_ = min(lg, lb), max(lg, lb)
+                lm = min(max(lm, lo_ + 0.02 * (hi_ - lo_)), hi_ - 0.02 * (hi_ - lo_))
+            else:
+                lm = 0.5 * (lg + lb)
+            mid = math.exp(lm)
+            if integer:
+                mid = int(round(mid))
+                if mid in (good, bad):
+                    mid = (good + bad) // 2
+            fm = f(mid, fine)
+            if fm <= 0:
+                good, fg = mid, fm
+                if side == -1:
+                    fb /= 2
+                side = -1
+            else:
+                bad, fb = mid, fm
+                if side == 1:
+                    fg /= 2
+                side = 1
+        if not fine:  # widen the bracket a little for the fine pass (the fine grid is tighter)
+            bad = (bad + 1 if integer else bad * (1 + tol)) if increasing else (max(1, bad - 1) if integer else bad / (1 + tol))
+            if cap is not None:
+                bad = min(bad, cap)
+    return good, bad, _pld_interval(events_of(good), delta, True)
+
+
+def noise_for_budget(eps: float, delta: float, steps: int, sensitivity: float = 1.0, q: float | None = None,
+                     accountant: str = "pld") -> Plan:
     """Smallest Gaussian noise σ meeting (ε, δ) after ``steps`` rounds.
 
     q None or 1: full participation, σ = Δ √T / gdp_mu(ε, δ) (exact). 0 < q < 1: Poisson
-    sampling at rate q, σ found by bisection on autodp's RDP ε (relative tolerance 1e−4, rounded up).
+    sampling at rate q; accountant "pld" (default): σ by regula falsi on the certified PLD upper
+    end (relative bracket 2e−5, the returned end meets the budget); "rdp": bisection on
+    autodp's RDP ε (a looser safe bound, relative tolerance 1e−4, rounded up).
     """
     eps = check_eps(eps)
     delta = check_delta(delta)
@@ -54,6 +151,23 @@ def noise_for_budget(eps: float, delta: float, steps: int, sensitivity: float = 
         return Plan("noise sigma", sigma, gdp_eps(compose_gdp(sens / sigma, T), delta), delta, "exact GDP",
                     {"mu_total": mu, "mu_per_step": mu / math.sqrt(T)})
     q = check_probability("q", q, open_low=True)
+    if accountant == "rdp":
+        return _noise_rdp(eps, delta, T, sens, q)
+    if accountant != "pld":
+        raise PrivcheckUsageError(f"accountant must be 'pld' or 'rdp', got {accountant!r}")
+    from accountants.pld import GaussianEvent, PoissonSampledEvent
+
+    ev = lambda s_: [(PoissonSampledEvent(GaussianEvent(s_), q), T)]  # noqa: E731
+    good, bad, iv = _bisect(ev, 2.0, 0.5, eps, delta, increasing=False, rel=2e-5)
+    rdp = _rdp_eps(good, q, T, delta)
+    ivb = _pld_interval(ev(bad), delta, True)
+    return Plan("noise multiplier sigma (per unit sensitivity)", good * sens, iv.upper, delta, "certified PLD",
+                {"q": q, "sigma_bracket": [bad * sens, good * sens], "eps_lower_at_bracket_low": ivb.lower if ivb else None,
+                 "eps_interval": [iv.lower, iv.upper],
+                 "eps_rdp_crosscheck": rdp, "eps_clt_not_a_bound": _clt(good, q, T, delta)})
+
+
+def _noise_rdp(eps, delta, T, sens, q) -> Plan:
     lo, hi = 0.3, 1.0
     while _rdp_eps(hi, q, T, delta) > eps:
         lo, hi = hi, hi * 2
@@ -68,6 +182,13 @@ def noise_for_budget(eps: float, delta: float, steps: int, sensitivity: float = 
     achieved = subsampled_gaussian(hi, q, T, delta)
     return Plan("noise multiplier sigma (per unit sensitivity)", hi * sens, achieved.eps_rdp, delta, "RDP (autodp)",
                 {"q": q, "eps_clt_not_a_bound": achieved.eps_clt})
+
+
+def _clt(sigma, q, T, delta):
+    try:
+        return subsampled_gaussian(sigma, q, T, delta).eps_clt
+    except Exception:  # noqa: BLE001 - the CLT view is informational only
+        return math.nan
 
 
 def max_steps(eps: float, delta: float, sigma: float, sensitivity: float = 1.0, q: float | None = None,
@@ -89,24 +210,63 @@ def max_steps(eps: float, delta: float, sigma: float, sensitivity: float = 1.0, 
             T += 1
     else:
         q = check_probability("q", q, open_low=True)
-        method = "RDP (autodp)"
-        f = lambda T: _rdp_eps(sigma / sens, q, T, delta)  # noqa: E731
+        from accountants.pld import GaussianEvent, PoissonSampledEvent
+
+        method = "certified PLD"
+        ev = lambda TT: [(PoissonSampledEvent(GaussianEvent(sigma / sens), q), int(TT))]  # noqa: E731
+        f = lambda TT: _pld_interval(ev(TT), delta, True).upper  # noqa: E731
         if f(1) > eps:
             T = 0
         else:
-            lo, hi = 1, 2
-            while hi <= limit and f(hi) <= eps:
-                lo, hi = hi, hi * 2
-            while hi - lo > 1:
-                mid = (lo + hi) // 2
-                if f(mid) <= eps:
-                    lo = mid
-                else:
-                    hi = mid
-            T = lo
+            hi = 2
+            while hi <= limit and _pld_interval(ev(hi), delta, False).upper <= eps:
+                hi *= 2
+            good, bad, iv = _bisect(ev, max(1, hi // 2), min(hi, limit + 1), eps, delta, increasing=True, rel=0,
+                                    integer=True, cap=limit + 1)
+            T = int(good)
+            return Plan("max steps T", T, iv.upper, delta, method,
+                        {"eps_interval": [iv.lower, iv.upper], "steps_bracket": [T, int(bad)],
+                         "eps_rdp_crosscheck": _rdp_eps(sigma / sens, q, T, delta)})
     if T < 1:
         raise PrivcheckUsageError(f"one round with sigma={sigma} already exceeds eps={eps} at delta={delta}")
     return Plan("max steps T", T, f(T), delta, method, {"eps_at_T_plus_1": f(T + 1)})
+
+
+def max_sampling_rate(eps: float, delta: float, sigma: float, steps: int, sensitivity: float = 1.0) -> Plan:
+    """Largest Poisson sampling rate q ∈ (0, 1] with certified ε(δ) <= eps for T steps of the
+    subsampled Gaussian (noise σ, sensitivity Δ); bisection on the PLD upper end."""
+    eps = check_eps(eps)
+    delta = check_delta(delta)
+    sigma = check_positive("sigma", sigma)
+    T = check_int("steps", steps, minimum=1)
+    sens = check_positive("sensitivity", sensitivity)
+    from accountants.pld import GaussianEvent, PoissonSampledEvent
+
+    full = gdp_eps(compose_gdp(sens / sigma, T), delta)
+    if full <= eps:
+        return Plan("sampling rate q", 1.0, full, delta, "exact GDP (q = 1 fits)", {})
+    ev = lambda qq: [(PoissonSampledEvent(GaussianEvent(sigma / sens), min(qq, 1.0)), T)]  # noqa: E731
+    good, bad, iv = _bisect(ev, 1e-3, 2e-3, eps, delta, increasing=True, rel=1e-4, cap=1.0)
+    return Plan("sampling rate q", good, iv.upper, delta, "certified PLD",
+                {"q_bracket": [good, bad], "eps_interval": [iv.lower, iv.upper]})
+
+
+def laplace_scale(eps: float, delta: float, steps: int = 1, sensitivity: float = 1.0) -> Plan:
+    """Smallest Laplace scale b with certified ε(δ) <= eps after ``steps`` compositions
+    (one step: δ is irrelevant below the pure bound, b = Δ/ε exactly when δ = 0 is asked)."""
+    eps = check_eps(eps)
+    delta = check_delta(delta, allow_zero=True)
+    T = check_int("steps", steps, minimum=1)
+    sens = check_positive("sensitivity", sensitivity)
+    pure = sens * T / eps  # basic composition: T·Δ/b <= ε — the pure-DP answer
+    if delta == 0:
+        return Plan("laplace scale b", pure, eps, 0.0, "pure DP (basic composition)", {})
+    from accountants.pld import LaplaceEvent
+
+    ev = lambda b: [(LaplaceEvent(b=b, sensitivity=sens), T)]  # noqa: E731
+    good, bad, iv = _bisect(ev, pure, pure / 2, eps, delta, increasing=False, rel=2e-5)
+    return Plan("laplace scale b", good, iv.upper, delta, "certified PLD",
+                {"b_bracket": [bad, good], "b_pure_dp": pure, "eps_interval": [iv.lower, iv.upper]})
 
 
 def best_sampling(K: int, c: float, delta_prime: float, delta_l: float) -> Plan:

@@ -58,6 +58,22 @@ class Mechanism:
     eps_nominal: float
     #: the claimed δ (0 for pure LDP)
     delta_nominal: float = 0.0
+    #: whether :meth:`exact_epsilon` runs in mpmath at a precision set by ε (False: float closed forms)
+    exact_in_mpmath: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        fn = cls.__dict__.get("exact_epsilon")
+        if fn is not None and not getattr(fn, "_at_precision", False):
+            cls.exact_epsilon = _at_eps_precision(fn)
+
+    def eps_parameters(self) -> list[float]:
+        """The ε-like parameters (``eps``, ``eps1``, ``eps2``, ...) that set the exact-arithmetic precision."""
+        vals = [v for k, v in self.params.items() if k.startswith("eps") and isinstance(v, (int, float))]
+        nominal = getattr(self, "eps_nominal", None)
+        if isinstance(nominal, (int, float)):
+            vals.append(nominal)
+        return vals
 
     def sample(self, x: Any, n: int, rng: np.random.Generator) -> np.ndarray:
         """``n`` independent outputs of the mechanism on input ``x``."""
@@ -82,3 +98,25 @@ class Mechanism:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
         return f"{type(self).__name__}({args})"
+
+
+def _at_eps_precision(fn):
+    """Wrap a mechanism's ``exact_epsilon`` so it runs at the mpmath precision its ε needs.
+
+    See :func:`privcheck.exact.precision_for`: ``ε/ln 10 + 50`` digits for large ε,
+    ``−log10 ε + 50`` for tiny ε; ε above ``EXACT_EPS_MAX`` raises a one-line
+    :class:`privcheck.exact.ExactRangeError`.
+    """
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(self):
+        from privcheck.exact import precision_for
+
+        if not self.exact_in_mpmath:
+            return fn(self)
+        with precision_for(*self.eps_parameters()):
+            return fn(self)
+
+    wrapper._at_precision = True
+    return wrapper

@@ -20,8 +20,8 @@ def de_probabilities(eps: float, m: int) -> tuple[float, float]:
     """(p, q) of direct encoding: p = e^ε/(e^ε+m−1), q = 1/(e^ε+m−1) (003, Def. 2.3)."""
     eps = check_eps(eps)
     m = check_int("m", m, minimum=2)
-    den = math.exp(eps) + m - 1
-    return math.exp(eps) / den, 1.0 / den
+    w = (m - 1) * math.exp(-eps)  # e^{-ε} underflows to 0 instead of overflowing
+    return 1.0 / (1.0 + w), math.exp(-eps) / (1.0 + w)
 
 
 def sample_krr(x, n: int, m: int, p: float, rng: np.random.Generator) -> np.ndarray:

@@ -37,7 +37,7 @@ import numpy as np
 from estimators.base import ExactEpsilon, Mechanism
 from estimators.registry import register
 from privcheck.errors import PrivcheckUsageError
-from privcheck.exact import worst_case_ratio
+from privcheck.exact import digits_for, with_precision, worst_case_ratio
 from privcheck.validation import check_eps, check_int, check_probability
 
 mpmath.mp.dps = max(mpmath.mp.dps, 50)
@@ -147,6 +147,7 @@ def exp_probabilities(z, eps1: float) -> np.ndarray:
     return w / w.sum()
 
 
+@with_precision("eps1")
 def exp_exact_epsilon(d: int, eps1: float) -> ExactEpsilon:
     """Exact ε of EXP by symmetry (000 Alg. 2).
 
@@ -245,6 +246,7 @@ def _pe_inverse_moments(d: int, k: int, p: mpmath.mpf) -> tuple[mpmath.mpf, mpma
     return m1, m2
 
 
+@with_precision("eps1")
 def pe_output_probabilities(d: int, k: int, eps1: float) -> dict[str, mpmath.mpf]:
     """PE's exact output law by symmetry (000 Alg. 3), in mpmath (50 digits).
 
@@ -253,7 +255,12 @@ def pe_output_probabilities(d: int, k: int, eps1: float) -> dict[str, mpmath.mpf
     d−1 kept/flipped bits; P(⊥) = (1−p)^k p^(d−k). For k = d, ``other`` is absent.
     """
     d, k = _check_dk(d, k)
-    e = mpmath.exp(_mpf(check_eps(eps1, "eps")))
+    with mpmath.workdps(digits_for(eps1, large=False)):  # no 1 − p cancellation below: tiny ε sets the digits
+        return _pe_output_probabilities(d, k, check_eps(eps1, "eps"))
+
+
+def _pe_output_probabilities(d: int, k: int, eps1: float) -> dict[str, mpmath.mpf]:
+    e = mpmath.exp(_mpf(eps1))
     p = e / (e + 1)
     q = 1 / (e + 1)
     out = {"bot": q**k * p ** (d - k)}
@@ -267,6 +274,7 @@ def pe_output_probabilities(d: int, k: int, eps1: float) -> dict[str, mpmath.mpf
     return out
 
 
+@with_precision("eps1")
 def pe_exact_epsilon(d: int, k: int, eps1: float) -> ExactEpsilon:
     """Exact ε of PE selection (000 Alg. 3) by symmetry; compare :func:`pe_claimed_epsilon`.
 
@@ -342,6 +350,7 @@ def _ps_p_mp(d: int, k: int, eps1: float, p: float | None) -> mpmath.mpf:
     return e * k / (d - k + e * k)
 
 
+@with_precision("eps1")
 def ps_exact_epsilon(d: int, k: int, eps1: float, p: float | None = None) -> ExactEpsilon:
     """Exact ε of PS selection (000 Alg. 4) by symmetry: |log( (p/k) / ((1−p)/(d−k)) )|.
 

@@ -101,6 +101,7 @@ class GaussianMechanism(Mechanism):
     """
 
     name = "gaussian"
+    exact_in_mpmath = False  # exact (ε, δ) from accountants.gdp in float, conservative roots
     source = "002_53ad70670a94e98a.txt Lemma 1–2 (Dong, Roth & Su 2019, Cor. 2.13)"
     output_kind = "continuous"
 

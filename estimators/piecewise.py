@@ -26,7 +26,7 @@ import numpy as np
 from estimators.base import ExactEpsilon, Mechanism
 from estimators.registry import register
 from privcheck.errors import PrivcheckUsageError
-from privcheck.exact import worst_case_ratio
+from privcheck.exact import with_precision, worst_case_ratio
 from privcheck.validation import check_eps, check_in_interval, check_int
 
 mpmath.mp.dps = max(mpmath.mp.dps, 50)
@@ -71,18 +71,38 @@ def pm_claimed_epsilon(eps: float) -> float:
 def pm_constants(eps: float) -> tuple[float, float, float]:
     """(C, P_high, density_high) of PM at ε: the interval mass e^{ε/2}/(e^{ε/2}+1) over width C−1."""
     eps = check_eps(eps)
-    h = math.exp(eps / 2)
-    c = (h + 1) / (h - 1)
-    p_high = h / (h + 1)
-    return c, p_high, p_high / (c - 1)
+    c_minus_1 = _two_over_expm1(eps / 2)  # 0 when e^{ε/2} overflows; inf when ε/2 underflows
+    p_high = 1.0 / (1.0 + math.exp(-eps / 2))
+    return 1.0 + c_minus_1, p_high, (p_high / c_minus_1 if c_minus_1 > 0 else math.inf)
+
+
+def _expm1(x: float) -> float:
+    """``expm1(x)`` that returns ``inf`` instead of raising OverflowError."""
+    return math.expm1(x) if x < 709.0 else math.inf
+
+
+def _two_over_expm1(x: float) -> float:
+    """2/(e^x − 1) for x ≥ 0: 0 when e^x overflows, ``inf`` when x underflows to 0 (no exception)."""
+    em = _expm1(x)
+    return 2.0 / em if em > 0 else math.inf
+
+
+def _check_sampleable(name: str, eps: float, *values: float) -> None:
+    """Refuse, in one line, to sample in float64 where the output range itself overflows (ε ≲ 1e−308)."""
+    if not all(math.isfinite(v) for v in values):
+        raise PrivcheckUsageError(
+            f"{name} at eps={eps:g} cannot be sampled in float64 (its output range 1 + 2/(e^eps - 1) overflows); "
+            "use the exact eps only (--no-mc / monte_carlo=False)")
 
 
 def pm_variance(t, eps: float):
     """Var[PM(t)] = t²/(e^{ε/2}−1) + (e^{ε/2}+3)/(3(e^{ε/2}−1)²) (Wang et al. [13]; CLAIMS fedsel.pm.unbiased)."""
     eps = check_eps(eps)
     t = np.asarray(t, dtype=np.float64)
-    em = math.expm1(eps / 2)
-    out = t * t / em + (em + 4.0) / (3.0 * em * em)
+    em = _expm1(eps / 2)
+    if not em > 0:
+        raise PrivcheckUsageError(f"PM's variance is infinite at eps={eps!r} (e^(eps/2) - 1 underflows to 0)")
+    out = t * t / em + (1.0 / em + 4.0 / (em * em)) / 3.0
     return float(out) if out.ndim == 0 else out
 
 
@@ -143,11 +163,13 @@ def _moments(pieces, atoms=()) -> tuple[mpmath.mpf, mpmath.mpf]:
     return m1, m2 - m1 * m1
 
 
+@with_precision("eps")
 def pm_exact_moments(t: float, eps: float, shift: float = 0.0) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(E, Var) of PM(t) (optionally shifted) integrated exactly from its uniform pieces, in mpmath."""
     return _moments(pm_pieces(t, check_eps(eps), _check_shift(shift))[0])
 
 
+@with_precision("eps")
 def pm_exact_epsilon(eps: float, shift: float = 0.0) -> ExactEpsilon:
     """Exact ε of PM (optionally with the high interval shifted by ``shift``).
 
@@ -179,16 +201,20 @@ def sample_pm(t, eps: float, n: int, rng: np.random.Generator, shift: float = 0.
     ``w = (u − P_high)/(1 − P_high)·L`` walks the low region of length L from −C.
     """
     c, p_high, _ = pm_constants(eps)
+    cm1 = _two_over_expm1(eps / 2)              # C − 1 without cancellation
+    p_low = 1.0 / (1.0 + math.exp(min(eps / 2, 709.0)))  # 1 − P_high without cancellation
+    _check_sampleable("PM", eps, c)
     u = rng.random(n)
     t = np.asarray(t, dtype=np.float64)
-    lo = (c + 1) / 2 * t - (c - 1) / 2 + shift
-    hi = lo + (c - 1)
-    left = np.maximum(np.minimum(lo, c) + c, 0.0)        # length of [−C, min(l, C))
-    right = np.maximum(c - np.maximum(hi, -c), 0.0)       # length of (max(r, −C), C]
-    w = (u - p_high) * ((left + right) / (1.0 - p_high))
-    low = np.where(w < left, w - c, np.maximum(hi, -c) + (w - left))
-    high = lo + u * ((c - 1) / p_high)
-    return np.where(u < p_high, high, low)
+    with np.errstate(all="ignore"):  # the unused branch of np.where may overflow at large ε
+        lo = (c + 1) / 2 * t - cm1 / 2 + shift
+        hi = lo + cm1
+        left = np.maximum(np.minimum(lo, c) + c, 0.0)        # length of [−C, min(l, C))
+        right = np.maximum(c - np.maximum(hi, -c), 0.0)       # length of (max(r, −C), C]
+        w = (u - p_high) * ((left + right) / p_low)
+        low = np.where(w < left, w - c, np.maximum(hi, -c) + (w - left))
+        high = lo + u * (cm1 / p_high)
+        return np.where(u < p_high, high, low)
 
 
 @register
@@ -233,7 +259,7 @@ def duchi_claimed_epsilon(eps: float) -> float:
 def duchi_bound(eps: float) -> float:
     """B = (e^ε+1)/(e^ε−1), the magnitude of Duchi's output."""
     eps = check_eps(eps)
-    return 1.0 + 2.0 / math.expm1(eps)
+    return 1.0 + _two_over_expm1(eps)
 
 
 def duchi_variance(t, eps: float):
@@ -251,11 +277,13 @@ def _duchi_atoms(t, eps) -> list:
     return [(b, plus), (-b, 1 - plus)]
 
 
+@with_precision("eps")
 def duchi_exact_moments(t: float, eps: float) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(E, Var) of Duchi(t), exactly from its two atoms, in mpmath."""
     return _moments([], _duchi_atoms(t, check_eps(eps)))
 
 
+@with_precision("eps")
 def duchi_exact_epsilon(eps: float) -> ExactEpsilon:
     """Exact ε of Duchi's mechanism: P(+B | t) is affine in t, so t = ±1 are extreme."""
     eps = check_eps(eps)
@@ -268,6 +296,7 @@ def duchi_exact_epsilon(eps: float) -> ExactEpsilon:
 def sample_duchi(t, eps: float, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` Duchi outputs ±B for input(s) ``t`` (scalar or shape (n,))."""
     b = duchi_bound(eps)
+    _check_sampleable("Duchi", eps, b)
     p_plus = 0.5 + np.asarray(t, dtype=np.float64) * (0.5 / b)  # (e^ε−1)/(2(e^ε+1)) = 1/(2B)
     return np.where(rng.random(n) < p_plus, b, -b)
 
@@ -318,6 +347,7 @@ def _hm_alpha_mp(eps) -> mpmath.mpf:
     return 1 - mpmath.exp(-_mpf(eps) / 2) if eps > HM_THRESHOLD else mpmath.mpf(0)
 
 
+@with_precision("eps")
 def hm_exact_moments(t: float, eps: float) -> tuple[mpmath.mpf, mpmath.mpf]:
     """(E, Var) of HM(t) (atoms at ±B plus the PM density), exactly, in mpmath."""
     eps = check_eps(eps)
@@ -327,6 +357,7 @@ def hm_exact_moments(t: float, eps: float) -> tuple[mpmath.mpf, mpmath.mpf]:
     return _moments(pieces, atoms)
 
 
+@with_precision("eps")
 def hm_exact_epsilon(eps: float) -> ExactEpsilon:
     """Exact ε of HM: the atoms ±B (Duchi part) and the PM density are mutually singular.
 

@@ -53,6 +53,14 @@ def _check_d(d: Any) -> int:
     return check_int("d", d, minimum=1)
 
 
+def _check_U(U: Any) -> float:
+    """U > 0, a normal float (≥ 2.2e−308) with 2U finite: the grid spacing 2U/(K−1) must be representable."""
+    U = check_positive("U", U)
+    if U < 2.2250738585072014e-308 or U > 1e300:
+        raise PrivcheckUsageError(f"U must be in [2.2e-308, 1e300] (a normal float range for the grid), got {U!r}")
+    return U
+
+
 def _check_kappa(kappa: Any, d: int) -> int:
     return check_int("kappa", kappa, minimum=0, maximum=d - 1)
 
@@ -110,7 +118,7 @@ def _binom(n: int, k: int) -> int:
 def grid_levels(K: int, U: float = 1.0) -> np.ndarray:
     """The K quantisation levels ``B_k = −U + 2(k−1)U/(K−1)``, k = 1..K (001 eq. 5), as floats."""
     K = _check_K(K)
-    U = check_positive("U", U)
+    U = _check_U(U)
     return -U + 2.0 * np.arange(K) * U / (K - 1)
 
 
@@ -151,7 +159,7 @@ def quantize_probabilities(x: Any, K: int, U: float = 1.0, corrected: bool = Fal
     units) of a level are treated as lying on it (float rounding of the bin index).
     """
     K = _check_K(K)
-    U = check_positive("U", U)
+    U = _check_U(U)
     x = np.asarray(x, dtype=float)
     if not np.all(np.isfinite(x)) or np.any(np.abs(x) > U):
         raise PrivcheckUsageError(f"x must have every coordinate in [-U, U] = [{-U:g}, {U:g}]")
@@ -222,7 +230,7 @@ class Quantizer(Mechanism):
     def __init__(self, d: int = 1, K: int = 2, U: float = 1.0, corrected: bool = False):
         self.d = _check_d(d)
         self.K = _check_K(K)
-        self.U = check_positive("U", U)
+        self.U = _check_U(U)
         self.corrected = check_bool("corrected", corrected)
         self.eps_nominal = math.inf
         self.levels = grid_levels(self.K, self.U)
@@ -532,6 +540,8 @@ def calibrate(eps: float, d: int, K: int) -> Calibration:
     when even κ = 0 violates the inequality.
     """
     eps = check_eps(eps)
+    if eps > 1e4:
+        raise PrivcheckUsageError(f"the Sec. 4 calibration is computed for eps <= 10000 (it needs eps/23 digits), got {eps:g}")
     d = _check_d(d)
     K = _check_K(K)
     # p = 1 − e^{−0.1ε}/(1+e^{−0.1ε}): keep enough digits that 1 − p survives
@@ -632,7 +642,7 @@ class PrivQuant(Mechanism):
                  eps: float | None = None, corrected: bool = False, output: str = "Z"):
         self.d = _check_d(d)
         self.K = _check_K(K)
-        self.U = check_positive("U", U)
+        self.U = _check_U(U)
         self.corrected = check_bool("corrected", corrected)
         if output not in ("Z", "V", "levels"):
             raise PrivcheckUsageError(f"output must be one of Z, V, levels, got {output!r}")

@@ -43,6 +43,7 @@ from estimators.fedsel_selection import (
 from estimators.piecewise import piece_cells, piece_density, pm_pieces, pm_exact_epsilon, sample_pm
 from estimators.registry import register
 from privcheck.errors import PrivcheckUsageError
+from privcheck.exact import with_precision
 from privcheck.validation import check_eps, check_int
 
 SELECTORS = {"exp": FedSelEXP, "pe": FedSelPE, "ps": FedSelPS}
@@ -59,6 +60,7 @@ def two_stage_claimed_epsilon(eps1: float, eps2: float) -> float:
     return check_eps(eps1, "eps1") + check_eps(eps2, "eps2")
 
 
+@with_precision("eps1", "eps2")
 def two_stage_exact_epsilon(d: int, k: int, eps1: float, eps2: float, selector: str = "pe") -> ExactEpsilon:
     """Exact ε of the two-stage update: the selector's exact ε plus PM's exact ε2 (see module docstring).
 

@@ -15,16 +15,33 @@ from privcheck.errors import PrivcheckUsageError, UnknownNameError
 __version__ = "0.1.0"
 
 __all__ = [
-    "audit", "mechanism", "verify", "check_estimator", "Scenario", "Claim", "Outcome", "RunContext", "VerdictRecord", "check",
+    "audit", "per_sample", "mechanism", "verify", "check_estimator", "Scenario", "Claim", "Outcome", "RunContext", "VerdictRecord", "check",
     "PrivcheckUsageError", "UnknownNameError",
 ]
 
 
 def audit(*args, **kwargs):
     """Audit a mechanism's ε; see :func:`privcheck.auditor.audit`."""
-    from privcheck.auditor import audit as _audit
+    import inspect
 
+    from privcheck.auditor import audit as _audit
+    from privcheck.auditor import DEFAULT_SAMPLES
+    from privcheck.resources import check_audit_request
+
+    bound = inspect.signature(_audit).bind_partial(*args, **kwargs).arguments
+    mech = bound.get("mech")
+    if hasattr(mech, "exact_epsilon") and hasattr(mech, "params"):  # a built-in mechanism: refuse oversize requests
+        samples = bound.get("samples", DEFAULT_SAMPLES)
+        if isinstance(samples, (int, float)) and not isinstance(samples, bool):
+            check_audit_request(mech, samples, jobs=bound.get("jobs"), monte_carlo=bound.get("monte_carlo", True))
     return _audit(*args, **kwargs)
+
+
+def per_sample(fn=None, **kwargs):
+    """Turn one-output code ``fn(x, rng)`` / ``fn(x)`` into a sampler; see :func:`privcheck.auditor.per_sample.per_sample`."""
+    from privcheck.auditor.per_sample import per_sample as _per_sample
+
+    return _per_sample(fn, **kwargs)
 
 
 def mechanism(name: str, **params):

@@ -2,8 +2,10 @@
 
 Exit codes: 0 when every claim run matched its expectation (built-in claims
 expect nothing, so only ``error`` fails), 1 when a verdict differs from a user
-claim's declared expectation or a check errored, 2 on bad usage (one line on
-standard error, never a traceback).
+claim's declared expectation or a check errored (or timed out), 2 on bad usage
+or a refused request (one line on standard error, never a traceback), 3 on an
+internal error (one line; ``--debug`` shows the traceback), 130 on Ctrl-C
+(see :mod:`privcheck.cli_guard`).
 """
 from __future__ import annotations
 
@@ -13,12 +15,12 @@ import os
 import sys
 
 import click
-from rich.console import Console
 
+from privcheck.cli_guard import GuardedGroup, harden_options, usage_error_exit
 from privcheck.errors import PrivcheckUsageError
 
 
-class _Group(click.Group):
+class _Group(GuardedGroup):
     """Turns every usage error raised inside a command into one line and exit code 2."""
 
     def invoke(self, ctx):
@@ -27,15 +29,19 @@ class _Group(click.Group):
         except (PrivcheckUsageError, ValueError, KeyError, FileNotFoundError, OSError) as exc:
             if isinstance(exc, click.exceptions.Exit):
                 raise
-            msg = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-            click.echo(f"privcheck: error: {msg.splitlines()[0] if msg else type(exc).__name__}", err=True)
-            ctx.exit(2)
+            usage_error_exit(ctx, exc)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="privcheck")
-def main() -> None:
-    """Verify and account for differential privacy in federated learning."""
+@click.option("--debug", is_flag=True, help="Show the traceback of internal errors (accepted anywhere on the line).")
+def main(debug: bool = False) -> None:
+    """Verify and account for differential privacy in federated learning.
+
+    Exit codes: 0 all as expected, 1 a verdict differs from an expectation or a
+    check errored/timed out, 2 bad usage or a refused request, 3 internal error,
+    130 interrupted.
+    """
 
 
 def _parse_params(items: tuple[str, ...]) -> dict:
@@ -57,46 +63,63 @@ def _parse_params(items: tuple[str, ...]) -> dict:
 
 
 @main.command("list")
+@click.argument("patterns", nargs=-1)
 @click.option("--json", "json_out", type=str, default=None, help="Write the catalogue as JSON to PATH or '-'.")
-def list_cmd(json_out: str | None) -> None:
-    """List the claim catalogue and the mechanisms, with sources."""
-    from estimators.registry import MECHANISMS, mechanism_names, mechanism_parameters
-    from privcheck.runner import load_catalogue
+@click.option("-v", "--verbose", is_flag=True, help="Also print each claim's statement.")
+def list_cmd(patterns, json_out: str | None, verbose: bool) -> None:
+    """List the claim catalogue and the mechanisms, with sources (PATTERNS: ids, names or globs)."""
+    from privcheck.reports.listing import catalogue_listing, filter_listing, mechanism_signature
+    from privcheck.reports.sources import cite_source
 
-    reg = load_catalogue()
-    claims = [
-        {"id": c.id, "source": c.source, "kind": c.kind, "statement": c.statement,
-         "methods": [k.method for k in reg.checks.get(c.id, [])] or list(c.methods)}
-        for c in reg.claims.values()
-    ]
-    mechs = [{"name": n, "source": MECHANISMS[n].source, "parameters": mechanism_parameters(n)}
-             for n in mechanism_names()]
+    data = filter_listing(catalogue_listing(), list(patterns))
+    if patterns and not data["claims"] and not data["mechanisms"]:
+        raise PrivcheckUsageError(f"no claim or mechanism matches {' '.join(patterns)!r} "
+                                  "(globs such as 'fedsel.*' work; 'privcheck list' shows everything)")
     if json_out:
-        text = json.dumps({"claims": claims, "mechanisms": mechs}, indent=2, ensure_ascii=False)
+        out = {"claims": [dict(c, citation=cite_source(c["source"])) for c in data["claims"]],
+               "mechanisms": [dict(m, citation=cite_source(m["source"])) for m in data["mechanisms"]]}
+        text = json.dumps(out, indent=2, ensure_ascii=False)
         if json_out == "-":
             click.echo(text)
         else:
             with open(json_out, "w", encoding="utf-8") as fh:
                 fh.write(text + "\n")
         return
-    from rich.table import Table
+    # one line per claim and per mechanism: ids stay whole and grep-able at any width
+    if data["claims"]:
+        click.echo(f"claims ({len(data['claims'])}): id  [methods]  kind  — source")
+        w = max(len(c["id"]) for c in data["claims"])
+        for c in data["claims"]:
+            click.echo(f"  {c['id']:<{w}}  [{', '.join(c['methods'])}]  {c['kind']}  — {cite_source(c['source'])}")
+            if verbose:
+                click.echo(f"  {'':<{w}}    {c['statement']}")
+    if data["mechanisms"]:
+        click.echo(f"mechanisms ({len(data['mechanisms'])}): name (parameters=defaults)  — source")
+        w = max(len(m["name"]) for m in data["mechanisms"])
+        for m in data["mechanisms"]:
+            click.echo(f"  {m['name']:<{w}}  ({mechanism_signature(m)})  — {cite_source(m['source'])}")
+    click.echo("papers: 'privcheck papers' cites them by authors, title and venue")
 
-    console = Console()
-    t = Table(title="claims", header_style="bold")
-    for col in ("id", "source", "kind", "methods"):
-        t.add_column(col, overflow="fold")
-    for c in claims:
-        t.add_row(c["id"], c["source"], c["kind"], ", ".join(c["methods"]))
-    console.print(t)
-    m = Table(title="mechanisms", header_style="bold")
-    for col in ("name", "source", "parameters"):
-        m.add_column(col, overflow="fold")
-    for d in mechs:
-        m.add_row(d["name"], d["source"], ", ".join(d["parameters"]))
-    console.print(m)
+
+@main.command("papers")
+def papers_cmd() -> None:
+    """The papers behind the built-in catalogue: authors, title, venue, and how many claims each has."""
+    from privcheck.reports.listing import catalogue_listing
+    from privcheck.reports.sources import PAPERS, paper_of
+
+    counts: dict[str, int] = {}
+    for c in catalogue_listing()["claims"]:
+        p = paper_of(c["source"])
+        if p is not None:
+            counts[p.key] = counts.get(p.key, 0) + 1
+    for p in PAPERS.values():
+        click.echo(f"[{p.key}] {p.citation()}")
+        click.echo(f"      {counts.get(p.key, 0)} claims; 'privcheck list' shows them as [{p.key}] {p.short}")
 
 
-@main.command()
+@main.command(epilog="Exit codes: 0 every check met its expectation (refuted built-in claims are findings); "
+                     "1 an expectation not met, an error (or a --timeout), or a --fail-on verdict; 2 bad usage "
+                     "or a refused request; 3 internal error; 130 interrupted.")
 @click.argument("patterns", nargs=-1)
 @click.option("--file", "files", multiple=True, type=str, help="User claims file (.py or .toml); repeatable.")
 @click.option("--samples", type=int, default=None, help="Override Monte Carlo sample sizes (>= 20).")
@@ -108,18 +131,50 @@ def list_cmd(json_out: str | None) -> None:
 @click.option("--json", "json_out", type=str, default=None, help="Write verdict records as JSON to PATH or '-'.")
 @click.option("--markdown", "md_out", type=str, default=None, help="Write a Markdown report to PATH.")
 @click.option("--junit", "junit_out", type=str, default=None, help="Write a JUnit XML report to PATH.")
-@click.option("--html", "html_out", type=str, default=None, help="Write an HTML report with plots to PATH.")
+@click.option("--html", "html_out", type=str, default=None, help="Write a self-contained HTML report (figures embedded) to PATH.")
+@click.option("-q", "--quiet", is_flag=True, help="Print only the summary line.")
+@click.option("-v", "--verbose", count=True, help="Print claimed, measured and every number of each check's details.")
+@click.option("--fail-on", "fail_on", multiple=True, type=click.Choice(["refuted", "inconclusive"]),
+              help="Also exit 1 (and mark JUnit failures) when a check has this verdict; repeatable. "
+                   "By default refuted built-in claims are findings, not failures.")
+@click.option("--timeout", type=float, default=None,
+              help="Seconds per check; a check past it becomes an error 'timed out' (default: none, 600 with --file).")
+@click.option("--max-memory", type=str, default=None,
+              help="Refuse --samples whose estimated memory exceeds this (e.g. 4G, 50%; default: half the RAM).")
 @click.option("--dask", "dask", type=str, default=None, metavar="local|tcp://HOST:PORT",
               help="Run each check as a task on Dask: 'local' starts a cluster here (extra privcheck[dask]).")
 def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, json_out, md_out, junit_out, html_out,
-           dask):
-    """Run claims (ids or globs; default: the whole built-in catalogue) and print verdicts."""
+           quiet, verbose, fail_on, timeout, max_memory, dask):
+    """Run claims (ids or globs; default: the whole built-in catalogue) and print verdicts.
+
+    One line per check (verdict, id [method], seconds; claimed → measured when
+    they fit), then the findings (claimed against measured for every refuted
+    check) and a summary line. Without a terminal (CI logs) each check's line
+    is printed as soon as it finishes.
+    """
+    import time
+
+    from rich.console import Console
+
     from privcheck import reports
+    from privcheck.resources import DEFAULT_USER_TIMEOUT, check_run_samples, parse_memory
     from privcheck.runner import MIN_SAMPLES, RunOptions, load_catalogue, run, select
 
     if samples is not None and samples < MIN_SAMPLES:
         raise PrivcheckUsageError(f"--samples must be an integer >= {MIN_SAMPLES}, got {samples}")
-    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, client=dask)
+    from privcheck.seeding import default_jobs
+
+    check_run_samples(samples, jobs=jobs or default_jobs(),
+                      max_memory=parse_memory(max_memory) if max_memory is not None else None)
+    if timeout is not None and not timeout > 0:
+        raise PrivcheckUsageError(f"--timeout must be a number of seconds > 0, got {timeout:g}")
+    if timeout is None and files:
+        timeout = DEFAULT_USER_TIMEOUT
+    if quiet and verbose:
+        raise PrivcheckUsageError("-q and -v exclude each other")
+    verbosity = -1 if quiet else verbose
+    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout,
+                      client=dask)
     load_catalogue()
     user_ids: list[str] = []
     if files:
@@ -132,69 +187,226 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
     if not checks:
         raise PrivcheckUsageError("the selection contains no checks (try without --method)")
     to_stdout = json_out == "-"
-    console = Console(stderr=to_stdout)
+    console = Console(stderr=to_stdout, highlight=False)
     if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(stderr=to_stdout, width=160)  # logs and pipes: a wide, readable table
-    if quick:
+        console = Console(stderr=to_stdout, width=160, highlight=False)  # logs and pipes: room for the values
+    if quick and verbosity >= 0:
         console.print("[yellow]--quick: reduced Monte Carlo power; verdicts are labelled quick[/]")
-    from rich.progress import Progress
+    streaming = not console.is_terminal and verbosity >= 0
+    t0 = time.perf_counter()
+    if streaming:  # CI: one line per check as it finishes, no progress bar
+        vw = len("inconclusive")  # the widest standard verdict: columns stay aligned while streaming
 
-    with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
-        task = bar.add_task("verifying", total=len(checks))
-        records = run(checks, opts, progress=lambda rec: bar.advance(task))
+        def on_record(rec):
+            if quick and isinstance(rec.details, dict):
+                rec.details.setdefault("quick", True)
+            reports.print_check(rec, console, verbosity, vw)
+            console.file.flush()
+
+        records = run(checks, opts, progress=on_record)
+    else:
+        from rich.progress import Progress
+
+        with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
+            task = bar.add_task("verifying", total=len(checks))
+            records = run(checks, opts, progress=lambda rec: bar.advance(task))
+    seconds = time.perf_counter() - t0
     if quick:
         for r in records:
             r.details.setdefault("quick", True)
-    reports.print_table(records, console=console)
+    reports.print_report(records, console, verbosity=verbosity, listed=not streaming, seconds=seconds, quick=quick)
     if json_out:
-        reports.write_json(records, json_out)
+        reports.write_json(records, json_out, quick=quick)
     if md_out:
-        reports.write_markdown(records, md_out)
+        reports.write_markdown(records, md_out, fail_on=fail_on)
     if junit_out:
-        reports.write_junit(records, junit_out)
+        reports.write_junit(records, junit_out, fail_on=fail_on)
     if html_out:
-        reports.write_html(records, html_out)
-    sys.exit(0 if all(r.met_expectation for r in records) else 1)
+        reports.write_html(records, html_out, fail_on=fail_on)
+    failed = any(not r.met_expectation or r.verdict in fail_on for r in records)
+    sys.exit(1 if failed else 0)
 
 
-@main.command()
+class _AuditCommand(click.Command):
+    """``audit --help`` ends with the mechanisms, their parameters and defaults (from the listing cache)."""
+
+    def format_epilog(self, ctx, formatter) -> None:
+        super().format_epilog(ctx, formatter)
+        try:
+            from privcheck.reports.listing import catalogue_listing, mechanism_signature
+
+            mechs = catalogue_listing()["mechanisms"]
+        except Exception:  # pragma: no cover - help must never fail
+            return
+        with formatter.section("Mechanisms (parameters=defaults)"):
+            formatter.write_dl([(m["name"], mechanism_signature(m)) for m in mechs])
+        formatter.write_paragraph()
+        formatter.write_text("Exit codes: 0 holds or inconclusive, 1 refuted, 2 bad usage or a refused request, "
+                              "3 internal error, 130 interrupted.")
+
+
+@main.command(cls=_AuditCommand)
 @click.argument("mechanism_name", metavar="MECHANISM")
-@click.option("--param", "params", multiple=True, help="Mechanism parameter NAME=VALUE; repeatable.")
-@click.option("--eps", type=float, default=None, help="Claimed ε (default: the mechanism's nominal ε).")
-@click.option("--samples", type=int, default=None, help="Monte Carlo draws per input (>= 20).")
-@click.option("--exact/--no-exact", default=None, help="Compute the exact ε (default: when available).")
+@click.option("--param", "params", multiple=True, help="Mechanism parameter NAME=VALUE; repeatable (see below).")
+@click.option("--eps", type=float, default=None,
+              help="Claimed ε  [default: the mechanism's nominal ε; without one the δ(ε) curve is printed]")
+@click.option("--samples", type=int, default=None, help="Monte Carlo draws per input (>= 20).  [default: 1000000]")
+@click.option("--exact/--no-exact", default=None, help="Compute the exact ε.  [default: when available]")
 @click.option("--mc/--no-mc", "monte_carlo", default=True, show_default=True, help="Run the Monte Carlo lower bound.")
-@click.option("--confidence", type=float, default=0.95, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--jobs", type=int, default=None, help="Worker threads (default: all cores).")
+@click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of the lower bound.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random draw.")
+@click.option("--jobs", type=int, default=None, help="Worker threads.  [default: all cores]")
 @click.option("--json", "json_out", type=str, default=None, help="Write the result as JSON to PATH or '-'.")
+@click.option("--input", "inputs", multiple=True, help="User code: a candidate input (Python literal, else a string); repeatable.")
+@click.option("--pair", "pairs", multiple=True, help="User code: neighbouring inputs A,B (only these pairs are searched); repeatable.")
+@click.option("--per-sample", "per_sample", is_flag=True, help="User code: FUNCTION returns one output per call, fn(x, rng) or fn(x).")
+@click.option("--seed-global", "seed_global", is_flag=True, help="With --per-sample: seed numpy's and random's global RNGs per chunk.")
+@click.option("--view", "view", type=str, default=None, help="User code: audit MODULE:FUNCTION(outputs) instead (post-processing).")
+@click.option("--delta", type=float, default=None, help="Claimed δ (default: the mechanism's nominal δ; 0 for user code).")
+@click.option("--max-memory", type=str, default=None,
+              help="Refuse requests estimated above this size (e.g. 4G, 50%; default: half the machine's RAM).")
 @click.option("--dask", "dask", type=str, default=None, metavar="local|tcp://HOST:PORT",
               help="Run the Monte Carlo chunks on Dask: 'local' starts a cluster here (extra privcheck[dask]).")
-def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out, dask):
-    """Audit one built-in mechanism's ε: exact where computable, Monte Carlo lower bound."""
-    from privcheck.auditor import audit as run_audit
-    from privcheck.auditor import DEFAULT_SAMPLES
+def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out,
+          inputs, pairs, per_sample, seed_global, view, delta, max_memory, dask):
+    """Audit one mechanism's ε: a built-in MECHANISM, or user code MODULE:FUNCTION.
+
+    User code is a sampler f(x, n, rng) returning n outputs (or, with
+    --per-sample, one output per call), audited at the given --input values
+    (all ordered pairs) or --pair neighbours, e.g.
+    privcheck audit mypkg.mech:sample --input 0 --input 1 --eps 1
+
+    Exits 1 when the verdict is refuted (so CI can gate on it), 0 otherwise.
+    """
+    from rich.console import Console
+
+    from privcheck.auditor.user_code import is_reference
+    from privcheck.resources import check_audit_request, parse_memory
     from estimators.registry import mechanism
 
+    if exact is False and not monte_carlo:
+        raise PrivcheckUsageError("--no-exact with --no-mc leaves nothing to audit; drop one of them")
+    limit = parse_memory(max_memory) if max_memory is not None else None
+    if is_reference(mechanism_name):
+        if params or exact:
+            raise PrivcheckUsageError("--param and --exact are for built-in mechanisms; user code takes --input/--pair")
+        _audit_user_code(mechanism_name, inputs, pairs, per_sample, seed_global, view, eps, delta, samples,
+                         monte_carlo, confidence, seed, jobs, json_out, dask)
+        return
+    for flag, val in (("--input", inputs), ("--pair", pairs), ("--per-sample", per_sample),
+                      ("--seed-global", seed_global), ("--view", view)):
+        if val:
+            raise PrivcheckUsageError(f"{flag} is for user code (MODULE:FUNCTION); built-in mechanisms take --param")
     mech = mechanism(mechanism_name, **_parse_params(params))
     if samples is not None and samples < 20:
         raise PrivcheckUsageError(f"--samples must be an integer >= 20, got {samples}")
+    if eps is None and not math.isfinite(float(getattr(mech, "eps_nominal", math.inf) or math.inf)):
+        _no_eps_claim(mech, json_out)
+        return
+    from privcheck.auditor import DEFAULT_SAMPLES
+    from privcheck.auditor import audit as run_audit
+
     n = samples or DEFAULT_SAMPLES
+    check_audit_request(mech, n, jobs=jobs, max_memory=limit, monte_carlo=monte_carlo)
     from rich.progress import Progress
 
     console = Console(stderr=True)
     with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
         task = bar.add_task("sampling", total=n * len(mech.inputs()))
         res = run_audit(mech, eps=eps, samples=n, seed=seed, confidence=confidence, exact=exact,
-                        monte_carlo=monte_carlo, jobs=jobs, progress=lambda k: bar.advance(task, k), client=dask)
+                        monte_carlo=monte_carlo, jobs=jobs, progress=lambda k: bar.advance(task, k), client=dask,
+                        **({"delta": delta} if delta is not None else {}))
+    _print_audit(res, json_out)
+
+
+def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, delta, samples, monte_carlo,
+                     confidence, seed, jobs, json_out, dask=None) -> None:
+    """``privcheck audit MODULE:FUNCTION ...``: resolve the user's code and audit it."""
+    from privcheck.auditor import DEFAULT_SAMPLES
+    from privcheck.auditor import audit as run_audit
+    from privcheck.auditor.user_code import load_reference, parse_literal, parse_pair, probe_sampler
+
+    if not monte_carlo:
+        raise PrivcheckUsageError("--no-mc leaves nothing to run for user code (no exact ε without a built-in mechanism)")
+    if eps is None:
+        raise PrivcheckUsageError("--eps (the claimed ε) is required for user code")
+    if seed_global and not per_sample:
+        raise PrivcheckUsageError("--seed-global needs --per-sample")
+    xs = [parse_literal(t) for t in inputs]
+    prs = [parse_pair(t) for t in pairs]
+    if len(xs) < 2 and not prs:
+        raise PrivcheckUsageError("user code needs at least two --input values (or --pair A,B)")
+    if samples is not None and samples < 20:
+        raise PrivcheckUsageError(f"--samples must be an integer >= 20, got {samples}")
+    fn = load_reference(ref)
+    view_fn = load_reference(view, what="view") if view else None
+    if per_sample:
+        from privcheck.auditor.per_sample import per_sample as wrap
+
+        sampler = wrap(fn, seed_global=seed_global)
+    else:
+        sampler = fn
+    probe_sampler(sampler, xs or list(dict.fromkeys(v for pr in prs for v in pr if _hashable(v))) or [prs[0][0]],
+                  ref, view_fn, per_sample)
+    n = samples or DEFAULT_SAMPLES
+    from rich.console import Console
+    from rich.progress import Progress
+
+    console = Console(stderr=True)
+    with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
+        task = bar.add_task("sampling", total=n * max(2, len(xs)))
+        res = run_audit(sampler, inputs=xs or None, eps=eps, samples=n, seed=seed, confidence=confidence,
+                        jobs=jobs, delta=delta, pairs=prs or None, view=view_fn,
+                        progress=lambda k: bar.advance(task, k), client=dask)
+    res.mechanism = ref
+    _print_audit(res, json_out)
+
+
+def _hashable(v) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _print_audit(res, json_out) -> None:
+    """Print an audit result (and its JSON) and exit: 1 when refuted, else 0."""
+    from rich.console import Console
+
+    code = 1 if res.verdict == "refuted" else 0
     if json_out:
         text = json.dumps(res.to_dict(), indent=2)
+        if json_out == "-":
+            click.echo(text)
+            sys.exit(code)
+        with open(json_out, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
+    Console(highlight=False).print(res.summary(), soft_wrap=True)
+    sys.exit(code)
+
+
+#: ε values at which ``audit`` prints δ(ε) for a mechanism without an ε claim
+DELTA_CURVE_EPS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+def _no_eps_claim(mech, json_out: str | None) -> None:
+    """A mechanism with no finite ε claim (e.g. Gaussian): print its exact δ(ε) curve, or ask for --eps."""
+    if not hasattr(mech, "delta_at"):
+        raise PrivcheckUsageError(f"{mech!r} has no ε claim to audit; pass the claimed ε with --eps E")
+    rows = [{"eps": e, "delta": float(mech.delta_at(e))} for e in DELTA_CURVE_EPS]
+    if json_out:
+        text = json.dumps({"mechanism": repr(mech), "eps_claimed": None, "verdict": None,
+                           "delta_of_eps": rows}, indent=2)
         if json_out == "-":
             click.echo(text)
             return
         with open(json_out, "w", encoding="utf-8") as fh:
             fh.write(text + "\n")
-    Console().print(res.summary())
+    click.echo(f"mechanism        {mech!r}")
+    click.echo("eps claimed      none: this mechanism is not ε-DP for a finite ε at δ = 0, so nothing is audited")
+    click.echo("δ(ε) closed form " + "   ".join(f"ε={r['eps']:g}: {r['delta']:.6g}" for r in rows))
+    click.echo("to audit a claim, pass it: --eps E (with --param delta=D for an (ε, δ) claim)")
 
 
 def _register_budget() -> None:
@@ -204,6 +416,7 @@ def _register_budget() -> None:
 
 
 _register_budget()
+harden_options(main)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -147,10 +147,12 @@ def amplify_cmd(q, eps, delta, sigma, steps, json_out):
                  "  [Balle-Barthe-Gaboardi; tight for randomised response]"]
         _emit(asdict(r), lines, json_out)
         return
-    r = amp.subsampled_gaussian(sigma, q, steps, 1e-5 if delta is None else delta)
+    r = amp.subsampled_gaussian(sigma, q, steps, 1e-5 if delta is None else delta, pld=True)
     lines = [f"subsampled Gaussian: sigma = {_g(sigma)}, q = {_g(q)}, {steps} steps, delta = {_g(r.delta)}",
-             f"  RDP (autodp):  eps = {_g(r.eps_rdp)}  [upper bound]",
+             f"  PLD (certified): eps in [{r.eps_pld_lower:.7g}, {r.eps_pld_upper:.7g}]  [tight; quote the upper end]",
+             f"  RDP (autodp):  eps = {_g(r.eps_rdp)}  [upper bound, cross-check]",
              f"  CLT GDP view:  eps = {_g(r.eps_clt)} (mu = {_g(r.mu_clt)})  [approximation, NOT a safe bound]"]
+    lines += [f"  note: {n}" for n in r.pld_notes]
     _emit(asdict(r), lines, json_out)
 
 
@@ -227,20 +229,21 @@ def spriFed_cmd(sparsity, mu1, mu2, variant, delta, clients, sigma, json_out):
 
 
 @budget.command("plan")
-@click.argument("question", type=click.Choice(["sigma", "steps", "sampling", "users"]))
+@click.argument("question", type=click.Choice(["sigma", "steps", "sampling", "users", "rate", "laplace"]))
 @click.option("--eps", type=float, default=None, help="Target ε (sigma, steps, users).")
 @click.option("--delta", type=float, default=1e-5, show_default=True)
 @click.option("--steps", type=int, default=None, help="Rounds T (sigma).")
 @click.option("--sigma", type=float, default=None, help="Noise σ (steps).")
 @click.option("--sensitivity", type=float, default=1.0, show_default=True)
-@click.option("--q", type=float, default=None, help="Poisson sampling rate (sigma, steps; uses autodp RDP).")
+@click.option("--q", type=float, default=None, help="Poisson sampling rate (sigma, steps; certified PLD accountant).")
 @click.option("--K", "K", type=int, default=None, help="Users K (sampling).")
 @click.option("--c", type=float, default=None, help="004's constant c (sampling, users).")
 @click.option("--delta-prime", type=float, default=1e-4, show_default=True)
 @click.option("--delta-l", type=float, default=1e-5, show_default=True)
 @click.option("--json", "json_out", type=str, default=None, help=_JSON_HELP)
 def plan_cmd(question, eps, delta, steps, sigma, sensitivity, q, K, c, delta_prime, delta_l, json_out):
-    """Inverse questions: noise σ for a budget, largest T, best sampling p, smallest K."""
+    """Inverse questions: noise σ, largest T, largest sampling rate (rate), Laplace scale (laplace),
+    004's best sampling p (sampling) and smallest K (users)."""
     from accountants import planners as pl
 
     def need(**kw):
@@ -254,6 +257,12 @@ def plan_cmd(question, eps, delta, steps, sigma, sensitivity, q, K, c, delta_pri
     elif question == "steps":
         need(eps=eps, sigma=sigma)
         r = pl.max_steps(eps, delta, sigma, sensitivity, q)
+    elif question == "rate":
+        need(eps=eps, sigma=sigma, steps=steps)
+        r = pl.max_sampling_rate(eps, delta, sigma, steps, sensitivity)
+    elif question == "laplace":
+        need(eps=eps)
+        r = pl.laplace_scale(eps, delta, steps or 1, sensitivity)
     elif question == "sampling":
         need(K=K, c=c)
         r = pl.best_sampling(K, c, delta_prime, delta_l)
@@ -263,4 +272,121 @@ def plan_cmd(question, eps, delta, steps, sigma, sensitivity, q, K, c, delta_pri
     lines = [f"{r.question}: {_g(r.answer)}",
              f"  achieved (eps, delta) = ({_g(r.achieved_eps)}, {_g(r.achieved_delta)})  [{r.method}]"]
     lines += [f"  {k}: {_g(v) if isinstance(v, float) else v}" for k, v in r.details.items()]
+    if "eps_clt_not_a_bound" in r.details:
+        lines.append("  (eps_clt_not_a_bound: central-limit view, NOT a safe bound; eps_rdp_crosscheck: autodp RDP)")
     _emit(asdict(r), lines, json_out)
+
+
+# ---------------------------------------------------------------------------- pld
+_PLD_KINDS = {
+    "gaussian": ({"sigma"}, {"sensitivity"}),
+    "laplace": (set(), {"b", "eps", "sensitivity"}),
+    "rr": ({"eps"}, {"k"}),
+    "pure": ({"eps"}, set()),
+    "discrete-laplace": ({"a"}, {"sensitivity"}),
+    "subsampled-gaussian": ({"q", "sigma"}, {"sensitivity"}),
+    "subsampled-laplace": ({"q"}, {"b", "eps", "sensitivity"}),
+    "subsampled-rr": ({"q", "eps"}, {"k"}),
+}
+_PLD_SPEC_HELP = ("KIND:NAME=VALUE,...[xCOUNT], KIND one of " + ", ".join(_PLD_KINDS)
+                  + " (e.g. subsampled-gaussian:q=0.01,sigma=1.1x10000)")
+
+
+def parse_pld_event(spec: str):
+    """Parse one ``--event`` spec into (event, count, description dict); bad specs raise
+    PrivcheckUsageError naming what is wrong and what is allowed."""
+    import re
+
+    from accountants.pld import (DiscreteLaplaceEvent, GaussianEvent, LaplaceEvent, PoissonSampledEvent,
+                                 PureDPEvent, RandomizedResponseEvent)
+
+    kind, sep, rest = spec.partition(":")
+    kind = kind.strip().lower()
+    if not sep or kind not in _PLD_KINDS:
+        raise PrivcheckUsageError(f"--event {spec!r}: expected {_PLD_SPEC_HELP}")
+    m = re.fullmatch(r"(?P<params>.*?)(?:x(?P<count>[0-9_]+))?", rest.strip())
+    count = int(m.group("count").replace("_", "")) if m.group("count") else 1
+    if count < 1:
+        raise PrivcheckUsageError(f"--event {spec!r}: the count after 'x' must be >= 1")
+    params: dict[str, float] = {}
+    for item in filter(None, (s.strip() for s in m.group("params").split(","))):
+        name, eq, val = item.partition("=")
+        name = name.strip().lower()
+        if not eq:
+            raise PrivcheckUsageError(f"--event {spec!r}: parameter {item!r} is not NAME=VALUE")
+        try:
+            v = float(val)
+        except ValueError:
+            raise PrivcheckUsageError(f"--event {spec!r}: {name} must be a number, got {val!r}") from None
+        if not math.isfinite(v):
+            raise PrivcheckUsageError(f"--event {spec!r}: {name} must be finite, got {val!r}")
+        params[name] = v
+    required, optional = _PLD_KINDS[kind]
+    unknown = set(params) - required - optional
+    missing = required - set(params)
+    if unknown or missing:
+        allowed = ", ".join(sorted(required)) + (" (optional " + ", ".join(sorted(optional)) + ")" if optional else "")
+        what = f"unknown {', '.join(sorted(unknown))}" if unknown else f"missing {', '.join(sorted(missing))}"
+        raise PrivcheckUsageError(f"--event {spec!r}: {what}; {kind} takes {allowed}")
+    p = dict(params)
+
+    def lap(d):
+        if ("b" in d) == ("eps" in d):
+            raise PrivcheckUsageError(f"--event {spec!r}: laplace takes exactly one of b= or eps=")
+        return LaplaceEvent(b=d.get("b"), eps=d.get("eps"), sensitivity=d.get("sensitivity", 1.0))
+
+    if kind == "gaussian":
+        ev = GaussianEvent(p["sigma"], p.get("sensitivity", 1.0))
+    elif kind == "laplace":
+        ev = lap(p)
+    elif kind == "rr":
+        ev = RandomizedResponseEvent(p["eps"], int(p.get("k", 2)))
+    elif kind == "pure":
+        ev = PureDPEvent(p["eps"])
+    elif kind == "discrete-laplace":
+        ev = DiscreteLaplaceEvent(p["a"], int(p.get("sensitivity", 1)))
+    elif kind == "subsampled-gaussian":
+        ev = PoissonSampledEvent(GaussianEvent(p["sigma"], p.get("sensitivity", 1.0)), p["q"])
+    elif kind == "subsampled-laplace":
+        ev = PoissonSampledEvent(lap({k: v for k, v in p.items() if k != "q"}), p["q"])
+    else:
+        ev = PoissonSampledEvent(RandomizedResponseEvent(p["eps"], int(p.get("k", 2))), p["q"])
+    return ev, count, {"kind": kind, "params": params, "count": count}
+
+
+@budget.command("pld")
+@click.option("--event", "events", multiple=True, required=True, help=_PLD_SPEC_HELP + ". Repeat for a composition.")
+@click.option("--delta", type=float, default=None, help="Report ε at this δ.")
+@click.option("--eps", type=float, default=None, help="Report δ at this ε.")
+@click.option("--relation", type=click.Choice(["add_remove", "replace_one"]), default="add_remove", show_default=True)
+@click.option("--grid-step", type=float, default=None, help="Loss discretisation step (default: automatic).")
+@click.option("--json", "json_out", type=str, default=None, help=_JSON_HELP)
+def pld_cmd(events, delta, eps, relation, grid_step, json_out):
+    """Tight certified accounting (privacy-loss distributions): ε(δ) or δ(ε) as [lower, upper]."""
+    import time
+
+    from accountants.pld import PLDAccountant
+
+    if (delta is None) == (eps is None):
+        raise PrivcheckUsageError("give exactly one of --delta or --eps")
+    t0 = time.perf_counter()
+    acc = PLDAccountant(relation, grid_step=grid_step)
+    described = []
+    for spec in events:
+        ev, count, d = parse_pld_event(spec)
+        acc.compose(ev, count)
+        described.append(d)
+    out = {"relation": relation, "events": described}
+    if delta is not None:
+        iv = acc.epsilon(delta)
+        out.update({"delta": delta, "eps_lower": iv.lower, "eps_upper": iv.upper})
+        head = f"eps({_g(delta)}) in [{iv.lower:.7g}, {iv.upper:.7g}]"
+    else:
+        iv = acc.delta(eps)
+        out.update({"eps": eps, "delta_lower": iv.lower, "delta_upper": iv.upper})
+        head = f"delta({_g(eps)}) in [{iv.lower:.7g}, {iv.upper:.7g}]"
+    out.update({"method": iv.method, "notes": list(iv.notes), "seconds": time.perf_counter() - t0})
+    lines = [f"PLD accountant ({relation}): " + " + ".join(f"{d['kind']}({', '.join(f'{k}={_g(v)}' for k, v in d['params'].items())})x{d['count']}" for d in described),
+             f"  {head}  [{iv.method}; certified: the exact value lies in the interval, the upper end is the bound to quote]"]
+    lines += [f"  note: {n}" for n in iv.notes]
+    _emit(out, lines, json_out)

@@ -8,14 +8,93 @@ a small table first and then call this routine.
 """
 from __future__ import annotations
 
+import contextlib
+import functools
+import inspect
+import math
 from fractions import Fraction
-from typing import Any, Hashable, Mapping
+from typing import Any, Callable, Hashable, Iterator, Mapping
 
 import mpmath
 
 from estimators.base import ExactEpsilon
+from privcheck.errors import PrivcheckUsageError
 
 mpmath.mp.dps = max(mpmath.mp.dps, 50)
+
+#: the largest ε for which exact ε is computed (the arithmetic needs about ε/ln 10 digits)
+EXACT_EPS_MAX = 10_000.0
+#: significant digits kept beyond what the size of ε requires
+GUARD_DIGITS = 50
+
+
+class ExactRangeError(PrivcheckUsageError):
+    """The exact ε is not computed for parameters this far out (one line; use ``--no-exact``)."""
+
+
+def digits_for(*eps_values: float, large: bool = True) -> int:
+    """Decimal digits that resolve ``e^{±ε}`` next to 1 and ``1 + ε`` for every ε given.
+
+    A probability such as ``1 − e^ε/(e^ε + m − 1)`` loses ``ε/ln 10`` digits to
+    cancellation and a ratio ``1 + ε`` needs ``−log10 ε`` digits to be told from 1,
+    so the working precision is ``GUARD_DIGITS`` plus the worst of both over all
+    ε (infinite or non-positive values are ignored). ``large=False`` counts only
+    the small-ε need, for formulas written without the ``1 − e^ε/(…)`` cancellation.
+    """
+    need = 0.0
+    for e in eps_values:
+        try:
+            e = float(e)
+        except (TypeError, ValueError):
+            continue
+        if not (e > 0) or math.isinf(e):
+            continue
+        need = max(need, e / math.log(10) if large else 0.0, -math.log10(e))
+    return GUARD_DIGITS + int(math.ceil(need))
+
+
+def check_exact_range(*eps_values: float) -> None:
+    """Raise :class:`ExactRangeError` when some ε exceeds :data:`EXACT_EPS_MAX`."""
+    for e in eps_values:
+        try:
+            e = float(e)
+        except (TypeError, ValueError):
+            continue
+        if e > EXACT_EPS_MAX and not math.isinf(e):
+            raise ExactRangeError(
+                f"exact eps is computed for eps <= {EXACT_EPS_MAX:g} (it needs about eps/2.3 digits), "
+                f"got {e:g}; run without the exact part (--no-exact)")
+
+
+@contextlib.contextmanager
+def precision_for(*eps_values: float) -> Iterator[int]:
+    """Run the block at the mpmath precision :func:`digits_for` gives (never lower than the current one)."""
+    check_exact_range(*eps_values)
+    dps = max(mpmath.mp.dps, digits_for(*eps_values))
+    with mpmath.workdps(dps):
+        yield dps
+
+
+def with_precision(*names: str) -> Callable:
+    """Decorator: evaluate the function at the precision its ε arguments ``names`` need.
+
+    Arguments missing or ``None`` are ignored. The result is unchanged (an
+    :class:`ExactEpsilon` holds floats and strings, not mpf numbers).
+    """
+
+    def deco(fn: Callable) -> Callable:
+        sig = inspect.signature(fn)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            bound = sig.bind_partial(*args, **kwargs)
+            vals = [bound.arguments.get(n) for n in names]
+            with precision_for(*[v for v in vals if v is not None]):
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    return deco
 
 
 def _mp(v) -> mpmath.mpf:
@@ -70,6 +149,8 @@ def worst_case_ratio(
         ratio = mpmath.inf if lo <= 0 else hi / lo
         if best is None or ratio > best[0]:
             best = (ratio, (xh, xl), o)
+    if best is None:
+        raise ValueError("every output has probability 0 under every input: not a distribution table")
     ratio, pair, out = best
     eps = float(mpmath.log(ratio)) if not mpmath.isinf(ratio) else float("inf")
     return ExactEpsilon(eps=eps, eps_text=log_text(ratio), worst_pair=pair, worst_output=out, method=method, note=note)

@@ -6,6 +6,7 @@ Lets a research group keep its derivations under CI. In a test::
 
     def test_our_formulas():
         assert_claims("claims/my_claims.py")          # fails if any verdict differs from its expect
+        assert_claims("claims/my_claims.toml")        # TOML claims files too
 
 or with the fixture::
 
@@ -56,12 +57,22 @@ def load_claims_file(path: str | os.PathLike) -> Registry:
 
 
 def run_claims(target: str | os.PathLike | Sequence[str], *, seed: int = 0) -> list[VerdictRecord]:
-    """Run the symbolic/other checks of a claims file (path) or of catalogue ids/globs (list).
+    """Run the checks of a claims file (``.py`` or ``.toml`` path) or of catalogue ids/globs (list).
 
-    Returns the verdict records (each with ``expect`` and ``met_expectation``).
+    A ``.py`` file runs in a private registry; a ``.toml`` file (``[[privacy]]``,
+    ``[[accountant]]``, ``[[estimator]]`` entries, see ``examples/README.md``) is
+    registered like ``privcheck verify --file`` does and run in one process, its
+    Monte Carlo checks at family-wise 95 % confidence. Returns the verdict
+    records (each with ``expect`` and ``met_expectation``).
     """
     from privcheck.runner import load_catalogue, run_check, select
 
+    if isinstance(target, (str, os.PathLike)) and str(target).lower().endswith(".toml"):
+        from privcheck.runner import RunOptions, run
+        from privcheck.userfile import load_user_file
+
+        ids = load_user_file(os.fspath(target))  # one-line PrivcheckUsageError on a bad file
+        return run(select(ids, registry=load_catalogue()), RunOptions(seed=seed, jobs=1))
     if isinstance(target, (str, os.PathLike)) and str(target).endswith(".py"):
         reg = load_claims_file(target)
         checks = [c for lst in reg.checks.values() for c in lst]
@@ -84,7 +95,7 @@ def _describe(r: VerdictRecord) -> str:
 
 
 def assert_claims(target: str | os.PathLike | Sequence[str], *, seed: int = 0) -> list[VerdictRecord]:
-    """Run the claims of ``target`` (a .py claims file or catalogue ids/globs) and fail on any mismatch.
+    """Run the claims of ``target`` (a .py or .toml claims file, or catalogue ids/globs); fail on any mismatch.
 
     A record fails when its verdict is ``error`` or differs from its declared ``expect``.
     Returns the records when all match.

@@ -90,6 +90,8 @@ def run_check(chk: Check, ctx_base: RunContext, registry: Registry | None = None
     except Exception as exc:  # a check that crashes is reported, never hidden
         verdict, claimed, measured, samples = "error", None, None, None
         details = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
+    if ctx_base.quick:  # --quick runs are labelled in every report format
+        details = dict(details, quick=True)
     if random:
         details = dict(details)
         details.setdefault("confidence", ctx.confidence)
@@ -112,12 +114,29 @@ def run_check(chk: Check, ctx_base: RunContext, registry: Registry | None = None
     )
 
 
-def _run_key(key: tuple[str, str, str], ctx: RunContext) -> VerdictRecord:
+def _run_key(key: tuple[str, str, str], ctx: RunContext, timeout: float | None = None) -> VerdictRecord:
     claim_id, method, part = key
     for chk in CATALOGUE.checks[claim_id]:
         if chk.method == method and chk.part == part:
-            return run_check(chk, ctx)
+            return _run_timed(chk, ctx, timeout)
     raise KeyError(key)
+
+
+def _run_timed(chk: Check, ctx: RunContext, timeout: float | None) -> VerdictRecord:
+    """:func:`run_check`, stopped after ``timeout`` seconds (then an ``error`` record "timed out after N s")."""
+    if not timeout:
+        return run_check(chk, ctx)
+    from privcheck.resources import CheckTimeout, call_with_timeout
+
+    try:
+        return call_with_timeout(run_check, (chk, ctx), timeout)
+    except (CheckTimeout, RuntimeError) as exc:
+        rec = run_check(Check(chk.claim_id, chk.method, _raiser(exc), chk.expect, chk.part), ctx)
+        rec.details["error"] = str(exc)
+        rec.details.pop("traceback", None)  # the check ran elsewhere: this process's stack says nothing
+        if isinstance(exc, CheckTimeout):
+            rec.seconds = float(timeout)
+        return rec
 
 
 @dataclass
@@ -130,13 +149,22 @@ class RunOptions:
     samples: int | None = None
     confidence: float = 0.95
     client: Any = None  # Dask: "local", "tcp://HOST:PORT" or a distributed.Client (checks become tasks)
+    #: seconds per check before it is stopped and recorded as an error (None: no limit)
+    timeout: float | None = None
 
     def __post_init__(self) -> None:
+        if self.timeout is not None:
+            from privcheck.validation import check_positive
+
+            self.timeout = check_positive("timeout", self.timeout)
         self.seed = check_int("seed", self.seed, minimum=0)
         if self.jobs is not None:
             self.jobs = check_int("jobs", self.jobs, minimum=1)
         if self.samples is not None:
             self.samples = check_int("samples", self.samples, minimum=MIN_SAMPLES)
+            from privcheck.resources import check_samples
+
+            check_samples(self.samples, "samples")
         self.confidence = check_confidence(self.confidence)
 
 
@@ -168,15 +196,17 @@ def run(
         base.jobs = jobs
         records = []
         for chk in checks:
-            rec = run_check(chk, base)
+            rec = _run_timed(chk, base, opts.timeout)
             if progress:
                 progress(rec)
             records.append(rec)
         return records
     results: dict[int, VerdictRecord] = {}
     ctx = mp.get_context("fork")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(checks)), mp_context=ctx) as pool:
-        futs = {pool.submit(_run_key, (c.claim_id, c.method, c.part), base): i for i, c in enumerate(checks)}
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(checks)), mp_context=ctx)
+    try:
+        futs = {pool.submit(_run_key, (c.claim_id, c.method, c.part), base, opts.timeout): i
+                for i, c in enumerate(checks)}
         for fut in as_completed(futs):
             i = futs[fut]
             try:
@@ -187,6 +217,10 @@ def run(
             results[i] = rec
             if progress:
                 progress(rec)
+    except BaseException:  # Ctrl-C (or any failure here): stop the workers now, do not wait for queued checks
+        _stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
     return [results[i] for i in range(len(checks))]
 
 
@@ -194,10 +228,11 @@ def _run_shipped(base: RunContext, payload: bytes) -> VerdictRecord:
     """Worker side of a distributed run: unpickle ``(claim, check)`` and run it."""
     import pickle
 
-    claim, chk = pickle.loads(payload)
-    reg = Registry()
-    reg.claims[claim.id] = claim
-    return run_check(chk, base, reg)
+    claim, chk, timeout = pickle.loads(payload)
+    CATALOGUE.claims.setdefault(claim.id, claim)  # a user's claim: known on this worker from now on
+    if timeout and not mp.current_process().daemon:
+        return _run_timed(chk, base, timeout)
+    return run_check(chk, base)  # Dask workers are daemonic: they cannot fork the timeout's child
 
 
 def _run_on_backend(checks: list[Check], base: RunContext, opts: RunOptions,
@@ -210,9 +245,23 @@ def _run_on_backend(checks: list[Check], base: RunContext, opts: RunOptions,
     payloads = []
     for chk in checks:
         dumps_task(chk.fn, f"the function of check {chk.key}")  # one clear line if it cannot travel
-        payloads.append(dumps_task((CATALOGUE.claim(chk.claim_id), chk), f"check {chk.key}"))
+        payloads.append(dumps_task((CATALOGUE.claim(chk.claim_id), chk, opts.timeout), f"check {chk.key}"))
     with get_backend(opts.jobs, opts.client) as backend:
         return backend.map(functools.partial(_run_shipped, base), payloads, progress=progress)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Cancel queued checks and terminate the worker processes (used on Ctrl-C: exit within 2 s)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    deadline = time.monotonic() + 0.3
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
 
 
 def _raiser(exc: Exception):
@@ -232,15 +281,19 @@ def verify(
     methods: Sequence[str] | None = None,
     confidence: float = 0.95,
     client: Any = None,
+    timeout: float | None = None,
 ) -> list[VerdictRecord]:
     """Run the built-in (and any loaded user) claims matching ``patterns``; return verdict records.
 
     Parameters: ``patterns`` ids or globs (default: all); ``seed`` ≥ 0;
     ``jobs`` ≥ 1 worker processes (default: all cores); ``quick`` reduced
     power; ``samples`` overrides Monte Carlo sizes; ``methods`` a subset of
-    exact/symbolic/numeric/mc/scaling; ``confidence`` in (0, 1); ``client``
-    runs each check as a task on Dask (``"local"``, ``"tcp://HOST:PORT"`` or a
-    ``distributed.Client``; extra ``privcheck[dask]``), with the same records.
+    exact/symbolic/numeric/mc/scaling; ``confidence`` in (0, 1); ``timeout``
+    seconds per check (> 0; a check past it becomes an ``error`` record; not
+    enforced on Dask workers); ``client`` runs each check as a task on Dask
+    (``"local"``, ``"tcp://HOST:PORT"`` or a ``distributed.Client``; extra
+    ``privcheck[dask]``), with the same records.
     """
-    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, client=client)
+    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout,
+                      client=client)
     return run(select(patterns, methods=methods), opts)

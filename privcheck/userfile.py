@@ -36,6 +36,29 @@ Carlo bound, if run, is a second opinion in the details), else ``mc``. The
 verdict is the audit's: ``refuted`` if the exact ε or a valid lower bound
 exceeds the claim.
 
+``[[privacy]]`` with ``sampler`` instead of ``mechanism`` — audit user code
+(Monte Carlo lower bound, method ``mc``):
+
+===============  ========  ==================================================
+``sampler``      string    required: ``"pkg.module:function"`` or
+                           ``"file.py:function"`` (searched first in the
+                           claims file's directory); ``f(x, n, rng)`` returning
+                           ``n`` outputs, or one output per call with ``per_sample``
+``inputs``       array     candidate inputs (all ordered pairs are searched);
+                           at least two unless ``pairs`` is given
+``pairs``        array     neighbouring inputs ``[[a, b], ...]``: only these
+                           pairs (both orders) are searched (central DP)
+``eps``          number    required: claimed ε
+``delta``        number    claimed δ in [0, 1) (default 0)
+``samples``      integer   as above
+``per_sample``   bool      the function returns one output per call,
+                           ``fn(x, rng)`` or ``fn(x)`` (:func:`privcheck.per_sample`)
+``seed_global``  bool      with ``per_sample``: seed numpy's and random's global
+                           generators per chunk (libraries with a global RNG)
+``view``         string    ``"pkg.module:function"``: audit ``view(outputs)``
+                           (post-processing; :mod:`privcheck.auditor.views`)
+===============  ========  ==================================================
+
 ``[[accountant]]`` — compare an accountant's answer with a claimed bound:
 
 =============  ========  ====================================================
@@ -105,14 +128,15 @@ _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _COMMON = {"id": str, "expect": str, "source": str, "statement": str}
 _KEYS: dict[str, dict[str, Any]] = {
     "privacy": {**_COMMON, "mechanism": str, "params": dict, "eps": float, "delta": float, "samples": int,
-                "exact": bool, "monte_carlo": bool},
+                "exact": bool, "monte_carlo": bool, "sampler": str, "inputs": list, "pairs": list,
+                "per_sample": bool, "seed_global": bool, "view": str},
     "accountant": {**_COMMON, "query": str, "params": dict, "bound": float, "relation": str, "rel_tol": float,
                    "output": str},
     "estimator": {**_COMMON, "estimator": str, "mechanism": str, "params": dict, "scenario": dict,
                   "claimed_mean": float, "claimed_variance": float, "tolerance": float, "var_rel_tol": float,
                   "replicates": int},
 }
-_REQUIRED = {"privacy": ("id", "mechanism"), "accountant": ("id", "query", "bound"),
+_REQUIRED = {"privacy": ("id",), "accountant": ("id", "query", "bound"),
              "estimator": ("id", "estimator", "scenario")}
 
 _LOADED: dict[str, list[str]] = {}
@@ -367,12 +391,23 @@ def _seed(ctx: RunContext) -> int:
 
 
 # ---- [[privacy]]
+_USER_ONLY = ("sampler", "inputs", "pairs", "per_sample", "seed_global", "view")
+_BUILTIN_ONLY = ("mechanism", "params", "exact")
+
+
 def _privacy(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     from estimators.registry import mechanism
     from privcheck.auditor import audit
     from privcheck.validation import check_eps, check_int, check_probability
 
     v = ent.values
+    if ("mechanism" in v) == ("sampler" in v):
+        ent.fail("give exactly one of mechanism = NAME (built-in) or sampler = \"pkg.module:function\" (user code)")
+    if "sampler" in v:
+        return _privacy_user(ent, paper)
+    for k in _USER_ONLY:
+        if k in v:
+            ent.fail(f"{k} is for user code (sampler = ...), not for a built-in mechanism")
     name, params = v["mechanism"], v.get("params", {})
     mech = ent.guard(lambda: mechanism(name, **params))
     eps = ent.guard(lambda: check_eps(v["eps"])) if "eps" in v else mech.eps_nominal
@@ -410,6 +445,69 @@ def _privacy(ent: _Entry, paper: str) -> tuple[Claim, Check]:
 
     stmt = f"{name}({', '.join(f'{k}={val}' for k, val in params.items())}) is ε={eps:g}-LDP"
     return ent.claim(paper, "privacy", method, stmt), Check(ent.id, method, run, expect=ent.expect)
+
+
+def _privacy_user(ent: _Entry, paper: str) -> tuple[Claim, Check]:
+    """A ``[[privacy]]`` entry auditing user code (``sampler = "pkg.module:function"``)."""
+    from privcheck.auditor import audit
+    from privcheck.auditor.core import _pair_indices
+    from privcheck.auditor.per_sample import per_sample
+    from privcheck.auditor.user_code import load_reference, probe_sampler
+    from privcheck.validation import check_eps, check_int, check_probability
+
+    v = ent.values
+    for k in _BUILTIN_ONLY:
+        if k in v:
+            ent.fail(f"{k} is for built-in mechanisms (mechanism = ...), not for user code")
+    if "eps" not in v:
+        ent.fail("missing required key 'eps' (the claimed ε) for user code")
+    eps = ent.guard(lambda: check_eps(v["eps"]))
+    delta = ent.guard(lambda: check_probability("delta", v.get("delta", 0.0), open_high=True))
+    samples = ent.guard(lambda: check_int("samples", v.get("samples", DEFAULT_SAMPLES), minimum=20))
+    if not v.get("monte_carlo", True):
+        ent.fail("monte_carlo = false leaves nothing to run for user code")
+    inputs = v.get("inputs")
+    pairs = v.get("pairs")
+    if pairs is not None:
+        for pr in pairs:
+            if not isinstance(pr, list) or len(pr) != 2:
+                ent.fail(f"pairs must be an array of two-element arrays [[a, b], ...], got {pr!r}")
+        pairs = [tuple(pr) for pr in pairs]
+    if inputs is None and not pairs:
+        ent.fail("user code needs inputs = [x0, x1, ...] (at least two) or pairs = [[a, b], ...]")
+    if inputs is not None and len(inputs) < 2:
+        ent.fail(f"inputs needs at least two candidate inputs, got {inputs!r}")
+    if inputs is not None and pairs:
+        ent.guard(lambda: _pair_indices(list(inputs), pairs, None))
+    if v.get("seed_global") and not v.get("per_sample"):
+        ent.fail("seed_global = true needs per_sample = true")
+    base = os.path.dirname(os.path.abspath(ent.path))
+    ref = v["sampler"]
+    fn = ent.guard(lambda: load_reference(ref, base))
+    view = ent.guard(lambda: load_reference(v["view"], base, what="view")) if "view" in v else None
+    sampler = per_sample(fn, seed_global=v.get("seed_global", False)) if v.get("per_sample") else fn
+    probes = list(inputs) if inputs is not None else [x for pr in pairs for x in pr]
+    ent.guard(lambda: probe_sampler(sampler, probes, ref, view, bool(v.get("per_sample"))))
+
+    def run(ctx: RunContext) -> Outcome:
+        n = ctx.n(samples, quick=max(20, samples // 5))
+        res = audit(sampler, inputs=inputs, eps=eps, delta=delta, samples=n, seed=_seed(ctx),
+                    confidence=ctx.confidence, jobs=ctx.jobs, pairs=pairs, view=view)
+        rec = res.to_dict()
+        details = {k: rec[k] for k in ("eps_lower", "eps_max_certifiable", "verdict_mc", "worst_pair", "event",
+                                       "delta_lower", "reproducible")}
+        details.update({k: val for k, val in rec["details"].items() if k != "candidates"})
+        details.update(sampler=ref, per_sample=bool(v.get("per_sample")), view=v.get("view"),
+                       confidence=ctx.confidence)
+        if res.eps_lower is not None and not res.delta_claimed:
+            details["interval"] = [res.eps_lower, math.inf]
+        claimed: Any = eps if not delta else {"eps": eps, "delta": delta}
+        measured: Any = res.eps_lower if not delta else {"delta_lower": res.delta_lower}
+        return Outcome(res.verdict, claimed=claimed, measured=measured, details=details, samples=n)
+
+    stmt = f"{ref} is ε={eps:g}-DP" + (f" (δ={delta:g})" if delta else "") + \
+        (" on the given neighbouring pairs" if pairs else "")
+    return ent.claim(paper, "privacy", "mc", stmt), Check(ent.id, "mc", run, expect=ent.expect)
 
 
 # ---- [[accountant]]

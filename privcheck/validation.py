@@ -112,3 +112,60 @@ def check_bool(name: str, value: Any) -> bool:
 def check_confidence(value: Any) -> float:
     """Validate a confidence level in (0, 1)."""
     return check_probability("confidence", value, open_low=True, open_high=True)
+
+
+def check_output_path(option: str, path: Any, *, allow_stdout: bool = False) -> str:
+    """Validate a report path before a run: its directory exists and is writable, it is not a directory.
+
+    ``option`` names the flag in the message (e.g. ``--json``); ``-`` (standard
+    output) is accepted when ``allow_stdout``. Every report writer is checked the
+    same way, so a missing directory is reported up front, not after a long run.
+    """
+    import os
+
+    if not isinstance(path, str) or not path.strip():
+        raise PrivcheckUsageError(f"{option} needs a file path{' or -' if allow_stdout else ''}, got {path!r}")
+    if path == "-":
+        if allow_stdout:
+            return path
+        raise PrivcheckUsageError(f"{option} writes a file; '-' (standard output) is only accepted by --json")
+    if os.path.isdir(path):
+        raise PrivcheckUsageError(f"{option}: {path!r} is a directory; give a file path")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise PrivcheckUsageError(f"{option}: directory {os.path.dirname(path) or '.'!r} of {path!r} does not exist")
+    if not os.access(directory, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise PrivcheckUsageError(f"{option}: {path!r} is not writable")
+    return path
+
+
+def parse_finite_float(name: str, text: Any) -> float:
+    """A finite float from what the user typed; the message echoes ``text`` verbatim (not "NaN"/"inf")."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):
+        out = float(text)
+    else:
+        try:
+            out = float(str(text).strip())
+        except ValueError:
+            raise PrivcheckUsageError(f"{name} must be a number, got {text!r}") from None
+    if not math.isfinite(out):
+        raise PrivcheckUsageError(f"{name} must be a finite number, got {text!r}")
+    return out
+
+
+def parse_integer(name: str, text: Any) -> int:
+    """An integer from what the user typed (``1e9`` and ``1_000`` accepted when integral); echoes ``text``."""
+    if isinstance(text, int) and not isinstance(text, bool):
+        return text
+    s = str(text).strip()
+    try:
+        return int(s.replace("_", ""))
+    except ValueError:
+        pass
+    try:
+        f = float(s)
+    except ValueError:
+        raise PrivcheckUsageError(f"{name} must be an integer, got {text!r}") from None
+    if not math.isfinite(f) or f != int(f):
+        raise PrivcheckUsageError(f"{name} must be an integer, got {text!r}")
+    return int(f)

@@ -236,7 +236,7 @@ def test_planners_roundtrip():
     assert p.achieved_eps == pytest.approx(1.0, rel=1e-9)
     t = pl.max_steps(1.0, 1e-5, p.answer * (1 + 1e-9))
     assert t.answer == 1000 and t.details["eps_at_T_plus_1"] > 1.0
-    ps = pl.noise_for_budget(5.0, 1e-5, 10000, q=0.01)
+    ps = pl.noise_for_budget(5.0, 1e-5, 10000, q=0.01, accountant="rdp")
     assert 1.175 < ps.answer < 1.185  # REFERENCE RDP: 1.1793–1.1804
     assert ps.achieved_eps <= 5.0
 

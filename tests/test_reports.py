@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+from html.parser import HTMLParser
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -84,26 +86,23 @@ def test_short_and_labels(records):
     assert short("a\nb") == "a b"
     assert paper_label(P0) == "000" and paper_label("claims.toml") == "claims.toml"
     assert short_source(records[0]) == "000 Alg. 3, Lemma 2"
-    assert interval_text(records[1]) == "[0.97, inf] 95%"
+    assert interval_text(records[1]) == "[0.97, inf] at 0.95"
     assert interval_text(records[0]) == ""
     assert summary_line(records[:2]) == "1 holds, 1 refuted"
     assert "expectations: 1 met, 1 not met" in summary_line(records[-2:])
 
 
 @pytest.mark.parametrize("width", [80, 120, 200])
-def test_table_fits_width_and_groups_by_paper(records, width):
+def test_report_groups_by_paper_and_lists_problems(records, width):
     console = Console(record=True, width=width, force_terminal=False, color_system=None)
     print_table(records, console=console)
     text = console.export_text()
-    assert max(len(line) for line in text.splitlines()) <= width
-    for label in ("000:", "003:", "004:", "claims.toml:", "total:"):
+    for label in ("000:", "003:", "004:", "claims.toml:"):
         assert any(line.startswith(label) for line in text.splitlines()), label
-    assert "error biswas.broken[mc]: ValueError: something broke second line" in text.replace("\n", " ") or \
-        "ValueError: something broke" in text
-    assert "expectation not met user.claim[exact]: expected refuted, got holds" in " ".join(text.split())
-    assert "mc:ldp" in text
-    if width >= 120:
-        assert "000 Alg. 3, Lemma 2" in text
+    assert "error biswas.broken[mc]: ValueError: something broke second line" in text
+    assert "expectation not met user.claim[exact]: expected refuted, got holds" in text
+    assert "fedsel.pe.ldp [mc:ldp]" in text
+    assert text.splitlines()[-1].startswith("privcheck: 8 checks of 7 claims:")
 
 
 # --------------------------------------------------------------------------- JSON / JUnit
@@ -171,7 +170,8 @@ def test_k_slope_from_parameters_only():
 def test_write_figures_and_markdown(records, tmp_path):
     figs = write_figures(records, str(tmp_path / "figs"))
     names = {f.filename for f in figs.figures}
-    assert names == {"seif.lemma1.eps_scaling.png", "biswas.fig3_mc.png", "biswas.chat.unbiased_mc.png"}
+    assert names == {"seif.lemma1.eps_scaling.png", "biswas.fig3_mc.png", "biswas.chat.unbiased_mc.png",
+                     "fedsel.pe.ldp_exact.png", "user.ok_numeric.png"}  # the last two: refuted comparisons
     for n in names:
         data = (tmp_path / "figs" / n).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
@@ -179,27 +179,72 @@ def test_write_figures_and_markdown(records, tmp_path):
     md.parent.mkdir()
     write_markdown(records, str(md))
     text = md.read_text()
-    assert "## 000" in text and "## 003" in text and "| `fedsel.pe.ldp` |" in text
+    assert "## [000] FedSel (Liu et al.)" in text and "## [003]" in text and "| `fedsel.pe.ldp` |" in text
+    assert "## Sources" in text and "Sayan Biswas, Graham Cormode, Carsten Maple" in text
+    assert "```json" not in text  # details are nested lists, not JSON dumps
     assert "(expected refuted — NOT MET)" in text
     for f in ("report_seif.lemma1.eps_scaling.png", "report_biswas.fig3_mc.png"):
         assert f"]({f})" in text and (md.parent / f).exists()
     assert "ValueError: something broke" in text
 
 
-def test_write_html_with_curves(records, tmp_path):
+class _Images(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.srcs: list[str] = []
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "img":
+            self.srcs.append(a.get("src", ""))
+        if tag in ("link", "script") or (tag == "a" and not a.get("href", "#").startswith("#")):
+            self.links.append(a.get("href") or a.get("src") or "")
+
+
+def test_write_html_is_self_contained(records, tmp_path):
     curve = EpsCurve("de test", "de", {"m": 2, "eps": 1.0}, 1.0, 1.0, [100, 1000], [0.2, float("-inf")], [3, 5])
-    path = tmp_path / "report.html"
+    path = tmp_path / "sub" / "report.html"
+    path.parent.mkdir()
     figs = write_html(records, str(path), curves=[curve])
     html = path.read_text()
     assert html.startswith("<!DOCTYPE html>") and html.rstrip().endswith("</html>")
-    assert "report_eps_vs_samples.png" in html and (tmp_path / "report_eps_vs_samples.png").exists()
-    assert len(figs.figures) == 4
-    assert "class='refuted'" in html and "not met" in html
-    assert "<script" not in html
+    assert os.listdir(path.parent) == ["report.html"]  # nothing beside it
+    parser = _Images()
+    parser.feed(html)
+    assert len(parser.srcs) == len(figs.figures) == 6  # curves, K-slope, Fig. 3, estimator, 2 refuted comparisons
+    assert all(src.startswith("data:image/png;base64,") for src in parser.srcs)
+    assert parser.links == []  # no stylesheet, script or external link
+    assert "class='verdict v-refuted'" in html and "not met" in html
+    assert "<script" not in html and "http" not in html.replace("http://www.w3.org/1998/Math/MathML", "")
+    assert "Sayan Biswas" in html and "[000] FedSel (Liu et al.)" in html and ".txt" not in html
     # values are escaped
     rec = _rec("x.y", "claims.toml x", "privacy", "exact", "holds", "<b>&", None)
     write_html([rec], str(tmp_path / "esc.html"), curves=False)
     assert "&lt;b&gt;&amp;" in (tmp_path / "esc.html").read_text()
+
+
+def test_formulas_render_as_mathml_side_by_side(tmp_path):
+    rec = _rec("sqsgd.quantize.unbiased", "001_30a1c1c8dca8a50f.txt eq. 5-6", "formula", "symbolic", "refuted",
+               "E[X] = X", "E[X] = U*(K - 1)", {"printed": {"text": "U*(2*k - 2)/(K - 1)"},
+                                               "derived": {"text": "U*(-K**2 + 2*K*k)/(K - 1)**2"},
+                                               "difference": "2*U*theta"})
+    write_html([rec], str(tmp_path / "f.html"), curves=False)
+    html = (tmp_path / "f.html").read_text()
+    assert html.count("<math xmlns='http://www.w3.org/1998/Math/MathML'") >= 3
+    assert "claimed (as printed)" in html and "derived" in html and "<msup>" in html
+    md = tmp_path / "f.md"
+    write_markdown([rec], str(md))
+    assert "$$\n\\frac{U \\left(2 k - 2\\right)}{K - 1}\n$$" in md.read_text()
+
+
+def test_report_draws_only_the_curves_of_its_claims(monkeypatch):
+    from privcheck.reports import curves
+
+    calls = []
+    monkeypatch.setattr(curves, "eps_curve", lambda name, *a, **k: calls.append(name) or name)
+    assert curves.curves_for({"fedsel.pe.ldp", "biswas.T.unbiased"}) == ["fedsel-pe"]
+    assert curves.curves_for({"gdp.gaussian"}) == []
 
 
 def test_eps_curve_small():
@@ -211,3 +256,21 @@ def test_eps_curve_small():
     assert again.eps_lower == c.eps_lower  # reproducible from the seed
     with pytest.raises(ValueError):
         eps_curve("de", {"m": 2, "eps": 1.0}, sizes=(5,))
+
+
+def test_comparison_data_puts_claim_and_measurements_on_one_axis():
+    from privcheck.reports.plots import comparison_data
+
+    per_case = _rec("a.b", P0, "privacy", "exact", "refuted", {"d=5": 1.0, "d=20": 0.5}, {"d=5": 1.2, "d=20": 0.53})
+    cases, series = comparison_data(per_case)
+    assert cases == ["d=5", "d=20"] and series == [("claimed", [1.0, 0.5]), ("measured", [1.2, 0.53])]
+    # the same claimed number for every case
+    cases, series = comparison_data(_rec("a.c", P0, "privacy", "mc", "refuted", 1.0, {"x": 1.1, "y": 1.3}))
+    assert series[0] == ("claimed", [1.0, 1.0])
+    # measured lists (simulated, exact, the paper's values) with claimed values of the same length
+    rec = _rec("b.T", P3, "estimator", "mc", "refuted", {"E[T]": "n f_i", "values": [500, 500]},
+               {"simulated": [501.0, 1399.0], "exact": [500, 1400], "intervals": [[498, 503], [1395, 1402]]})
+    cases, series = comparison_data(rec)
+    assert cases == ["case 1", "case 2"] and [n for n, _ in series] == ["claimed", "simulated", "exact"]
+    # nothing numeric to compare
+    assert comparison_data(_rec("c.d", P3, "formula", "symbolic", "refuted", "E[X] = X", "E[X] = X/d")) is None

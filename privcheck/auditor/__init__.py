@@ -3,7 +3,10 @@
 Entry point :func:`audit` (also ``privcheck.audit``). Modules:
 
 - :mod:`privcheck.auditor.core` — :func:`audit`, :func:`monte_carlo_bound`, result types, verdicts;
-- :mod:`privcheck.auditor.events` — output coding and data-chosen candidate events.
+- :mod:`privcheck.auditor.events` — output coding and data-chosen candidate events;
+- :mod:`privcheck.auditor.outputs` — outputs of any type (strings, tuples, sets, complex…) as numbers;
+- :mod:`privcheck.auditor.per_sample` — one-output code as a sampler (:func:`per_sample`);
+- :mod:`privcheck.auditor.views` — post-processing views (``view=``), e.g. local-hashing support.
 
 Chunked, seeded execution goes through the one scheduler, :mod:`privcheck.scheduler`.
 """

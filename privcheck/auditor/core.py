@@ -32,7 +32,9 @@ import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
 from privcheck.errors import PrivcheckUsageError
-from privcheck.auditor.events import OutputCoding, as_matrix, candidate_events
+from privcheck.auditor.events import OutputCoding, candidate_events
+from privcheck.auditor.outputs import encode_outputs as as_matrix
+from privcheck.auditor.views import apply_view
 from privcheck.scheduler import get_backend, map_chunks
 from privcheck.seeding import default_jobs, derive
 from privcheck.stats import clopper_pearson, max_certifiable_log_ratio
@@ -71,6 +73,7 @@ class MonteCarloBound:
     delta_eps: float | None = None
     delta_lower: float | None = None
     reproducible: bool = True
+    draws: int = 0
 
 
 @dataclass
@@ -134,7 +137,14 @@ def _fmt(v, width: int = 80) -> str:
 def _draw(sampler: Sampler, x, n: int, seed_seq, jobs: int, progress=None, backend=None) -> np.ndarray:
     parts = map_chunks(lambda rng, size: as_matrix(sampler(x, size, rng), size), n, seed_seq,
                        jobs=jobs, progress=progress, backend=backend)
+    if len({p.shape[1] for p in parts}) > 1:
+        raise PrivcheckUsageError(f"sampler outputs changed width between chunks ({sorted({p.shape[1] for p in parts})} "
+                                  f"columns): {_WIDTH_HINT}")
     return np.concatenate(parts) if len(parts) > 1 else parts[0]
+
+
+_WIDTH_HINT = ("outputs of varying length (or sometimes complex); audit them with "
+               "view=privcheck.auditor.views.as_atom (each output one atom)")
 
 
 def _count_events(sampler: Sampler, x, n: int, seed_seq, jobs: int, coding: OutputCoding, events, progress=None,
@@ -173,6 +183,7 @@ def monte_carlo_bound(
     max_events: int = MAX_EVENTS,
     delta_eps: float | None = None,
     progress: Callable[[int], None] | None = None,
+    pairs: Sequence | None = None,
     client=None,
 ) -> MonteCarloBound:
     """A black-box lower bound on ε (and on δ at ``delta_eps``) from samples alone.
@@ -190,9 +201,11 @@ def monte_carlo_bound(
     max_events : how many (pair, event) candidates reach the estimation
         stage; the Bonferroni correction divides α by this number.
     delta_eps : if given, also bound δ at this ε (events chosen for δ).
+    pairs : optional ordered pairs of input *indices* ``(a, b)`` to search
+        (default: all ordered pairs).
     client : run the chunks on Dask (``"local"``, ``"tcp://HOST:PORT"`` or a
-        ``distributed.Client``) or on a given backend (:func:`privcheck.scheduler.get_backend`);
-        the result is the same as on threads.
+        ``distributed.Client``) or a given backend (:func:`privcheck.scheduler.get_backend`);
+        the result is the same as on threads. A cluster started here ends with the call.
     """
     confidence = check_confidence(confidence)
     samples = check_int("samples", samples, minimum=20)
@@ -205,21 +218,16 @@ def monte_carlo_bound(
     n_sel = max(10, int(round(samples * selection_share)))
     n_est = samples - n_sel
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
-    with get_backend(jobs, client) as backend:
-        return _monte_carlo_bound(sampler, inputs, samples, confidence, ss, jobs, n_sel, n_est, alpha,
-                                  max_events, delta_eps, progress, backend)
-
-
-def _monte_carlo_bound(sampler, inputs, samples, confidence, ss, jobs, n_sel, n_est, alpha, max_events,
-                       delta_eps, progress, backend) -> MonteCarloBound:
+    backend = get_backend(jobs, client)  # closed when dropped (DaskBackend finalizer)
     sel = [_draw(sampler, x, n_sel, derive(ss, "selection", i), jobs, progress, backend)
            for i, x in enumerate(inputs)]
     widths = {s.shape[1] for s in sel}
     if len(widths) != 1:
-        raise ValueError(f"sampler outputs have different widths for different inputs: {sorted(widths)}")
+        raise PrivcheckUsageError(f"sampler outputs have different widths for different inputs ({sorted(widths)} "
+                                  f"columns): {_WIDTH_HINT}")
     coding = OutputCoding(np.concatenate(sel))
     events = candidate_events(coding, sel, n_est, alpha / max_events, max_events=max_events,
-                              delta_eps=delta_eps)
+                              delta_eps=delta_eps, allowed_pairs=None if pairs is None else set(map(tuple, pairs)))
     del sel
     reproducible = _is_reproducible(sampler, inputs[0])
     cert = max_certifiable_log_ratio(n_est, n_est, alpha / max(1, len(events) or 1))
@@ -228,6 +236,7 @@ def _monte_carlo_bound(sampler, inputs, samples, confidence, ss, jobs, n_sel, n_
                                delta_eps, 0.0 if delta_eps is not None else None, reproducible)
     m = len(events)
     needed = sorted({i for ev in events for i in ev.pair})
+    draws = n_sel * len(inputs) + n_est * len(needed)
     counts = {i: _count_events(sampler, inputs[i], n_est, derive(ss, "estimation", i), jobs, coding, events, progress,
                                backend)
               for i in needed}
@@ -256,7 +265,7 @@ def _monte_carlo_bound(sampler, inputs, samples, confidence, ss, jobs, n_sel, n_
         estimation_samples=n_est, eps_max_certifiable=cert,
         worst_pair=(_plain(inputs[ev.pair[0]]), _plain(inputs[ev.pair[1]])), event=ev.description,
         counts=tuple(cands[bj]["counts"]), candidates=cands, delta_eps=delta_eps, delta_lower=delta_lower,
-        reproducible=reproducible,
+        reproducible=reproducible, draws=draws,
     )
 
 
@@ -308,6 +317,9 @@ def audit(
     max_events: int = MAX_EVENTS,
     selection_share: float = SELECTION_SHARE,
     progress: Callable[[int], None] | None = None,
+    pairs: Sequence | None = None,
+    neighbours: Callable[[Any, Any], bool] | None = None,
+    view: Callable | None = None,
     client=None,
 ) -> AuditResult:
     """Audit the ε (and δ) of a mechanism or of a plain sampler.
@@ -333,12 +345,25 @@ def audit(
     exact ε or a valid lower bound exceeds the claim, ``holds`` when the exact
     ε meets it (or, without an exact value, when no violation was detected),
     ``inconclusive`` when neither could decide.
+
+    pairs : neighbouring inputs ``[(a, b), ...]`` (values); only these pairs,
+        in both orders, are searched (central DP); ``inputs`` defaults to the
+        values they mention. neighbours : ``neighbours(a, b) -> bool`` selects
+        the pairs among ``inputs`` instead. view : audit ``view(outputs)``
+        (a batch of outputs → a batch; valid by post-processing, see
+        :mod:`privcheck.auditor.views`).
     """
     t0 = time.perf_counter()
     is_mech = isinstance(mech, Mechanism)
     name = mech.name if is_mech else getattr(mech, "__name__", type(mech).__name__)
     if not callable(mech):
         raise PrivcheckUsageError("audit needs a mechanism or a callable f(x, n, rng)")
+    if inputs is None and pairs is not None:
+        inputs = []
+        for pr in pairs:
+            for v in pr:
+                if not any(_same(v, u) for u in inputs):
+                    inputs.append(v)
     if inputs is None:
         if not is_mech:
             raise PrivcheckUsageError("audit of a plain callable needs inputs=[x0, x1, ...]")
@@ -353,6 +378,7 @@ def audit(
         delta = mech.delta_nominal if is_mech else 0.0
     delta = check_probability("delta", delta, open_high=True)
     seed = check_int("seed", seed, minimum=0)
+    pair_idx = _pair_indices(inputs, pairs, neighbours)
     details: dict = {}
     ex: ExactEpsilon | None = None
     if exact is not False and is_mech:
@@ -374,9 +400,14 @@ def audit(
     bound = None
     v_mc = None
     if monte_carlo:
-        bound = monte_carlo_bound(mech, inputs, samples, confidence=confidence, seed=seed, jobs=jobs,
-                                  max_events=max_events, selection_share=selection_share,
-                                  delta_eps=eps if delta > 0 else None, progress=progress, client=client)
+        t_mc = time.perf_counter()
+        bound = monte_carlo_bound(apply_view(mech, view), inputs, samples, confidence=confidence, seed=seed,
+                                  jobs=jobs, max_events=max_events, selection_share=selection_share,
+                                  delta_eps=eps if delta > 0 else None, progress=progress, pairs=pair_idx,
+                                  client=client)
+        t_mc = time.perf_counter() - t_mc
+        details["draws"] = bound.draws
+        details["draws_per_second"] = round(bound.draws / t_mc, 1) if t_mc > 0 else None
         v_mc = mc_verdict(bound, eps, delta)
         details["candidates"] = bound.candidates
         details["selection_samples"] = bound.selection_samples
@@ -410,6 +441,43 @@ def audit(
         reproducible=True if bound is None else bound.reproducible,
         details=details,
     )
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(np.all(np.asarray(a) == np.asarray(b))) and np.shape(a) == np.shape(b)
+    except Exception:  # noqa: BLE001 - incomparable values are different
+        return False
+
+
+def _pair_indices(inputs: list, pairs, neighbours) -> list | None:
+    """Ordered index pairs from neighbouring value pairs (both orders) or a neighbour predicate."""
+    if pairs is None and neighbours is None:
+        return None
+    if pairs is not None and neighbours is not None:
+        raise PrivcheckUsageError("give either pairs= or neighbours=, not both")
+    out = []
+    if neighbours is not None:
+        if not callable(neighbours):
+            raise PrivcheckUsageError("neighbours must be a callable neighbours(a, b) -> bool")
+        out = [(a, b) for a in range(len(inputs)) for b in range(len(inputs))
+               if a != b and neighbours(inputs[a], inputs[b])]
+    else:
+        for pr in pairs:
+            if not isinstance(pr, (list, tuple)) or len(pr) != 2:
+                raise PrivcheckUsageError(f"each pair must be two inputs (a, b), got {pr!r}")
+            idx = []
+            for v in pr:
+                hit = [i for i, u in enumerate(inputs) if _same(v, u)]
+                if not hit:
+                    raise PrivcheckUsageError(f"pair {pr!r}: {v!r} is not one of the inputs")
+                idx.append(hit[0])
+            if idx[0] == idx[1]:
+                raise PrivcheckUsageError(f"pair {pr!r} has the same input twice")
+            out += [(idx[0], idx[1]), (idx[1], idx[0])]
+    if not out:
+        raise PrivcheckUsageError("no pair of inputs is neighbouring: nothing to audit")
+    return sorted(set(out))
 
 
 def _plain_pair(pair):

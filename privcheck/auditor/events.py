@@ -31,6 +31,13 @@ import numpy as np
 
 from privcheck.stats import clopper_pearson
 
+
+def describe_value(v) -> str:
+    """Readable form of an output value (labels of encoded strings/objects; see auditor.outputs)."""
+    from privcheck.auditor.outputs import describe_value as _describe
+
+    return _describe(v)
+
 MAX_EXACT_VALUES = 64
 MAX_ROW_ATOMS = 4096
 BINS = 64
@@ -137,7 +144,7 @@ class ColumnCoder:
         """Human-readable description of atom ``code``."""
         nv = self.values.size
         if code < nv:
-            return f"={self.values[code]:g}"
+            return f"={describe_value(self.values[code])}"
         if self.mode == "binned" and code < nv + self.edges.size + 1:
             b = code - nv
             lo = -np.inf if b == 0 else self.edges[b - 1]
@@ -178,7 +185,7 @@ class RowCoder:
         if code >= self.keys.size:
             return "unseen"
         row = self.examples[code]
-        vals = ", ".join(f"{v:g}" for v in row[:12])
+        vals = ", ".join(describe_value(v) for v in row[:12])
         return f"output=({vals}{', …' if row.size > 12 else ''})"
 
 
@@ -298,6 +305,7 @@ def candidate_events(
     *,
     max_events: int,
     delta_eps: float | None = None,
+    allowed_pairs: set | None = None,
 ) -> list[Event]:
     """Choose up to ``max_events`` events over all ordered input pairs, best predicted bound first.
 
@@ -324,7 +332,7 @@ def candidate_events(
 
     for a in range(L):
         for b in range(L):
-            if a == b:
+            if a == b or (allowed_pairs is not None and (a, b) not in allowed_pairs):
                 continue
             col_scores = []
             for fam in families:

@@ -3,8 +3,9 @@
 :func:`eps_curve` audits one built-in mechanism with :func:`privcheck.auditor.audit`
 at a few sample sizes (the exact ε once, the Monte Carlo lower bound per size)
 and returns an :class:`EpsCurve`. Every point is reproducible from ``seed``.
-:data:`DEFAULT_CURVES` lists the catalogue mechanisms the HTML report draws
-(together about 6–8 s on one core at the default sizes).
+:data:`DEFAULT_CURVES` lists the catalogue mechanisms the HTML report may draw
+(together about 6–8 s on one core at the default sizes); :func:`curves_for`
+keeps those whose claim (:data:`CURVE_CLAIMS`) is in the report.
 """
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ DEFAULT_CURVES: list[tuple[str, str, dict]] = [
     ("pm ε=1 (000 ref. [13])", "pm", {"eps": 1.0}),
 ]
 DEFAULT_SIZES: tuple[int, ...] = (10_000, 100_000, 1_000_000)
+#: the catalogue claim each default curve illustrates: a report draws a curve only when it holds that claim
+CURVE_CLAIMS: dict[str, str] = {"de": "biswas.de.ldp", "fedsel-pe": "fedsel.pe.ldp", "pm": "fedsel.pm.ldp"}
 
 
 @dataclass
@@ -91,3 +94,11 @@ def default_curves(sizes: Sequence[int] = DEFAULT_SIZES, seed: int = 0, confiden
     """The curves of :data:`DEFAULT_CURVES` (used by the HTML report)."""
     return [eps_curve(name, params, sizes, label=label, seed=seed, confidence=confidence)
             for label, name, params in DEFAULT_CURVES]
+
+
+def curves_for(claim_ids, sizes: Sequence[int] = DEFAULT_SIZES, seed: int = 0,
+               confidence: float = 0.95) -> list[EpsCurve]:
+    """The default curves whose catalogue claim (:data:`CURVE_CLAIMS`) is among ``claim_ids``."""
+    ids = set(claim_ids)
+    return [eps_curve(name, params, sizes, label=label, seed=seed, confidence=confidence)
+            for label, name, params in DEFAULT_CURVES if CURVE_CLAIMS.get(name) in ids]

@@ -1,24 +1,38 @@
 """JUnit XML report: one test case per claim and method (and part), so CI systems show verdicts natively.
 
-Mapping (built-in claims expect nothing, so a ``refuted`` finding is a result,
-not a CI failure):
+Mapping. Built-in claims expect nothing: a ``refuted`` built-in claim is a
+*finding* about the paper, not a CI failure, and its test case passes (its
+``finding`` property says so). Failures are:
 
 - ``error`` → ``<error>`` with the exception line;
 - a verdict differing from a user claim's declared ``expect`` → ``<failure>``;
-- anything else passes. Every test case carries ``properties`` (verdict,
-  expect, claimed, measured, interval, seed, samples, source) and a
-  ``system-out`` with the same numbers, so the verdict is visible in the CI UI.
+- with ``fail_on`` (``--fail-on refuted``), any check with one of those
+  verdicts → ``<failure>`` as well, matching the CLI's exit code.
 
-One ``<testsuite>`` per paper inside ``<testsuites>``.
+Every test case carries ``properties`` (verdict, outcome, finding, expect,
+claimed, measured, interval, confidence, seed, samples, source, citation,
+quick) and a ``system-out`` with the same numbers. The ``<testsuites>`` root
+carries a ``quick`` property (``--quick`` runs are labelled in every format).
+One ``<testsuite>`` per paper.
 """
 from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from privcheck.claims import VerdictRecord
-from privcheck.reports.text import error_message, group_by_paper, interval_text, method_label, short
+from privcheck.reports.text import (
+    cited_source,
+    error_message,
+    fmt_confidence,
+    full,
+    group_by_paper,
+    interval_text,
+    is_quick,
+    method_label,
+    short,
+)
 
 
 def _text(value) -> str:
@@ -29,10 +43,35 @@ def _text(value) -> str:
     return str(value)
 
 
-def records_to_junit(records: Iterable[VerdictRecord]) -> ET.ElementTree:
-    """The JUnit ``ElementTree`` of ``records``."""
+def outcome(record: VerdictRecord, fail_on: Sequence[str] = ()) -> str:
+    """``error``, ``failure`` or ``passed``: how a record counts in CI (see the module docstring)."""
+    if record.verdict == "error":
+        return "error"
+    if not record.met_expectation or record.verdict in fail_on:
+        return "failure"
+    return "passed"
+
+
+def _finding_note(record: VerdictRecord, fail_on: Sequence[str]) -> str:
+    if record.expect is not None:
+        return f"user claim: the verdict must be {record.expect}"
+    if record.verdict in fail_on:
+        return f"{record.verdict} fails this run (--fail-on {record.verdict})"
+    if record.verdict == "refuted":
+        return "finding: the published claim is refuted; built-in claims expect nothing, so this is not a test failure"
+    return "built-in claim: only an error fails"
+
+
+def records_to_junit(records: Iterable[VerdictRecord], fail_on: Sequence[str] = (),
+                     quick: bool | None = None) -> ET.ElementTree:
+    """The JUnit ``ElementTree`` of ``records`` (``fail_on``: verdicts that become failures)."""
     records = list(records)
+    fail_on = tuple(fail_on or ())
+    quick = is_quick(records) if quick is None else bool(quick)
     root = ET.Element("testsuites", name="privcheck", tests=str(len(records)))
+    rprops = ET.SubElement(root, "properties")
+    ET.SubElement(rprops, "property", name="quick", value=str(quick).lower())
+    ET.SubElement(rprops, "property", name="fail_on", value=",".join(fail_on) or "error")
     n_fail = n_err = 0
     total_time = 0.0
     for paper, recs in group_by_paper(records).items():
@@ -44,27 +83,39 @@ def records_to_junit(records: Iterable[VerdictRecord]) -> ET.ElementTree:
                                  name=f"{r.id}[{method_label(r)}]", time=f"{r.seconds:.4f}")
             props = ET.SubElement(case, "properties")
             d = r.to_dict()
-            for key, val in (("verdict", r.verdict), ("expect", r.expect), ("source", r.source), ("kind", r.kind),
-                             ("method", method_label(r)), ("claimed", short(r.claimed, 200)),
+            res = outcome(r, fail_on)
+            conf = r.details.get("confidence") if isinstance(r.details, dict) else None
+            for key, val in (("verdict", r.verdict), ("outcome", res), ("finding", _finding_note(r, fail_on)),
+                             ("expect", r.expect), ("source", r.source), ("citation", cited_source(r)),
+                             ("kind", r.kind), ("method", method_label(r)), ("claimed", short(r.claimed, 200)),
                              ("measured", short(r.measured, 200)), ("interval", interval_text(r)),
-                             ("seed", r.seed), ("samples", r.samples)):
+                             ("confidence", fmt_confidence(conf) if conf is not None else None),
+                             ("seed", r.seed), ("samples", r.samples), ("quick", str(quick).lower())):
                 if val not in (None, ""):
                     ET.SubElement(props, "property", name=key, value=_text(val))
             out = [f"verdict: {r.verdict}" + (f" (expected {r.expect})" if r.expect else ""),
-                   f"source: {r.source}", f"claimed: {_text(d['claimed'])}", f"measured: {_text(d['measured'])}"]
+                   f"{_finding_note(r, fail_on)}",
+                   f"source: {cited_source(r)}", f"claimed: {full(r.claimed)}", f"measured: {full(r.measured)}"]
             if interval_text(r):
                 out.append(f"interval: {interval_text(r)}")
+            if quick:
+                out.append("quick run: reduced Monte Carlo power")
             details = dict(d["details"])
             details.pop("traceback", None)
             out.append(f"details: {_text(details)[:4000]}")
-            if r.verdict == "error":
+            if res == "error":
                 s_err += 1
                 err = ET.SubElement(case, "error", message=error_message(r)[:500] or "error", type="error")
                 err.text = str(r.details.get("traceback", error_message(r))) if isinstance(r.details, dict) else ""
-            elif not r.met_expectation:
+            elif res == "failure":
                 s_fail += 1
-                fail = ET.SubElement(case, "failure", type="expectation",
-                                     message=f"expected {r.expect}, got {r.verdict}")
+                if r.expect is not None and not r.met_expectation:
+                    fail = ET.SubElement(case, "failure", type="expectation",
+                                         message=f"expected {r.expect}, got {r.verdict}")
+                else:
+                    fail = ET.SubElement(case, "failure", type=f"fail-on-{r.verdict}",
+                                         message=f"{r.verdict}: claimed {short(r.claimed, 120)}; "
+                                                 f"measured {short(r.measured, 120)}")
                 fail.text = "\n".join(out)
             ET.SubElement(case, "system-out").text = "\n".join(out)
             s_time += r.seconds
@@ -81,8 +132,9 @@ def records_to_junit(records: Iterable[VerdictRecord]) -> ET.ElementTree:
     return ET.ElementTree(root)
 
 
-def write_junit(records: Iterable[VerdictRecord], path: str) -> None:
+def write_junit(records: Iterable[VerdictRecord], path: str, fail_on: Sequence[str] = (),
+                quick: bool | None = None) -> None:
     """Write the JUnit XML of ``records`` to ``path`` (UTF-8, with an XML declaration)."""
-    tree = records_to_junit(records)
+    tree = records_to_junit(records, fail_on, quick)
     ET.indent(tree, space="  ")
     tree.write(path, encoding="utf-8", xml_declaration=True)

@@ -12,7 +12,9 @@ record's ``details``. The figures:
 4. bias and variance intervals of every estimator claim
    (:func:`plot_estimator`, records whose details hold
    :meth:`~privcheck.estimator_check.EstimatorCheckResult.record` dicts, or a
-   plain ``details["interval"]``).
+   plain ``details["interval"]``);
+5. for a refuted check whose claimed and measured values are numbers per
+   case, both on the same axis (:func:`plot_comparison`).
 
 :func:`write_figures` draws all that apply into a directory and returns the
 list of :class:`Figure` written plus notes on the ones skipped (shown in the
@@ -35,11 +37,12 @@ FIG3_ID = "biswas.fig3"
 
 @dataclass
 class Figure:
-    """One PNG written beside a report: ``filename`` (relative), title and caption."""
+    """One PNG of a report: ``filename`` (relative), title, caption and the record it belongs to."""
 
     filename: str
     title: str
     caption: str = ""
+    record: str = ""  # the anchor of the record it illustrates (``rec-<id>-<method>``), if one
 
 
 @dataclass
@@ -104,32 +107,53 @@ def _middle(text: str, width: int) -> str:
     return text[: width - tail - 1] + "…" + text[-tail:]
 
 
+def _conf(c: Any) -> str:
+    from privcheck.reports.text import fmt_confidence
+
+    return fmt_confidence(c)
+
+
+def _record_anchor(r: VerdictRecord) -> str:
+    """The HTML anchor of a record (``rec-<id>-<method>[-<part>]``), shared with :mod:`privcheck.reports.html`."""
+    return f"rec-{r.id}-{r.method}" + (f"-{r.part}" if r.part else "")
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_") or "figure"
 
 
 # --------------------------------------------------------------------------- 1. ε against samples
 def plot_eps_curves(curves: Sequence, path: str) -> None:
-    """ε lower bound against samples per input (log x), exact ε dashed and claim dotted, per mechanism.
+    """ε lower bound against samples per input (log x), per mechanism, with one line per reference ε.
+
+    Each distinct claimed or exact ε is drawn once (grey; dashed when only
+    exact values sit there), its label naming the mechanisms it belongs to.
 
     curves: :class:`~privcheck.reports.curves.EpsCurve` objects (or their dicts).
     """
     fig, ax = _new_figure(9.6, 4.2)
     colors = ["C0", "C1", "C2", "C3", "C4", "C5"]
+    refs: dict[float, list[str]] = {}  # reference value -> what sits there ("claimed de", "exact pm", ...)
     for i, c in enumerate(curves):
         d = c.to_dict() if hasattr(c, "to_dict") else dict(c)
         col = colors[i % len(colors)]
         xs = [int(s) for s in d["samples"]]
         ys = [(_num(y) if _num(y) is not None and math.isfinite(_num(y)) else float("nan")) for y in d["eps_lower"]]
-        ax.plot(xs, ys, "o-", color=col, label=f"{d['label']}: lower bound")
+        ax.plot(xs, ys, ["o", "s", "^", "D", "v", "P"][i % 6] + "-", color=col, label=f"{d['label']}: lower bound")
+        name = d.get("mechanism") or d["label"]
+        refs.setdefault(round(float(d["eps_claimed"]), 9), []).append(f"claimed {name}")
         if d.get("eps_exact") is not None:
-            ax.axhline(float(d["eps_exact"]), color=col, ls="--", lw=1, label=f"exact ε = {float(d['eps_exact']):.4g}")
-        ax.axhline(float(d["eps_claimed"]), color=col, ls=":", lw=1.5, label=f"claimed ε = {float(d['eps_claimed']):.4g}")
+            refs.setdefault(round(float(d["eps_exact"]), 9), []).append(f"exact {name}")
+    # one line per distinct reference value: mechanisms sharing ε = 1 would otherwise draw lines on top of each other
+    for v, what in sorted(refs.items()):
+        exact_only = all(w.startswith("exact") for w in what)
+        ax.axhline(v, color="0.35", ls="--" if exact_only else ":", lw=1.2,
+                   label=f"ε = {v:.4g}: " + ", ".join(what))
     ax.set_xscale("log")
     ax.set_xlabel("samples per input")
     ax.set_ylabel("ε")
     conf = (curves[0].confidence if hasattr(curves[0], "confidence") else curves[0].get("confidence", 0.95)) if curves else 0.95
-    ax.set_title(f"Monte Carlo ε lower bound ({conf:.0%} confidence)")
+    ax.set_title(f"Monte Carlo ε lower bound (confidence {_conf(conf)})")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     _save(fig, path)
 
@@ -242,23 +266,39 @@ def figure3_data(record: VerdictRecord) -> tuple[list[dict] | None, str]:
 
 def plot_figure3(curves: list[dict], path: str, verdict: str = "") -> None:
     """003 Fig. 3: mean TV distance (with intervals) against π, and communication cost against π."""
-    fig, (ax, ax2) = _new_figure(9.6, 4.0, ncols=2)
+    fig, (ax, ax2) = _new_figure(9.6, 4.2, ncols=2)
     labels = {"chat": "ĉ_DE", "gde": "g_DE"}
+    # colour by ε, line style and marker by estimator, and a small sideways dodge: the two estimators'
+    # curves nearly coincide, so each must stay visible where they overlap
+    styles = {"chat": dict(ls="-", marker="o", mfc="none", ms=5), "gde": dict(ls="--", marker="s", ms=3)}
+    span = max((max(c["pi"]) - min(c["pi"]) for c in curves if c["pi"]), default=1.0) or 1.0
     for i, c in enumerate(curves):
         eps = f"ε={c['eps']:g}" if c["eps"] is not None else f"curve {i + 1}"
+        col = f"C{i % 10}"
         for j, (name, (mean, iv)) in enumerate(c["tv"].items()):
-            col = f"C{(2 * i + j) % 10}"
+            st = styles.get(name, dict(ls=":", marker="^", ms=4))
+            xs = [x + (j - 0.5) * 0.008 * span for x in c["pi"]]
             if iv:
                 lo = [mean[k] - float(iv[k][0]) for k in range(len(mean))]
                 hi = [float(iv[k][1]) - mean[k] for k in range(len(mean))]
-                ax.errorbar(c["pi"], mean, yerr=[lo, hi], fmt="o-", ms=3, capsize=2, color=col,
-                            label=f"{labels.get(name, name)}, {eps}")
+                ax.errorbar(xs, mean, yerr=[lo, hi], capsize=2, color=col, lw=1.2,
+                            label=f"{labels.get(name, name)}, {eps}", **st)
             else:
-                ax.plot(c["pi"], mean, "o-", ms=3, color=col, label=f"{labels.get(name, name)}, {eps}")
-        if c["cost_expected"]:
-            ax2.plot(c["pi"], c["cost_expected"], "-", color=f"C{i}", label=f"nπ, {eps}")
+                ax.plot(xs, mean, color=col, lw=1.2, label=f"{labels.get(name, name)}, {eps}", **st)
+    expected = [c["cost_expected"] for c in curves if c["cost_expected"]]
+    same_cost = len(expected) > 1 and all(e == expected[0] for e in expected) and \
+        all(c["pi"] == curves[0]["pi"] for c in curves)
+    if same_cost:  # the cost does not depend on ε: one line, not several exactly on top of each other
+        ax2.plot(curves[0]["pi"], expected[0], "-", color="0.3", label="nπ (every ε)")
+    markers = ["x", "+", "1", "2"]
+    for i, c in enumerate(curves):
+        eps = f"ε={c['eps']:g}" if c["eps"] is not None else f"curve {i + 1}"
+        if c["cost_expected"] and not same_cost:
+            ax2.plot(c["pi"], c["cost_expected"], ["-", "--", ":", "-."][i % 4], color=f"C{i}", label=f"nπ, {eps}")
         if c["cost_simulated"]:
-            ax2.plot(c["pi"], c["cost_simulated"], "x", color=f"C{i}", label=f"simulated, {eps}")
+            xs = [x + (i - (len(curves) - 1) / 2) * 0.01 * span for x in c["pi"]]
+            ax2.plot(xs, c["cost_simulated"], markers[i % 4], ms=7, color=f"C{i}", ls="none",
+                     label=f"simulated, {eps}")
     ax.set_xlabel("sampling probability π")
     ax.set_ylabel("mean TV distance")
     ax.set_yscale("log")
@@ -343,7 +383,7 @@ def plot_estimator(record: VerdictRecord, rows: list[dict], path: str) -> None:
     ax.set_yticklabels([_middle(r["label"], 44) for r in rows], fontsize=7)
     ax2.set_yticklabels([])
     ax.set_xlabel("bias (interval; | marks the TOST margin)")
-    ax2.set_xlabel("variance / claimed variance (exact when none is claimed)")
+    ax2.set_xlabel("variance ÷ claimed (or exact) variance")
     fig.suptitle(f"{record.id} [{record.method}] — {record.verdict}", fontsize=10)
     _save(fig, path)
 
@@ -366,6 +406,96 @@ def plot_interval(record: VerdictRecord, path: str) -> bool:
     ax.legend(fontsize=7, loc="upper right")
     _save(fig, path)
     return True
+
+
+# --------------------------------------------------------------------------- 5. refuted comparisons
+def comparison_data(record: VerdictRecord) -> tuple[list[str], list[tuple[str, list[float]]]] | None:
+    """(case labels, [(series name, values)]) when a record's claimed and measured are numbers per case.
+
+    Accepts: two numeric dicts with common keys; a number against a numeric
+    dict (the same claim in every case); two numbers; or a measured dict of
+    equal-length numeric lists (``simulated``, ``exact``, the paper's values …)
+    with the claimed values as a number or a ``values`` list of that length.
+    Returns None when there is nothing to put on one axis.
+    """
+    c, m = record.claimed, record.measured
+
+    def fin(x):
+        return x is not None and math.isfinite(x)
+
+    def num_dict(v):
+        if isinstance(v, dict):
+            out = {str(k): _num(x) for k, x in v.items()}
+            return out if out and all(fin(x) for x in out.values()) else None
+        return None
+
+    cs = _num(c) if not isinstance(c, (dict, list, tuple)) else None
+    ms = _num(m) if not isinstance(m, (dict, list, tuple)) else None
+    cd, md = num_dict(c), num_dict(m)
+    if fin(cs) and fin(ms):
+        return [record.id], [("claimed", [cs]), ("measured", [ms])]
+    if md is not None and (fin(cs) or cd is not None):
+        keys = list(md) if cd is None else [k for k in cd if k in md]
+        if keys:
+            claimed = [cs] * len(keys) if cd is None else [cd[k] for k in keys]
+            return keys, [("claimed", claimed), ("measured", [md[k] for k in keys])]
+    if isinstance(m, dict):
+        lists = {str(k): _numbers(v) for k, v in m.items() if isinstance(v, (list, tuple))}
+        lists = {k: v for k, v in lists.items() if v and all(fin(x) for x in v)}
+        lengths = {len(v) for v in lists.values()}
+        if lists and len(lengths) == 1:
+            n = lengths.pop()
+            series = []
+            cv = _numbers(c.get("values")) if isinstance(c, dict) else None
+            if cv and len(cv) == n and all(fin(x) for x in cv):
+                series.append(("claimed", cv))
+            elif fin(cs):
+                series.append(("claimed", [cs] * n))
+            series += list(lists.items())
+            if len(series) >= 2:
+                return [f"case {i + 1}" for i in range(n)], series
+    return None
+
+
+def _is_claim(series_name: str) -> bool:
+    n = series_name.lower()
+    return n == "claimed" or n.startswith(("paper", "printed", "claimed"))
+
+
+def plot_comparison(record: VerdictRecord, data, path: str) -> None:
+    """Claimed (hollow squares) and each measured series (filled, distinct markers) per case, on one axis.
+
+    Cases are rows (labels never overlap); series that coincide stay visible
+    because markers differ in shape, size and fill and are nudged vertically.
+    """
+    cases, series = data
+    n = len(cases)
+    fig, ax = _new_figure(7.6, max(2.4, 0.42 * n + 1.6))
+    ys = list(range(n))
+    claim_style = dict(marker="s", mfc="none", mew=1.6, ms=9)
+    styles = [dict(marker="o", ms=5), dict(marker="^", ms=5), dict(marker="D", ms=4), dict(marker="v", ms=5),
+              dict(marker="P", ms=5)]
+    k = len(series)
+    m = 0
+    for j, (name, vals) in enumerate(series):
+        if _is_claim(name):  # the claim, or the paper's printed values: hollow squares
+            st, col = claim_style, "C0"
+        else:
+            st, col = styles[m % len(styles)], f"C{(m + 3) % 10}"
+            m += 1
+        off = (j - (k - 1) / 2) * min(0.12, 0.5 / k)
+        ax.plot(vals, [y + off for y in ys], ls="none", color=col, mec=col, label=name, **st)
+    allv = [v for _, vals in series for v in vals]
+    if allv and min(allv) > 0 and max(allv) / min(allv) > 1e3:
+        ax.set_xscale("log")
+    ax.set_yticks(ys)
+    ax.set_yticklabels([_middle(lab, 40) for lab in cases], fontsize=8)
+    ax.set_ylim(n - 0.5, -0.5)
+    ax.set_xlabel("value (claim and measurements on the same axis)")
+    ax.set_title(_middle(f"{record.id} [{record.method}] — {record.verdict}", 70), fontsize=10)
+    ax.legend(fontsize=8, loc="best")
+    ax.grid(axis="x", alpha=0.3)
+    _save(fig, path)
 
 
 # --------------------------------------------------------------------------- all figures
@@ -395,8 +525,8 @@ def write_figures(
         fn = name("eps_vs_samples")
         plot_eps_curves(curves, os.path.join(directory, fn))
         out.figures.append(Figure(fn, "ε lower bound against samples",
-                                  "Monte Carlo lower bound on ε (points) for catalogue mechanisms, with the exact ε "
-                                  "(dashed) and the claim (dotted): the bound approaches the exact ε as samples grow."))
+                                  "Monte Carlo lower bound on ε (points) for catalogue mechanisms, with the claimed and exact "
+                                  "ε as grey lines (labelled): the bound approaches the exact ε as samples grow."))
     for r in records:
         if r.id == K_SLOPE_ID and r.method == "scaling":
             data, note = k_slope_data(r)
@@ -406,7 +536,8 @@ def write_figures(
                 fn = name(f"{r.id}_{r.method}")
                 plot_k_slope(data, os.path.join(directory, fn))
                 out.figures.append(Figure(fn, "004 Lemma 1: ε_c against K",
-                                          "ε_c of eq. 16 on log axes with the fitted K-slope; the claim is O(K^{−3/4})."))
+                                          "ε_c of eq. 16 on log axes with the fitted K-slope; the claim is O(K^{−3/4}).",
+                                          _record_anchor(r)))
         elif r.id == FIG3_ID:
             data, note = figure3_data(r)
             if data is None:
@@ -415,15 +546,22 @@ def write_figures(
                 fn = name(f"{r.id}_{r.method}")
                 plot_figure3(data, os.path.join(directory, fn), r.verdict)
                 out.figures.append(Figure(fn, "003 Figure 3", "Mean TV distance between the estimate and the data "
-                                          "(with intervals) and communication cost, against the sampling probability π."))
-        elif r.kind == "estimator" and r.verdict != "error":
-            rows = estimator_components(r)
+                                          "(with intervals) and communication cost, against the sampling probability π.",
+                                          _record_anchor(r)))
+        else:
+            rows = estimator_components(r) if r.kind == "estimator" and r.verdict != "error" else []
             fn = name(f"{r.id}_{r.method}_{r.part}" if r.part else f"{r.id}_{r.method}")
             if rows:
                 plot_estimator(r, rows, os.path.join(directory, fn))
                 out.figures.append(Figure(fn, f"{r.id} [{r.method}]: bias and variance",
                                           "Bias intervals (left, 0 marked) and variance intervals relative to the "
-                                          "claimed variance (right, 1 marked), per scenario."))
-            elif plot_interval(r, os.path.join(directory, fn)):
-                out.figures.append(Figure(fn, f"{r.id} [{r.method}]: interval", "The check's interval and the claim."))
+                                          "claimed variance (right, 1 marked), per scenario.", _record_anchor(r)))
+            elif r.verdict == "refuted" and comparison_data(r):
+                plot_comparison(r, comparison_data(r), os.path.join(directory, fn))
+                out.figures.append(Figure(fn, f"{r.id} [{r.method}]: claimed against measured",
+                                          "The claim (hollow squares) and the measurements (filled markers) per "
+                                          "case, on the same axis.", _record_anchor(r)))
+            elif r.kind == "estimator" and r.verdict != "error" and plot_interval(r, os.path.join(directory, fn)):
+                out.figures.append(Figure(fn, f"{r.id} [{r.method}]: interval", "The check's interval and the claim.",
+                                          _record_anchor(r)))
     return out

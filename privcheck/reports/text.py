@@ -1,10 +1,21 @@
-"""Terminal table and JSON output of verdict records, and the formatting shared by every report.
+"""Terminal output and JSON of verdict records, and the formatting shared by every report.
 
-The terminal table (:func:`print_table`) is built to stay readable from 80 to
-200 columns and in CI logs (no terminal): a short source (``000 Alg. 3``),
-compact claimed/measured values (a dict of per-case numbers is shown as its
-range and count), the interval from ``details["interval"]`` when the check
-reports one, rows grouped by paper, and one summary line per paper.
+The terminal layout follows pytest and ruff (:func:`print_report`):
+
+- one line per check that always holds the verdict, the full claim id and
+  the method (``refuted  fedsel.pe.ldp [exact]  0.03 s``) and is never
+  wrapped, so ``grep fedsel.pe.ldp`` on a CI log finds it at any width; the
+  claimed and measured values follow on the same line when they fit, else on
+  a second, indented line (``-v`` prints them in full with every number of
+  the details);
+- a *findings* block with claimed against measured, in full, for every
+  refuted check; errors and unmet expectations;
+- one summary line (``-q`` prints only that).
+
+:func:`check_lines` is also what the CLI prints per finished check in CI logs
+(no terminal, no progress bar). Verdicts are rendered generically: any
+verdict string (``computed`` of calculator checks, say) is counted and shown,
+with a default colour.
 """
 from __future__ import annotations
 
@@ -14,16 +25,14 @@ import re
 import sys
 from typing import Any, Iterable, Sequence
 
-from rich import box
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
-
 from privcheck.claims import VERDICTS, VerdictRecord
 
-_STYLE = {"holds": "green", "refuted": "bold red", "inconclusive": "yellow", "error": "bold magenta"}
+_STYLE = {"holds": "green", "refuted": "bold red", "inconclusive": "yellow", "error": "bold magenta",
+          "computed": "cyan"}
+_DEFAULT_STYLE = "cyan"
 _PAPER_FILE = re.compile(r"^(\d{3})_[0-9a-f]+\.txt$")
+#: verdicts that are listed in the findings block (claimed against measured in full)
+FINDING_VERDICTS: tuple[str, ...] = ("refuted",)
 
 
 # --------------------------------------------------------------------------- formatting helpers
@@ -40,6 +49,19 @@ def fmt_number(x: Any, digits: int = 4) -> str:
     if math.isnan(f) or math.isinf(f):
         return str(f)
     return f"{f:.{digits}g}"
+
+
+def fmt_confidence(c: Any) -> str:
+    """A confidence level with enough digits never to round up to 1 (``0.99875``, not ``100%``)."""
+    f = _as_float(c)
+    if f is None:
+        return str(c)
+    for digits in range(2, 16):
+        text = f"{f:.{digits}g}"
+        if float(text) != 1.0 or f == 1.0:
+            if abs(float(text) - f) <= 1e-12 * max(1.0, abs(f)) or digits >= 6:
+                return text
+    return repr(f)
 
 
 def _as_float(v: Any) -> float | None:
@@ -88,7 +110,24 @@ def short(value: Any, width: int = 40) -> str:
             text = "[" + ", ".join(short(v, width) for v in value) + "]"
     else:
         text = " ".join(str(value).split())
-    return text if len(text) <= width else text[: width - 1] + "…"
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def full(value: Any, digits: int = 10) -> str:
+    """Every number of a claimed/measured value on one line (``-v`` and the findings block).
+
+    Numbers keep ``digits`` significant digits; dicts print as ``k: v; …``,
+    lists as ``[a, b, …]``; nothing is summarised or cut.
+    """
+    if value is None:
+        return "—"
+    if _as_float(value) is not None:
+        return fmt_number(value, digits)
+    if isinstance(value, dict):
+        return "; ".join(f"{k}: {full(v, digits)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(full(v, digits) for v in value) + "]"
+    return " ".join(str(value).split())
 
 
 def _range_text(nums: list[float]) -> str:
@@ -104,10 +143,9 @@ def interval_text(record: VerdictRecord) -> str:
     if not isinstance(iv, (list, tuple)) or len(iv) != 2:
         return ""
     text = f"[{fmt_number(iv[0])}, {fmt_number(iv[1])}]"
-    conf = record.details.get("confidence")
-    c = _as_float(conf)
+    c = _as_float(record.details.get("confidence"))
     if c is not None and 0 < c < 1:
-        text += f" {c:.0%}"
+        text += f" at {fmt_confidence(c)}"
     return text
 
 
@@ -124,6 +162,13 @@ def short_source(record: VerdictRecord) -> str:
     return f"{paper_label(head)} {rest}".strip()
 
 
+def cited_source(record: VerdictRecord) -> str:
+    """The source with the paper cited by name: ``[000] FedSel (Liu et al.) Alg. 3, Lemma 2``."""
+    from privcheck.reports.sources import cite_source
+
+    return cite_source(record.source or "")
+
+
 def method_label(record: VerdictRecord) -> str:
     """``mc`` or ``mc:ldp`` when the check has a part label."""
     return f"{record.method}:{record.part}" if record.part else record.method
@@ -137,14 +182,28 @@ def group_by_paper(records: Iterable[VerdictRecord]) -> dict[str, list[VerdictRe
     return out
 
 
+def verdict_names(records: Iterable[VerdictRecord]) -> list[str]:
+    """The four standard verdicts, then any other verdict string seen (``computed`` …), in first-seen order."""
+    names = list(VERDICTS)
+    for r in records:
+        if r.verdict not in names:
+            names.append(r.verdict)
+    return names
+
+
+def verdict_style(verdict: str) -> str:
+    """The terminal style of a verdict (a default colour for verdicts this module does not know)."""
+    return _STYLE.get(verdict, _DEFAULT_STYLE)
+
+
 def verdict_counts(records: Iterable[VerdictRecord]) -> dict[str, int]:
-    """Number of records per verdict (all four verdicts, zeros included)."""
+    """Number of records per verdict: the four standard verdicts (zeros included) and any other seen."""
     recs = list(records)
-    return {v: sum(r.verdict == v for r in recs) for v in VERDICTS}
+    return {v: sum(r.verdict == v for r in recs) for v in verdict_names(recs)}
 
 
 def summary_line(records: Sequence[VerdictRecord]) -> str:
-    """``12 holds, 1 refuted`` (+ ``; 1 expectation not met``) for a group of records."""
+    """``12 holds, 1 refuted`` (+ ``; expectations: …``) for a group of records."""
     counts = verdict_counts(records)
     text = ", ".join(f"{n} {v}" for v, n in counts.items() if n) or "no checks"
     expected = [r for r in records if r.expect is not None]
@@ -152,6 +211,14 @@ def summary_line(records: Sequence[VerdictRecord]) -> str:
         unmet = sum(not r.met_expectation for r in expected)
         text += f"; expectations: {len(expected) - unmet} met, {unmet} not met"
     return text
+
+
+def is_quick(records: Iterable[VerdictRecord]) -> bool:
+    """True when the records come from a ``--quick`` run (reduced Monte Carlo power)."""
+    return any(isinstance(r.details, dict) and r.details.get("quick") for r in records)
+
+
+QUICK_NOTE = "quick run (--quick): reduced Monte Carlo power; verdicts are labelled quick"
 
 
 def error_message(record: VerdictRecord) -> str:
@@ -166,73 +233,221 @@ def record_key(record: VerdictRecord) -> str:
     return f"{record.id}[{method_label(record)}]"
 
 
-# --------------------------------------------------------------------------- terminal table
-def print_table(records: Sequence[VerdictRecord], console: Console | None = None) -> None:
-    """Print records as a table grouped by paper, then a verdict count per paper.
-
-    Columns: id, source (short), method, verdict (with the expectation when
-    one was declared and not met), claimed, measured, interval, seconds. Below
-    the table: one summary line per paper, a total, and one line per error or
-    unmet expectation.
-    """
-    console = console or Console()
-    width = console.width or 80
-    narrow = width < 120
-    val_w = 12 if narrow else (22 if width < 160 else 30)
-    table = Table(show_lines=False, header_style="bold", pad_edge=False, box=box.SIMPLE_HEAD, collapse_padding=True)
-    if narrow:  # the source goes under the id (dimmed), claimed and measured share a column
-        table.add_column("claim / source", overflow="fold", min_width=min(30, max(16, width - 62)))
-        table.add_column("method", no_wrap=True)
-        table.add_column("verdict", no_wrap=True)
-        table.add_column("claimed → measured", overflow="fold")
-        table.add_column("interval", overflow="fold")
+def flat_numbers(obj: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, str]]:
+    """(dotted key, value) pairs for every scalar in a details dict (``-v``); long lists are kept whole."""
+    out: list[tuple[str, str]] = []
+    if depth > 6:
+        return [(prefix, full(obj))]
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k == "traceback":
+                continue
+            out += flat_numbers(v, f"{prefix}.{k}" if prefix else str(k), depth + 1)
+    elif isinstance(obj, (list, tuple)) and any(isinstance(v, (dict, list, tuple)) for v in obj) and len(obj) <= 50:
+        for i, v in enumerate(obj):
+            out += flat_numbers(v, f"{prefix}[{i}]", depth + 1)
     else:
-        table.add_column("id", overflow="fold", ratio=3)
-        table.add_column("source", overflow="fold", ratio=2)
-        table.add_column("method", no_wrap=True)
-        table.add_column("verdict", no_wrap=True)
-        table.add_column("claimed", no_wrap=True)
-        table.add_column("measured", no_wrap=True)
-        table.add_column("interval", no_wrap=True)
-        table.add_column("s", justify="right", no_wrap=True)
-    groups = group_by_paper(records)
-    for paper, recs in groups.items():
-        for r in recs:
-            verdict = Text(r.verdict, style=_STYLE.get(r.verdict, ""))
-            if r.expect is not None and not r.met_expectation:
-                verdict.append(f" ≠{r.expect}", style="bold red")
-            iv = interval_text(r)
-            if narrow:
-                iv = iv.rsplit(" ", 1)[0] if iv.endswith("%") else iv
-                row = [Text(r.id).append("\n" + short_source(r), style="dim"), method_label(r), verdict,
-                       f"{short(r.claimed, val_w)} → {short(r.measured, val_w)}", iv]
-            else:
-                row = [r.id, short_source(r), method_label(r), verdict, short(r.claimed, val_w),
-                       short(r.measured, val_w), iv, f"{r.seconds:.1f}"]
-            table.add_row(*row)
-        table.add_section()
-    console.print(table)
-    for paper, recs in groups.items():
-        console.print(f"{escape(paper)}: {summary_line(recs)}", highlight=False)
-    if len(groups) > 1:
-        console.print(f"total: {summary_line(records)}", highlight=False)
-    for r in records:
-        if r.verdict == "error":
-            console.print(f"[bold magenta]error[/] {escape(record_key(r))}: {escape(error_message(r))}", highlight=False)
-        elif r.expect is not None and not r.met_expectation:
-            console.print(f"[bold red]expectation not met[/] {escape(record_key(r))}: expected {r.expect}, got {r.verdict}",
-                          highlight=False)
+        out.append((prefix, full(obj)))
+    return out
+
+
+# --------------------------------------------------------------------------- terminal lines
+def _verdict_width(records: Iterable[VerdictRecord]) -> int:
+    return max([7] + [len(r.verdict) for r in records])
+
+
+def check_lines(record: VerdictRecord, width: int = 80, verbosity: int = 0, verdict_width: int = 12):
+    """The terminal lines (rich ``Text``) of one check.
+
+    The first line always holds the verdict, the full id and the method (and
+    part), then the seconds; it is never cut. At verbosity 0 the claimed and
+    measured values follow on it when the line stays within ``width``, else
+    on a second line indented by four spaces and shortened to ``width``. At
+    verbosity ≥ 1 the source, claimed, measured, interval and every number of
+    the details follow on indented lines, in full.
+    """
+    from rich.text import Text
+
+    head = Text()
+    head.append(record.verdict.ljust(verdict_width), style=verdict_style(record.verdict))
+    head.append(f" {record.id} [{method_label(record)}]")
+    if record.expect is not None and not record.met_expectation:
+        head.append(f" (expected {record.expect})", style="bold red")
+    head.append(f"  {record.seconds:.2f} s", style="dim")
+    lines = [head]
+    if verbosity >= 1:
+        indent = "    "
+        rows = [("source", cited_source(record)), ("claimed", full(record.claimed) if record.claimed is not None else ""),
+                ("measured", full(record.measured) if record.measured is not None else ""),
+                ("interval", interval_text(record))]
+        if record.samples is not None:
+            rows.append(("samples", str(record.samples)))
+        if record.verdict == "error":
+            rows.append(("error", error_message(record)))
+        for k, v in rows:
+            if v:
+                lines.append(Text(f"{indent}{k}: {v}"))
+        if isinstance(record.details, dict):
+            for k, v in flat_numbers({k: v for k, v in record.details.items() if k not in ("interval", "error")}):
+                lines.append(Text(f"{indent}  {k} = {v}", style="dim"))
+        return lines
+    if record.verdict == "error":
+        values = error_message(record)
+    else:
+        c, m = short(record.claimed, 200), short(record.measured, 200)
+        values = " → ".join(x for x in (c and f"claimed {c}", m and f"measured {m}") if x)
+        iv = interval_text(record)
+        if iv:
+            values += f"  {iv}" if values else iv
+    if not values:
+        return lines
+    if len(head.plain) + 2 + len(values) <= width:
+        head.append("  " + values)
+    else:
+        indent = " " * 4
+        room = max(20, width - len(indent))
+        if record.verdict == "error":
+            text = values if len(values) <= room else values[: room - 1] + "…"
+        else:
+            c, m = short(record.claimed, 200), short(record.measured, 200)
+            budget = max(16, room - len("claimed  → measured "))
+            if len(c) + len(m) > budget:  # shorten the longer side first, never below half the room
+                if len(c) <= len(m):
+                    c = short(record.claimed, max(8, min(len(c), budget // 2)))
+                    m = short(record.measured, max(8, budget - len(c)))
+                else:
+                    m = short(record.measured, max(8, min(len(m), budget // 2)))
+                    c = short(record.claimed, max(8, budget - len(m)))
+            text = " → ".join(x for x in (c and f"claimed {c}", m and f"measured {m}") if x)
+            if len(text) > room:
+                text = text[: room - 1] + "…"
+        lines.append(Text(indent + text, style="dim"))
+    return lines
+
+
+def print_check(record: VerdictRecord, console=None, verbosity: int = 0, verdict_width: int = 12) -> None:
+    """Print :func:`check_lines` of one record (the CLI calls it per finished check in CI logs)."""
+    from rich.console import Console
+
+    console = console or Console()
+    for line in check_lines(record, console.width or 80, verbosity, verdict_width):
+        console.print(line, soft_wrap=True, highlight=False)
+
+
+def print_findings(records: Sequence[VerdictRecord], console=None, verdicts: Sequence[str] = FINDING_VERDICTS) -> None:
+    """The findings block: for every refuted check, its source and claimed against measured, in full."""
+    from rich.console import Console
+    from rich.text import Text
+
+    console = console or Console()
+    found = [r for r in records if r.verdict in verdicts]
+    if not found:
+        return
+    console.print(Text(f"findings ({len(found)} {'/'.join(verdicts)}):", style="bold"), highlight=False)
+    for r in found:
+        head = Text(r.verdict, style=verdict_style(r.verdict))
+        head.append(f" {r.id} [{method_label(r)}]  — {cited_source(r)}")
+        console.print(head, soft_wrap=True, highlight=False)
+        for k, v in (("claimed", full(r.claimed)), ("measured", full(r.measured)), ("interval", interval_text(r))):
+            if v and v != "—":
+                console.print(Text(f"    {k:<9}{v}"), soft_wrap=True, highlight=False)
+
+
+def run_summary(records: Sequence[VerdictRecord], seconds: float | None = None, quick: bool | None = None) -> str:
+    """The one summary line: ``privcheck: 100 checks of 48 claims: 70 holds, 24 refuted (51.2 s)``."""
+    quick = is_quick(records) if quick is None else quick
+    text = f"privcheck: {len(records)} checks of {len({r.id for r in records})} claims: {summary_line(records)}"
+    if seconds is not None:
+        text += f" ({seconds:.1f} s)"
+    if quick:
+        text += " [quick: reduced Monte Carlo power]"
+    return text
+
+
+def print_report(records: Sequence[VerdictRecord], console=None, *, verbosity: int = 0, listed: bool = True,
+                 seconds: float | None = None, quick: bool | None = None) -> None:
+    """Print a run: one line per check (grouped by paper), the findings block, errors, one summary line.
+
+    verbosity: −1 prints the summary line only (``-q``), 0 the default layout,
+    ≥ 1 every number (``-v``). listed: False skips the per-check lines (the
+    CLI already printed them as checks finished, in CI logs).
+    """
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = console or Console()
+    if verbosity >= 0:
+        vw = _verdict_width(records)
+        groups = group_by_paper(records)
+        if listed:
+            for paper, recs in groups.items():
+                from privcheck.reports.sources import PAPERS
+
+                title = PAPERS[paper].label() if paper in PAPERS else paper
+                console.print(f"[bold]{escape(title)}[/]", soft_wrap=True, highlight=False)
+                for r in recs:
+                    print_check(r, console, verbosity, vw)
+        print_findings(records, console)
+        for paper, recs in groups.items():
+            console.print(f"{escape(paper)}: {escape(summary_line(recs))}", soft_wrap=True, highlight=False)
+        for r in records:
+            if r.verdict == "error":
+                console.print(f"[bold magenta]error[/] {escape(record_key(r))}: {escape(error_message(r))}",
+                              soft_wrap=True, highlight=False)
+            elif r.expect is not None and not r.met_expectation:
+                console.print(f"[bold red]expectation not met[/] {escape(record_key(r))}: expected {r.expect}, "
+                              f"got {r.verdict}", soft_wrap=True, highlight=False)
+    console.print(escape(run_summary(records, seconds, quick)), soft_wrap=True, highlight=False)
+
+
+def print_table(records: Sequence[VerdictRecord], console=None, verbosity: int = 0) -> None:
+    """Former name of :func:`print_report` (kept for callers of the 0.1 API)."""
+    print_report(records, console, verbosity=verbosity)
 
 
 # --------------------------------------------------------------------------- JSON
-def records_to_json(records: Iterable[VerdictRecord]) -> str:
-    """The records as a JSON list (DESIGN.md field names)."""
-    return json.dumps([r.to_dict() for r in records], indent=2, ensure_ascii=False)
+def records_to_json(records: Iterable[VerdictRecord], quick: bool | None = None) -> str:
+    """The records as a JSON list (DESIGN.md field names), each with a top-level ``quick`` flag.
+
+    ``quick`` (true for ``--quick`` runs, detected from the records when None)
+    is added to every record rather than wrapping the list, so the list format
+    of ``--json`` stays as DESIGN.md specifies; :func:`records_from_json`
+    reads both this and the plain 0.1 format.
+    """
+    records = list(records)
+    quick = is_quick(records) if quick is None else bool(quick)
+    rows = []
+    for r in records:
+        d = r.to_dict()
+        d["quick"] = quick
+        rows.append(d)
+    return json.dumps(rows, indent=2, ensure_ascii=False)
 
 
-def write_json(records: Iterable[VerdictRecord], path: str) -> None:
+def records_from_json(text: str) -> list[VerdictRecord]:
+    """Verdict records from :func:`records_to_json` text (a list, or ``{"records": [...]}``).
+
+    Unknown keys (``quick``, keys of later versions) are ignored; a ``quick``
+    flag is kept in ``details["quick"]``.
+    """
+    import dataclasses
+
+    data = json.loads(text)
+    if isinstance(data, dict):
+        data = data.get("records", [])
+    names = {f.name for f in dataclasses.fields(VerdictRecord)}
+    out = []
+    for row in data:
+        rec = VerdictRecord(**{k: v for k, v in row.items() if k in names})
+        if row.get("quick") and isinstance(rec.details, dict):
+            rec.details.setdefault("quick", True)
+        out.append(rec)
+    return out
+
+
+def write_json(records: Iterable[VerdictRecord], path: str, quick: bool | None = None) -> None:
     """Write :func:`records_to_json` to ``path`` (``-`` for standard output)."""
-    text = records_to_json(records)
+    text = records_to_json(records, quick)
     if path == "-":
         sys.stdout.write(text + "\n")
     else:

@@ -1,0 +1,343 @@
+"""Discretise one privacy profile on the loss grid {i·h}: a pessimistic and an optimistic measure.
+
+A (generalised) PLD is a measure μ on (−∞, +∞] (P-masses of privacy losses); its profile is
+δ_μ(x) = ∫ (1 − e^{x − ℓ})_+ dμ(ℓ). If δ_μ' ≥ δ_μ for every real x (and in total mass), replacing
+μ by μ' in any composition can only increase the composed profile (condition on the other
+coordinates: each term is c·δ_μ(x − ℓ_rest)), so composing pessimistic measures gives upper
+bounds and composing optimistic ones (δ_μ' ≤ δ_μ everywhere) lower bounds on every δ(ε).
+
+In the variable t = e^x the profile is convex (π(t) = E_Q[(e^L − t)_+] plus the +∞ mass):
+- pessimistic ("connect the dots", Doroshenko et al. 2022): the piecewise-linear interpolation
+  of π at the grid points t_i = e^{ih} lies above π; its measure has P-masses
+  p_i = [e^h δ_{i−1} − (1 + e^h) δ_i + δ_{i+1}]/(e^h − 1) (second differences, computed in
+  80-bit long double), the top value δ_n kept as +∞ mass and the mass below the grid moved up.
+  Profile values are inflated by 2ρ (ρ = 1e−12, the relative accuracy we assume of the closed
+  forms) and masses rounded up.
+- optimistic: the polygon through (t_i, δ_i − G_i), where G_i bounds the gap between a chord
+  and the convex π on the two adjacent intervals (secant extensions from both sides give
+  gap ≤ Δt·m_i m_{i+1}/(m_i + m_{i+1})), made convex, truncated at a top point where the
+  polygon meets the true +∞ mass, with masses rounded down. Its error is second order in h
+  like the pessimistic one.
+- finite mechanisms (atoms): pessimistic = the same interpolation applied atom by atom (each
+  atom's mass split between its two grid neighbours); optimistic = losses rounded down.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from accountants.pld.events import Profile
+from privcheck.errors import PrivcheckUsageError
+
+__all__ = ["GridMeasure", "discretise", "pessimistic", "optimistic", "RHO"]
+
+RHO = 1e-12  # assumed relative accuracy of the profile closed forms (≈ 4500 ulp)
+_ULD = float(np.finfo(np.longdouble).eps)
+_MAX_POINTS = 60_000_000
+
+
+@dataclass
+class GridMeasure:
+    """A discretised PLD: P-masses ``p`` at losses (lo + i)·h, plus ``inf`` at +∞.
+
+    shift: the largest amount any loss was moved against the measure's direction (down for a
+    pessimistic, up for an optimistic measure) by snapping atoms to the grid; the accountant
+    widens ε by count × shift.
+    """
+
+    h: float
+    lo: int
+    p: np.ndarray
+    inf: float
+    kind: str
+    label: str
+    shift: float = 0.0
+
+    @property
+    def x(self) -> np.ndarray:
+        """Loss values of the grid points."""
+        return (self.lo + np.arange(self.p.size)) * self.h
+
+    @property
+    def finite_mass(self) -> float:
+        return float(np.sum(self.p))
+
+
+def _round_up(p: np.ndarray) -> np.ndarray:
+    out = p.astype(np.float64)
+    pos = out > 0
+    out[pos] = np.nextafter(out[pos], np.inf)
+    return out
+
+
+def _round_down(p: np.ndarray) -> np.ndarray:
+    out = p.astype(np.float64)
+    pos = out > 0
+    out[pos] = np.nextafter(out[pos], 0.0)
+    return out
+
+
+def _grid(profile: Profile, h: float):
+    """Grid i_lo.., losses x, and the profile split δ_i = lin_i + r_i with lin = (1 − e^x) below
+    x = 0 (where r = e^x δ_rev(−x), from the reverse profile: small and accurate) and 0 above."""
+    i_lo = math.floor(profile.lo / h) - 1
+    i_hi = math.ceil(profile.hi / h) + 1
+    n = i_hi - i_lo + 1
+    if n > _MAX_POINTS:
+        raise PrivcheckUsageError(f"loss grid of {profile.label} needs {n} points at step {h:g}; use a coarser grid_step")
+    x = (i_lo + np.arange(n)) * h
+    s = int(np.searchsorted(x, 0.0)) if profile.log_delta_rev is not None else 0
+    r = np.empty(n)
+    with np.errstate(over="ignore"):
+        r[s:] = np.exp(profile.log_delta_at(x[s:]))
+        if s:
+            r[:s] = np.exp(x[:s] + profile.log_delta_rev(-x[:s]))
+    # trim the top where δ has underflowed, and the bottom where r has (keep one zero point)
+    top = n
+    if s < n:
+        nz = np.nonzero(r[s:] > 0)[0]
+        top = min(n, s + (int(nz[-1]) + 2 if nz.size else 2))
+    bot = 0
+    if s > 0:
+        nz = np.nonzero(r[:s] > 0)[0]
+        bot = max(0, (int(nz[0]) - 2) if nz.size else s - 3)
+    top = max(top, bot + 3)
+    return i_lo + bot, x[bot:top], r[bot:top], max(s - bot, 0)
+
+
+def _lin_parts(x: np.ndarray, s: int, h: float):
+    """ldd_i = lin_i − lin_{i+1} (i = 0..n−2) and Lc_i = e^h·ldd_{i−1} − ldd_i (i = 1..n−2),
+    exact zeros where the linear part has none."""
+    L = np.longdouble
+    n = x.size
+    E = np.expm1(L(h))
+    t0 = np.exp(L(x[0]))
+    ldd = np.zeros(n - 1, dtype=L)
+    if s >= 2:
+        ldd[: s - 1] = np.exp(x[: s - 1].astype(L)) * E
+    if 1 <= s <= n - 1:
+        ldd[s - 1] = -np.expm1(L(x[s - 1]))
+    Lc = np.zeros(n, dtype=L)
+    if 1 <= s - 1 <= n - 2:
+        Lc[s - 1] = np.expm1(L(x[s]))
+    if 1 <= s <= n - 2:
+        Lc[s] = (1 + E) - np.exp(L(x[s]))
+    return ldd, Lc, t0, E
+
+
+def _masses_r(r, ldd, Lc, t0, E):
+    """Masses of the polygon through δ_i = lin_i + r_i (in t = e^x): interior second differences,
+    the top point closing the slope to 0, the bottom point completing Q-mass 1."""
+    eh = 1 + E
+    rl = r.astype(np.longdouble)
+    p = np.empty(rl.size, dtype=np.longdouble)
+    p[1:-1] = (Lc[1:-1] + eh * (rl[:-2] - rl[1:-1]) - (rl[1:-1] - rl[2:])) / E
+    p[-1] = eh * (ldd[-1] + rl[-2] - rl[-1]) / E
+    p[0] = t0 - (ldd[0] + rl[0] - rl[1]) / E
+    return p
+
+
+def discretise(profile: Profile, h: float) -> tuple[GridMeasure, GridMeasure]:
+    """(pessimistic, optimistic) measures of ``profile`` on the grid of step h (one profile evaluation)."""
+    if profile.atoms is not None:
+        return _atoms_pessimistic(profile, h), _atoms_optimistic(profile, h)
+    g = _grid(profile, h)
+    return pessimistic(profile, h, g), optimistic(profile, h, g)
+
+
+def pessimistic(profile: Profile, h: float, _g=None) -> GridMeasure:
+    """A measure on the grid whose profile is ≥ the true profile everywhere (see module doc)."""
+    if profile.atoms is not None:
+        return _atoms_pessimistic(profile, h)
+    i_lo, x, r, s = _g if _g is not None else _grid(profile, h)
+    if s >= x.size:
+        raise PrivcheckUsageError(f"profile {profile.label}: empty loss range")
+    ldd, Lc, t0, E = _lin_parts(x, s, h)
+    rp = r.astype(np.longdouble) * (1 + 2 * RHO)
+    rp[-1] = max(rp[-1], np.longdouble(profile.inf_mass) * (1 + 2 * RHO))
+    p = np.maximum(_masses_r(rp, ldd, Lc, t0, E), 0)  # negative rounding masses raised: profile only rises
+    inf = float(np.nextafter(float(rp[-1]), np.inf)) if rp[-1] > 0 else 0.0
+    return GridMeasure(h, i_lo, _round_up(p), inf, "pessimistic", profile.label)
+
+
+def optimistic(profile: Profile, h: float, _g=None) -> GridMeasure:
+    """A measure on the grid whose profile is ≤ the true profile everywhere (see module doc)."""
+    if profile.atoms is not None:
+        return _atoms_optimistic(profile, h)
+    i_lo, x, r, s = _g if _g is not None else _grid(profile, h)
+    ldd, Lc, t0, E = _lin_parts(x, s, h)
+    L = np.longdouble
+    eh = 1 + E
+    rl = r.astype(L)
+    rm, rpl = rl * (1 - 2 * RHO), rl * (1 + 2 * RHO)
+    c = np.maximum(_masses_r(rl, ldd, Lc, t0, E), 0)
+    den = c[:-1] * eh + c[1:]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g = np.where(den > 0, E * c[:-1] * c[1:] / np.where(den > 0, den, 1), 0)
+    rmax = np.maximum(rl[:-1], rl[1:])
+    g = g + 32 * RHO * np.maximum(rmax, np.concatenate([rmax[1:], rmax[-1:]]))
+    n = r.size
+    G = np.empty(n, dtype=L)
+    G[0], G[-1] = g[0], g[-1]
+    G[1:-1] = np.maximum(g[:-1], g[1:])
+    w = rm - G  # r-part of the target polygon: δ_i − G_i = lin_i + w_i
+    a = L(profile.inf_mass) * (1 - 2 * RHO)
+    lin = np.zeros(n, dtype=L)
+    if s:
+        lin[:s] = -np.expm1(x[:s].astype(L))
+    # top: end at the last k with polygon >= a; the measure with these second differences and +∞
+    # mass a has profile polygon − (polygon_k − a) <= polygon (no forced drop to a)
+    ks = np.nonzero(lin + w >= a)[0]
+    if ks.size < 3:
+        return _zero_measure(profile, h, i_lo)
+    k = int(ks[-1])
+    w, ldd, Lc = w[: k + 1].copy(), ldd[:k], Lc[: k + 1].copy()
+    Lc[-1] = 0
+    w = _convexify(w, ldd, Lc, t0, E, rm[0] - rpl[1], np.exp(x[: w.size].astype(L)), lin[: w.size])
+    # rounding of the second differences: lower the polygon by suffix sums of the noise bound
+    aw = np.abs(w)
+    nu = 8 * _ULD * (eh * np.concatenate([aw[:1], aw[:-1]]) + (1 + eh) * aw + np.concatenate([aw[1:], aw[-1:]])) / E
+    S = np.cumsum((4 * nu)[::-1])[::-1]
+    w = w - S
+    w = _convexify(w, ldd, Lc, t0, E, rm[0] - rpl[1], np.exp(x[: w.size].astype(L)), lin[: w.size])
+    p = _masses_r(w, ldd, Lc, t0, E)
+    p[0] = (rm[0] - rpl[1] - (w[0] - w[1])) / E
+    a_out = a
+    if np.any(p < 0):
+        # a negative mass at x_j is cancelled by removing as much at x_{j+1} (the profile only
+        # drops: |p_j|(1 − e^{x − x_j})_+ <= |p_j|(1 − e^{x − x_{j+1}})_+); what reaches the top
+        # comes off the +∞ mass
+        carry = np.longdouble(0)
+        for j in np.nonzero(p < 0)[0][0:1]:
+            for i in range(int(j), p.size):
+                v = p[i] - carry
+                if v < 0:
+                    carry, p[i] = -v, 0
+                else:
+                    carry, p[i] = 0, v
+        if carry > 0:
+            if carry > a:
+                raise PrivcheckUsageError(f"could not build an optimistic grid measure for {profile.label}")
+            a_out = a - carry
+    a = a_out
+    # restore the total mass at the bottom point x_0: adding m at x_0 raises the profile only
+    # below x_0, by m(1 − e^{x − x_0}); with Φ(x_0) <= 1 − e^{x_0} and total mass + m <= 1 the
+    # result stays below 1 − e^x <= δ(x) there (linear in t on [0, t_0])
+    xl = (i_lo + np.arange(p.size)).astype(L) * L(h)
+    total = a + np.sum(p)
+    phi0 = a + np.sum(p[1:] * -np.expm1(xl[0] - xl[1:]))
+    slack0 = -np.expm1(xl[0]) - phi0
+    if slack0 > 1e-15 and total < 1 and xl[0] > -1:  # (far below, the extra mass would widen the FFT window)
+        p[0] += (1 - total) * (1 - L(1e-12)) - L(1e-18)
+    return GridMeasure(h, i_lo, _round_down(p), float(np.nextafter(float(a), 0.0)) if a > 0 else 0.0,
+                       "optimistic", profile.label)
+
+
+def _convexify(w, ldd, Lc, t0, E, c0, t, lin):
+    """Lower w until every mass of the polygon is >= 0 (up to rounding noise): local Jacobi steps
+    toward the chords, then the exact lower convex hull if that does not settle. Only lowers."""
+    eh = 1 + E
+    w = w.copy()
+    w[0] = min(w[0], w[1] + c0)
+    p = _masses_r(w, ldd, Lc, t0, E)
+    p[0] = (c0 - (w[0] - w[1])) / E
+    n1 = w.size
+    idx = np.arange(1, n1 - 1)
+    for _ in range(300):
+        aw = np.abs(w[idx - 1]) * eh + (1 + eh) * np.abs(w[idx]) + np.abs(w[idx + 1])
+        bad = idx[p[idx] < -8 * _ULD * aw / E]
+        if bad.size == 0 and p[-1] >= 0:
+            break
+        if p[-1] < 0:
+            w[-1] = w[-2] + ldd[-1]
+            bad = np.union1d(bad, [n1 - 2])
+        w[bad] = w[bad] + p[bad] * E / (1 + eh)
+        idx = np.unique(np.concatenate([bad - 1, bad, bad + 1, [1]]))
+        idx = idx[(idx >= 1) & (idx <= n1 - 2)]
+        w[0] = min(w[0], w[1] + c0)
+        p[0] = (c0 - (w[0] - w[1])) / E
+        p[idx] = (Lc[idx] + eh * (w[idx - 1] - w[idx]) - (w[idx] - w[idx + 1])) / E
+        p[-1] = eh * (ldd[-1] + w[-2] - w[-1]) / E
+        if idx.size == 0:
+            idx = np.arange(1, n1 - 1)
+    else:
+        w = _lower_hull(t, lin + w) - lin
+        w[0] = min(w[0], w[1] + c0)
+        if w[-1] > w[-2] + ldd[-1]:
+            w[-1] = w[-2] + ldd[-1]
+    return w
+
+
+def _lower_hull(t: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Values at every t of the lower convex hull of the points (t_i, v_i) (monotone chain)."""
+    hull: list[int] = []
+    for i in range(t.size):
+        while len(hull) >= 2:
+            a, b = hull[-2], hull[-1]
+            if (v[b] - v[a]) * (t[i] - t[a]) >= (v[i] - v[a]) * (t[b] - t[a]):
+                hull.pop()
+            else:
+                break
+        hull.append(i)
+    hv = np.asarray(hull)
+    out = np.empty_like(v)
+    for a, b in zip(hv[:-1], hv[1:]):
+        seg = slice(a, b + 1)
+        out[seg] = v[a] + (v[b] - v[a]) * (t[seg] - t[a]) / (t[b] - t[a])
+    return np.minimum(out, v)
+
+
+def _zero_measure(profile: Profile, h: float, i_lo: int) -> GridMeasure:
+    return GridMeasure(h, i_lo, np.zeros(1), float(np.nextafter(profile.inf_mass, 0.0)) if profile.inf_mass > 0 else 0.0,
+                       "optimistic", profile.label)
+
+
+def _atoms_pessimistic(profile: Profile, h: float) -> GridMeasure:
+    losses, mass = profile.atoms
+    fin = np.isfinite(losses)
+    lf, mf = losses[fin], mass[fin]
+    inf = float(np.sum(mass[~fin]))
+    if lf.size == 0:
+        return GridMeasure(h, 0, np.zeros(1), _round_up(np.array([inf]))[0], "pessimistic", profile.label)
+    r = lf / h
+    i = np.floor(r)
+    frac = r - i
+    snap = frac > 1 - 1e-9
+    i = np.where(snap, i + 1, i)
+    shift = float(np.max(np.where(snap, (i * h - lf), 0.0), initial=0.0))
+    shift = max(shift, 0.0) + 4e-16 * float(np.max(np.abs(lf)))
+    u = np.where(snap, 0.0, lf - i * h)
+    wlow = np.clip(np.expm1(h - u) / math.expm1(h), 0.0, 1.0)
+    wlow = np.where(u <= 0, 1.0, wlow)
+    i = i.astype(np.int64)
+    lo = int(i.min())
+    p = np.zeros(int(i.max()) - lo + 2)
+    np.add.at(p, i - lo, mf * wlow)
+    np.add.at(p, i - lo + 1, mf * (1 - wlow))
+    p = p * (1 + 8 * 2.0**-53)
+    return GridMeasure(h, lo, _round_up(p), float(np.nextafter(inf, 1.0)) if inf > 0 else 0.0,
+                       "pessimistic", profile.label, shift)
+
+
+def _atoms_optimistic(profile: Profile, h: float) -> GridMeasure:
+    losses, mass = profile.atoms
+    fin = np.isfinite(losses)
+    lf, mf = losses[fin], mass[fin]
+    inf = float(np.sum(mass[~fin]))
+    if lf.size == 0:
+        return GridMeasure(h, 0, np.zeros(1), _round_down(np.array([inf]))[0], "optimistic", profile.label)
+    r = lf / h
+    i = np.floor(r)
+    snap = (r - i) > 1 - 1e-9
+    i = np.where(snap, i + 1, i)
+    shift = float(np.max(np.where(snap, i * h - lf, 0.0), initial=0.0))
+    shift = max(shift, 0.0) + 4e-16 * float(np.max(np.abs(lf)))
+    i = i.astype(np.int64)
+    lo = int(i.min())
+    p = np.zeros(int(i.max()) - lo + 1)
+    np.add.at(p, i - lo, mf)
+    p = p * (1 - 8 * 2.0**-53)
+    return GridMeasure(h, lo, _round_down(p), float(np.nextafter(inf, 0.0)) if inf > 0 else 0.0,
+                       "optimistic", profile.label, shift)

@@ -1,0 +1,219 @@
+"""The command line's safety net: exit codes, ``--debug``, Ctrl-C, warnings, and strict option types.
+
+Exit codes of ``privcheck`` (documented in the README and ``privcheck --help``):
+
+- 0  every claim run met its expectation;
+- 1  a verdict differs from a declared expectation, or a check errored / timed out;
+- 2  bad usage or a refused request (one line on standard error: what is wrong and what is allowed);
+- 3  internal error: ``privcheck: internal error: … (rerun with --debug for the traceback)``;
+- 130 interrupted (Ctrl-C), within 2 s also while worker processes run.
+
+:func:`harden_options` replaces every ``float``/``int`` option of the command
+tree by types that reject ``nan``/``inf``, accept integral ``1e9`` for counts and
+echo what the user typed, and turns report-path options (``--json``,
+``--markdown``, ``--junit``, ``--html``) into paths checked *before* the run.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import traceback
+import warnings
+
+import click
+
+from privcheck.errors import PrivcheckUsageError
+
+EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+#: options whose value is a report file written after the run
+REPORT_OPTIONS = {"--json": True, "--markdown": False, "--junit": False, "--html": False}
+
+
+class FiniteFloat(click.ParamType):
+    """A finite float; the error echoes the text typed (``'inf'``, ``''``, ``'1e999'``)."""
+
+    name = "number"
+
+    def convert(self, value, param, ctx):
+        from privcheck.validation import parse_finite_float
+
+        if isinstance(value, float):
+            if value == value and abs(value) != float("inf"):
+                return value
+        try:
+            return parse_finite_float("value", value)
+        except PrivcheckUsageError:
+            self.fail(f"must be a finite number, got {value!r}", param, ctx)
+
+
+class Count(click.ParamType):
+    """An integer; integral floats such as ``1e9`` are accepted, ``1.5``/``inf``/``''`` rejected with the text typed."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx):
+        from privcheck.validation import parse_integer
+
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        try:
+            return parse_integer("value", value)
+        except PrivcheckUsageError:
+            self.fail(f"must be an integer, got {value!r}", param, ctx)
+
+
+class ReportPath(click.ParamType):
+    """A report path validated at parse time (directory exists and is writable; ``-`` where allowed)."""
+
+    name = "path"
+
+    def __init__(self, option: str, allow_stdout: bool):
+        self.option = option
+        self.allow_stdout = allow_stdout
+
+    def convert(self, value, param, ctx):
+        from privcheck.validation import check_output_path
+
+        try:
+            return check_output_path(self.option, value, allow_stdout=self.allow_stdout)
+        except PrivcheckUsageError as exc:
+            self.fail(str(exc).split(": ", 1)[-1] if str(exc).startswith(self.option) else str(exc), param, ctx)
+
+
+def harden_options(cmd: click.Command) -> None:
+    """Replace float/int option types and report paths in ``cmd`` and all its subcommands (idempotent)."""
+    for p in getattr(cmd, "params", []):
+        if not isinstance(p, click.Option):
+            continue
+        if p.type is click.FLOAT:
+            p.type = FiniteFloat()
+        elif p.type is click.INT:
+            p.type = Count()
+        for opt in p.opts:
+            if opt in REPORT_OPTIONS and isinstance(p.type, click.types.StringParamType):
+                p.type = ReportPath(opt, REPORT_OPTIONS[opt])
+    for sub in getattr(cmd, "commands", {}).values():
+        harden_options(sub)
+
+
+def _one_line(text: str) -> str:
+    lines = [ln.strip() for ln in str(text).splitlines() if ln.strip()]
+    return " ".join(lines) if lines else ""
+
+
+_INTERRUPT_REPORTED = threading.Event()
+
+
+def _force_exit(code: int) -> None:
+    if code == EXIT_INTERRUPTED and not _INTERRUPT_REPORTED.is_set():
+        _INTERRUPT_REPORTED.set()
+        try:
+            sys.stderr.write("privcheck: interrupted\n")
+        except Exception:  # noqa: BLE001
+            pass
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001
+            pass
+    os._exit(code)
+
+
+def _arm_exit_watchdog(code: int, seconds: float = 0.3) -> None:
+    """Force the process to exit with ``code`` after ``seconds`` if shutdown hangs (joining pools/threads)."""
+    t = threading.Timer(seconds, _force_exit, (code,))
+    t.daemon = True
+    t.start()
+
+
+def _install_sigint_watchdog() -> None:
+    """On the first Ctrl-C, raise KeyboardInterrupt as usual and guarantee exit 130 within ~1 s.
+
+    Cleanup (worker pools, thread pools waiting for their queues) gets that long;
+    forked workers inherit the handler but only raise KeyboardInterrupt.
+    """
+    import signal
+
+    main_pid = os.getpid()
+
+    def handler(signum, frame):
+        if os.getpid() == main_pid:
+            _arm_exit_watchdog(EXIT_INTERRUPTED, 1.0)
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGINT, handler)
+    except (ValueError, OSError):  # not the main thread: keep the default
+        pass
+
+
+class GuardedGroup(click.Group):
+    """A click group whose ``main`` never lets a traceback out (see the module docstring for exit codes)."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        real_process = args is None  # the console script; CliRunner and tests pass args explicitly
+        argv = list(sys.argv[1:] if args is None else args)
+        debug = "--debug" in argv
+        if debug:
+            argv = [a for a in argv if a != "--debug"]
+        code = EXIT_OK
+        if real_process:
+            _install_sigint_watchdog()
+        with warnings.catch_warnings():
+            if not debug:  # scipy/autodp/numpy RuntimeWarnings are not the user's business
+                warnings.simplefilter("ignore")
+            try:
+                rv = super().main(argv, prog_name=prog_name or "privcheck", complete_var=complete_var,
+                                  standalone_mode=False, **extra)
+                code = rv if isinstance(rv, int) and not isinstance(rv, bool) else EXIT_OK
+            except click.exceptions.Exit as exc:
+                code = exc.exit_code
+            except (click.Abort, KeyboardInterrupt):
+                if not _INTERRUPT_REPORTED.is_set():
+                    _INTERRUPT_REPORTED.set()
+                    click.echo("privcheck: interrupted", err=True)
+                code = EXIT_INTERRUPTED
+                if real_process:
+                    _arm_exit_watchdog(code)
+            except click.ClickException as exc:
+                no_args = getattr(click.exceptions, "NoArgsIsHelpError", None)
+                if no_args is not None and isinstance(exc, no_args):  # bare `privcheck`: the help text
+                    exc.show()
+                    code = exc.exit_code
+                    if standalone_mode:
+                        sys.exit(code)
+                    return code
+                msg = _one_line(exc.format_message())
+                hint = ""
+                if isinstance(exc, click.UsageError) and exc.ctx is not None:
+                    hint = f" (see '{exc.ctx.command_path} --help')"
+                click.echo(f"privcheck: error: {msg}{hint}", err=True)
+                code = exc.exit_code
+            except SystemExit:
+                raise
+            except MemoryError as exc:
+                if debug:
+                    traceback.print_exc()
+                detail = _one_line(str(exc)) or "the request does not fit in memory"
+                click.echo(f"privcheck: internal error: out of memory: {detail} (lower the sizes or --samples; "
+                           "rerun with --debug for the traceback)", err=True)
+                code = EXIT_INTERNAL
+            except Exception as exc:  # noqa: BLE001 — the one place unexpected errors become one line
+                if debug:
+                    traceback.print_exc()
+                detail = _one_line(str(exc))
+                click.echo(f"privcheck: internal error: {type(exc).__name__}"
+                           f"{': ' + detail[:300] if detail else ''} (rerun with --debug for the traceback)", err=True)
+                code = EXIT_INTERNAL
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def usage_error_exit(ctx: click.Context, exc: BaseException) -> None:
+    """Print a usage error as one line and exit with code 2 (used by the group's ``invoke``)."""
+    msg = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    click.echo(f"privcheck: error: {_one_line(msg) or type(exc).__name__}", err=True)
+    ctx.exit(EXIT_USAGE)

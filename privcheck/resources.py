@@ -1,0 +1,256 @@
+"""Resource limits: estimate the memory a request needs before running it, and per-check timeouts.
+
+A verifier must not take the machine down: an audit of ``fedsel-pe`` with
+``d = 10^9`` or a Monte Carlo run with ``10^20`` draws is refused up front with
+one line instead of growing until the operating system kills it. The estimate
+is deliberately simple and on the high side (bytes of the arrays an audit holds
+at once: the candidate inputs, the stored selection draws — only the pilot when
+the auditor streams and says so with ``privcheck.auditor.core.PILOT`` — and one
+chunk of fresh draws per worker); the limit is ``--max-memory`` (default
+:data:`DEFAULT_MEMORY_SHARE` of the machine's RAM).
+
+Functions: :func:`total_memory`, :func:`default_max_memory`,
+:func:`parse_memory`, :func:`estimate_audit_memory`, :func:`check_audit_request`,
+:func:`check_samples`. Exceptions: :class:`ResourceLimitError` (a
+:class:`PrivcheckUsageError`: one line, CLI exit code 2).
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from privcheck.errors import PrivcheckUsageError
+
+#: share of the machine's RAM a request may use by default
+DEFAULT_MEMORY_SHARE = 0.5
+#: the largest Monte Carlo size per input accepted (≈ hours of sampling at 10^6–10^7 draws/s)
+MAX_SAMPLES = 10**10
+#: default per-check timeout (seconds) for checks from user claim files
+DEFAULT_USER_TIMEOUT = 600.0
+#: bytes per element of a candidate input held as a Python tuple (pointer + int object) or array
+_BYTES_PER_INPUT_ELEMENT = 40
+#: temporaries per drawn value (sampler intermediates, coding, event indicators)
+_TEMPORARIES = 8
+
+
+class ResourceLimitError(PrivcheckUsageError):
+    """A request whose estimated memory or size exceeds the limit (one line; exit code 2)."""
+
+
+def total_memory() -> int:
+    """The machine's physical memory in bytes (``/proc/meminfo`` MemTotal, else ``os.sysconf``; 8 GiB if unknown)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def default_max_memory() -> int:
+    """The default limit: :data:`DEFAULT_MEMORY_SHARE` of :func:`total_memory`."""
+    return int(total_memory() * DEFAULT_MEMORY_SHARE)
+
+
+_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
+          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+
+
+def parse_memory(text: Any, name: str = "--max-memory") -> int:
+    """Bytes from ``"4G"``, ``"512MiB"``, ``"1e9"`` (bytes) or ``"50%"`` (of the machine's RAM); > 0."""
+    s = str(text).strip().lower()
+    m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*(%|[a-z]*)", s)
+    if not m or (m.group(2) not in _UNITS and m.group(2) != "%"):
+        raise ResourceLimitError(f"{name} must be a size such as 4G, 512M, 1e9 or 50%, got {text!r}")
+    val = float(m.group(1))
+    if m.group(2) == "%":
+        if not 0 < val <= 100:
+            raise ResourceLimitError(f"{name} as a percentage must be in (0, 100], got {text!r}")
+        return int(total_memory() * val / 100)
+    out = val * _UNITS[m.group(2)]
+    if not (math.isfinite(out) and out >= 1):
+        raise ResourceLimitError(f"{name} must be a positive size, got {text!r}")
+    return int(out)
+
+
+def format_bytes(n: float) -> str:
+    """``n`` bytes as a short human-readable string (``1.5 GiB``)."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if abs(n) < 1024 or unit == "PiB":
+            return f"{n:.3g} {unit}"
+        n /= 1024
+    return f"{n:.3g} EiB"  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class MemoryEstimate:
+    """An estimate in bytes, with the parts it adds up (for the refusal message)."""
+
+    total: int
+    inputs: int
+    selection: int
+    chunk: int
+    dimension: int
+
+
+def _dimension(mech: Any) -> int:
+    """The length of one input/output vector of a built-in mechanism (1 for scalars), from its parameters."""
+    params = getattr(mech, "params", {}) or {}
+    d = params.get("d", getattr(mech, "d", 1))
+    try:
+        return max(1, int(d))
+    except (TypeError, ValueError):
+        return 1
+
+
+def _output_width(mech: Any, d: int) -> int:
+    kind = getattr(mech, "output_kind", "discrete")
+    return d if kind == "vector" else (2 if kind == "index_value" else 1)
+
+
+def estimate_audit_memory(mech: Any, samples: int, *, jobs: int | None = 1, n_inputs: int | None = None) -> MemoryEstimate:
+    """Bytes an audit of ``mech`` with ``samples`` draws per input holds at once (an over-estimate).
+
+    Computed from the mechanism's parameters only (its candidate inputs are not
+    built: for ``d = 10^9`` building them is what exhausts memory). Parts: the
+    candidate inputs (≤ 4 vectors of ``d`` elements for large ``d``), the stored
+    selection draws (the auditor's selection share of ``samples`` per input), and
+    one chunk of fresh draws per worker with its temporaries.
+    """
+    from privcheck.auditor import core
+    from privcheck.seeding import DEFAULT_CHUNK
+
+    d = _dimension(mech)
+    width = _output_width(mech, d)
+    k = n_inputs if n_inputs is not None else (4 if d > 4 else 24)
+    inputs = k * d * _BYTES_PER_INPUT_ELEMENT
+    share = float(getattr(core, "SELECTION_SHARE", 0.2))
+    n_sel = max(10, int(round(samples * share)))
+    # a streaming auditor keeps only a pilot of the selection draws (PILOT per input, PILOT_VALUES overall)
+    pilot = getattr(core, "PILOT", None)
+    if isinstance(pilot, int):
+        n_sel = min(n_sel, pilot)
+    selection = k * n_sel * width * 8 * 2
+    pilot_values = getattr(core, "PILOT_VALUES", None)
+    if isinstance(pilot_values, int):
+        selection = min(selection, pilot_values * 8 * 2)
+    workers = max(1, int(jobs or 1))
+    chunk = workers * min(samples, DEFAULT_CHUNK) * width * 8 * _TEMPORARIES
+    return MemoryEstimate(total=inputs + selection + chunk, inputs=inputs, selection=selection, chunk=chunk, dimension=d)
+
+
+def check_samples(samples: Any, name: str = "--samples") -> int | None:
+    """Refuse Monte Carlo sizes above :data:`MAX_SAMPLES` per input (``None`` passes)."""
+    if samples is None:
+        return None
+    if samples > MAX_SAMPLES:
+        raise ResourceLimitError(
+            f"{name} {samples:g} is beyond what can be sampled in reasonable time and memory; "
+            f"the limit is {MAX_SAMPLES:.0e} draws per input")
+    return samples
+
+
+def check_audit_request(mech: Any, samples: int, *, jobs: int | None = 1, max_memory: int | None = None,
+                        monte_carlo: bool = True) -> MemoryEstimate:
+    """Raise :class:`ResourceLimitError` (one line) when an audit would exceed ``max_memory`` bytes.
+
+    ``max_memory`` defaults to :func:`default_max_memory`. Returns the estimate otherwise.
+    """
+    if monte_carlo:
+        check_samples(samples)
+    limit = default_max_memory() if max_memory is None else int(max_memory)
+    est = estimate_audit_memory(mech, samples if monte_carlo else 0, jobs=jobs)
+    if est.total > limit:
+        name = getattr(mech, "name", type(mech).__name__)
+        raise ResourceLimitError(
+            f"auditing {name} with d={est.dimension} and {samples:g} samples/input needs about "
+            f"{format_bytes(est.total)} (inputs {format_bytes(est.inputs)}, draws {format_bytes(est.selection + est.chunk)}), "
+            f"more than the limit {format_bytes(limit)}; lower d or --samples, or raise --max-memory")
+    return est
+
+
+class CheckTimeout(Exception):
+    """A call that did not finish within its time limit (the process running it was stopped)."""
+
+
+def call_with_timeout(fn, args: tuple, timeout: float):
+    """Run ``fn(*args)`` in a forked child process and return its result, or raise :class:`CheckTimeout`.
+
+    The child is terminated (then killed) when ``timeout`` seconds pass, so a
+    check that loops forever cannot block a run. The result travels back pickled;
+    an exception in the child is re-raised here as ``RuntimeError`` with its
+    one-line description. Works the same inside the runner's worker processes
+    (jobs > 1) and in the main process (jobs = 1). Ctrl-C stops the child too.
+    """
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork")
+    recv, send = ctx.Pipe(duplex=False)
+
+    def target() -> None:
+        try:
+            res = ("ok", fn(*args))
+        except BaseException as exc:  # noqa: BLE001 — reported to the parent, never hidden
+            res = ("exc", f"{type(exc).__name__}: {exc}")
+        try:
+            send.send(res)
+        except Exception as exc:  # noqa: BLE001
+            send.send(("exc", f"result could not be sent back: {type(exc).__name__}: {exc}"))
+
+    proc = ctx.Process(target=target)
+    proc.start()
+    send.close()
+    try:
+        if not recv.poll(timeout):
+            raise CheckTimeout(f"timed out after {timeout:g} s")
+        try:
+            kind, val = recv.recv()
+        except EOFError:
+            proc.join(1)
+            raise RuntimeError(f"the process running the check died (exit code {proc.exitcode})") from None
+    finally:
+        if proc.is_alive():
+            proc.terminate()
+            proc.join(1)
+            if proc.is_alive():
+                proc.kill()
+        proc.join(1)
+        recv.close()
+    if kind == "exc":
+        raise RuntimeError(val)
+    return val
+
+
+class _ScalarMechanism:
+    """Stand-in for the typical catalogue check: scalar outputs, a handful of inputs."""
+
+    name = "a catalogue check"
+    output_kind = "discrete"
+    params: dict = {}
+
+
+def check_run_samples(samples: int | None, *, jobs: int | None = 1, max_memory: int | None = None) -> None:
+    """Refuse a ``verify --samples`` override whose per-check audit would not fit ``max_memory``.
+
+    Every Monte Carlo check of a run may use ``samples`` draws per input; the
+    estimate is that of a scalar-output audit with a few inputs, times the
+    worker processes running at once.
+    """
+    if samples is None:
+        return
+    check_samples(samples)
+    limit = default_max_memory() if max_memory is None else int(max_memory)
+    workers = max(1, int(jobs or 1))
+    est = estimate_audit_memory(_ScalarMechanism(), samples, jobs=1, n_inputs=4)
+    if est.total * workers > limit:
+        raise ResourceLimitError(
+            f"--samples {samples:g} needs about {format_bytes(est.total * workers)} across {workers} worker(s), "
+            f"more than the limit {format_bytes(limit)}; lower --samples or --jobs, or raise --max-memory")
