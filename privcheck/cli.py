@@ -141,8 +141,8 @@ def papers_cmd() -> None:
               help="Seconds per check; a check past it becomes an error 'timed out' (default: none, 600 with --file).")
 @click.option("--max-memory", type=str, default=None,
               help="Refuse --samples whose estimated memory exceeds this (e.g. 4G, 50%; default: half the RAM).")
-@click.option("--dask", "dask", type=str, default=None, metavar="local|tcp://HOST:PORT",
-              help="Run each check as a task on Dask: 'local' starts a cluster here (extra privcheck[dask]).")
+@click.option("--dask", "dask", type=str, default=None, metavar="ADDRESS",
+              help="Run each check as a task on Dask: 'local' (a cluster here) or tcp://HOST:PORT (extra privcheck[dask]).")
 def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, json_out, md_out, junit_out, html_out,
            quiet, verbose, fail_on, timeout, max_memory, dask):
     """Run claims (ids or globs; default: the whole built-in catalogue) and print verdicts.
@@ -265,8 +265,8 @@ class _AuditCommand(click.Command):
 @click.option("--delta", type=float, default=None, help="Claimed δ (default: the mechanism's nominal δ; 0 for user code).")
 @click.option("--max-memory", type=str, default=None,
               help="Refuse requests estimated above this size (e.g. 4G, 50%; default: half the machine's RAM).")
-@click.option("--dask", "dask", type=str, default=None, metavar="local|tcp://HOST:PORT",
-              help="Run the Monte Carlo chunks on Dask: 'local' starts a cluster here (extra privcheck[dask]).")
+@click.option("--dask", "dask", type=str, default=None, metavar="ADDRESS",
+              help="Run the Monte Carlo chunks on Dask: 'local' (a cluster here) or tcp://HOST:PORT (extra privcheck[dask]).")
 def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out,
           inputs, pairs, per_sample, seed_global, view, delta, max_memory, dask):
     """Audit one mechanism's ε: a built-in MECHANISM, or user code MODULE:FUNCTION.
