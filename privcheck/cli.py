@@ -141,8 +141,10 @@ def papers_cmd() -> None:
               help="Seconds per check; a check past it becomes an error 'timed out' (default: none, 600 with --file).")
 @click.option("--max-memory", type=str, default=None,
               help="Refuse --samples whose estimated memory exceeds this (e.g. 4G, 50%; default: half the RAM).")
+@click.option("--dask", "dask", type=str, default=None, metavar="ADDRESS",
+              help="Run each check as a task on Dask: 'local' (a cluster here) or tcp://HOST:PORT (extra privcheck[dask]).")
 def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, json_out, md_out, junit_out, html_out,
-           quiet, verbose, fail_on, timeout, max_memory):
+           quiet, verbose, fail_on, timeout, max_memory, dask):
     """Run claims (ids or globs; default: the whole built-in catalogue) and print verdicts.
 
     One line per check (verdict, id [method], seconds; claimed → measured when
@@ -171,7 +173,8 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
     if quiet and verbose:
         raise PrivcheckUsageError("-q and -v exclude each other")
     verbosity = -1 if quiet else verbose
-    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout)
+    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout,
+                      client=dask)
     load_catalogue()
     user_ids: list[str] = []
     if files:
@@ -262,8 +265,10 @@ class _AuditCommand(click.Command):
 @click.option("--delta", type=float, default=None, help="Claimed δ (default: the mechanism's nominal δ; 0 for user code).")
 @click.option("--max-memory", type=str, default=None,
               help="Refuse requests estimated above this size (e.g. 4G, 50%; default: half the machine's RAM).")
+@click.option("--dask", "dask", type=str, default=None, metavar="ADDRESS",
+              help="Run the Monte Carlo chunks on Dask: 'local' (a cluster here) or tcp://HOST:PORT (extra privcheck[dask]).")
 def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out,
-          inputs, pairs, per_sample, seed_global, view, delta, max_memory):
+          inputs, pairs, per_sample, seed_global, view, delta, max_memory, dask):
     """Audit one mechanism's ε: a built-in MECHANISM, or user code MODULE:FUNCTION.
 
     User code is a sampler f(x, n, rng) returning n outputs (or, with
@@ -286,7 +291,7 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
         if params or exact:
             raise PrivcheckUsageError("--param and --exact are for built-in mechanisms; user code takes --input/--pair")
         _audit_user_code(mechanism_name, inputs, pairs, per_sample, seed_global, view, eps, delta, samples,
-                         monte_carlo, confidence, seed, jobs, json_out)
+                         monte_carlo, confidence, seed, jobs, json_out, dask)
         return
     for flag, val in (("--input", inputs), ("--pair", pairs), ("--per-sample", per_sample),
                       ("--seed-global", seed_global), ("--view", view)):
@@ -309,13 +314,13 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
         task = bar.add_task("sampling", total=n * len(mech.inputs()))
         res = run_audit(mech, eps=eps, samples=n, seed=seed, confidence=confidence, exact=exact,
-                        monte_carlo=monte_carlo, jobs=jobs, progress=lambda k: bar.advance(task, k),
+                        monte_carlo=monte_carlo, jobs=jobs, progress=lambda k: bar.advance(task, k), client=dask,
                         **({"delta": delta} if delta is not None else {}))
     _print_audit(res, json_out)
 
 
 def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, delta, samples, monte_carlo,
-                     confidence, seed, jobs, json_out) -> None:
+                     confidence, seed, jobs, json_out, dask=None) -> None:
     """``privcheck audit MODULE:FUNCTION ...``: resolve the user's code and audit it."""
     from privcheck.auditor import DEFAULT_SAMPLES
     from privcheck.auditor import audit as run_audit
@@ -352,7 +357,7 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
         task = bar.add_task("sampling", total=n * max(2, len(xs)))
         res = run_audit(sampler, inputs=xs or None, eps=eps, samples=n, seed=seed, confidence=confidence,
                         jobs=jobs, delta=delta, pairs=prs or None, view=view_fn,
-                        progress=lambda k: bar.advance(task, k))
+                        progress=lambda k: bar.advance(task, k), client=dask)
     res.mechanism = ref
     _print_audit(res, json_out)
 

@@ -13,7 +13,7 @@ import time
 import traceback
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from privcheck.claims import (CATALOGUE, METHODS, RANDOM_METHODS, Check, Registry, RunContext, VerdictRecord,
                               verdict_for_method)
@@ -150,6 +150,7 @@ class RunOptions:
     quick: bool = False
     samples: int | None = None
     confidence: float = 0.95
+    client: Any = None  # Dask: "local", "tcp://HOST:PORT" or a distributed.Client (checks become tasks)
     #: seconds per check before it is stopped and recorded as an error (None: no limit)
     timeout: float | None = None
 
@@ -181,7 +182,9 @@ def run(
     ``scaling``) checks: each runs at ``1 − (1 − confidence)/m`` for ``m`` such
     checks (Bonferroni), so that the chance of any false Monte Carlo finding in
     the whole run is at most ``1 − confidence``. With more than one job, checks of the built-in or loaded registry run in
-    forked worker processes; each check then runs single-threaded.
+    forked worker processes; each check then runs single-threaded. With
+    ``options.client`` (Dask) every check is one task on the cluster; records
+    are the same because each check's seed derives from the run seed.
     """
     opts = options or RunOptions()
     checks = list(checks)
@@ -189,6 +192,8 @@ def run(
     family = sum(c.method in RANDOM_METHODS for c in checks)
     base = RunContext(seed=opts.seed, quick=opts.quick, samples=opts.samples, jobs=1,
                       confidence=opts.confidence, family=family)
+    if opts.client is not None:
+        return _run_on_backend(checks, base, opts, progress)
     if jobs == 1 or len(checks) <= 1:
         base.jobs = jobs
         records = []
@@ -221,6 +226,32 @@ def run(
     return [results[i] for i in range(len(checks))]
 
 
+def _run_shipped(base: RunContext, payload: bytes) -> VerdictRecord:
+    """Worker side of a distributed run: unpickle ``(claim, check)`` and run it."""
+    import pickle
+
+    claim, chk, timeout = pickle.loads(payload)
+    CATALOGUE.claims.setdefault(claim.id, claim)  # a user's claim: known on this worker from now on
+    if timeout and not mp.current_process().daemon:
+        return _run_timed(chk, base, timeout)
+    return run_check(chk, base)  # Dask workers are daemonic: they cannot fork the timeout's child
+
+
+def _run_on_backend(checks: list[Check], base: RunContext, opts: RunOptions,
+                    progress: Callable[[VerdictRecord], None] | None) -> list[VerdictRecord]:
+    """Every check as one task on the Dask (or other) backend of ``opts.client``; records in order."""
+    import functools
+
+    from privcheck.scheduler import dumps_task, get_backend
+
+    payloads = []
+    for chk in checks:
+        dumps_task(chk.fn, f"the function of check {chk.key}")  # one clear line if it cannot travel
+        payloads.append(dumps_task((CATALOGUE.claim(chk.claim_id), chk, opts.timeout), f"check {chk.key}"))
+    with get_backend(opts.jobs, opts.client) as backend:
+        return backend.map(functools.partial(_run_shipped, base), payloads, progress=progress)
+
+
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
     """Cancel queued checks and terminate the worker processes (used on Ctrl-C: exit within 2 s)."""
     procs = list((getattr(pool, "_processes", None) or {}).values())
@@ -251,6 +282,7 @@ def verify(
     samples: int | None = None,
     methods: Sequence[str] | None = None,
     confidence: float = 0.95,
+    client: Any = None,
     timeout: float | None = None,
 ) -> list[VerdictRecord]:
     """Run the built-in (and any loaded user) claims matching ``patterns``; return verdict records.
@@ -259,7 +291,11 @@ def verify(
     ``jobs`` ≥ 1 worker processes (default: all cores); ``quick`` reduced
     power; ``samples`` overrides Monte Carlo sizes; ``methods`` a subset of
     exact/symbolic/numeric/mc/scaling; ``confidence`` in (0, 1); ``timeout``
-    seconds per check (> 0; a check past it becomes an ``error`` record).
+    seconds per check (> 0; a check past it becomes an ``error`` record; not
+    enforced on Dask workers); ``client`` runs each check as a task on Dask
+    (``"local"``, ``"tcp://HOST:PORT"`` or a ``distributed.Client``; extra
+    ``privcheck[dask]``), with the same records.
     """
-    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout)
+    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout,
+                      client=client)
     return run(select(patterns, methods=methods), opts)

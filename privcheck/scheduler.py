@@ -2,22 +2,48 @@
 
 Every Monte Carlo computation in privcheck cuts its ``n`` draws into fixed-size
 chunks (:func:`privcheck.seeding.chunk_sizes`); chunk ``i`` draws from the
-generator of child ``i`` of the computation's SeedSequence. Which backend runs
-the chunks (threads today; processes and Dask are backends behind the same
-interface) therefore never changes a result.
+generator of child ``i`` of the computation's SeedSequence
+(:func:`chunk_generator`), built wherever the chunk runs. Which backend runs
+the chunks therefore never changes a result:
+
+- :class:`ThreadBackend` — threads of this process (numpy samplers release the GIL);
+- :class:`ProcessBackend` — worker processes (pure-Python per-sample samplers);
+  the chunk function is shipped with cloudpickle;
+- :class:`DaskBackend` — a dask.distributed cluster (``"local"``, a scheduler
+  address, or a ``Client``); optional extra ``pip install 'privcheck[dask]'``.
+
+All three keep a bounded window of tasks in flight (never all chunks at once),
+report progress as tasks finish, fold or collect results in chunk order, and on
+``KeyboardInterrupt`` cancel what is still pending and re-raise promptly.
 """
 from __future__ import annotations
 
+import concurrent.futures as cf
+import hashlib
+import logging
+import multiprocessing as mp
+import os
+import signal
+import types
+import weakref
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, Protocol, TypeVar
+from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
 
 import numpy as np
 
+from privcheck.errors import PrivcheckUsageError
 from privcheck.seeding import DEFAULT_CHUNK, chunk_sizes, default_jobs
 
 T = TypeVar("T")
 
 ChunkFn = Callable[[np.random.Generator, int], T]
+Progress = Callable[[int], None]
+
+#: how many tasks per worker may be in flight (submitted or finished but not yet folded)
+WINDOW_PER_WORKER = 2
+#: seconds to wait for an existing Dask scheduler to answer
+DASK_CONNECT_TIMEOUT = 10.0
+DASK_INSTALL_HINT = "pip install 'privcheck[dask]'"
 
 
 def chunk_generator(seed_seq: np.random.SeedSequence, index: int) -> np.random.Generator:
@@ -27,12 +53,178 @@ def chunk_generator(seed_seq: np.random.SeedSequence, index: int) -> np.random.G
 
 
 class Backend(Protocol):
-    """Runs seeded chunks; ``run_chunks`` returns ``fn``'s results in chunk order."""
+    """Runs seeded chunks and whole tasks.
+
+    ``run_chunks`` returns ``fn``'s results in chunk order (or their in-order
+    fold with ``reduce``); ``map`` runs ``fn(item)`` for each item and returns
+    the results in item order; ``close`` releases what the backend started.
+    """
 
     name: str
 
     def run_chunks(self, fn: ChunkFn, sizes: list[int], seed_seq: np.random.SeedSequence,
-                   progress: Callable[[int], None] | None = None) -> list: ...
+                   progress: Progress | None = None, reduce: Callable[[Any, Any], Any] | None = None) -> Any: ...
+
+    def map(self, fn: Callable[[Any], T], items: Sequence, progress: Callable[[T], None] | None = None) -> list[T]: ...
+
+    def close(self) -> None: ...
+
+
+# --------------------------------------------------------------------------- shared machinery
+
+
+class _Ordered:
+    """Collects results that arrive in any order and hands them on in index order.
+
+    With ``reduce`` only the running fold is kept (plus results that finished
+    ahead of an earlier one, at most the window); without it, a list.
+    """
+
+    def __init__(self, reduce: Callable[[Any, Any], Any] | None):
+        self.reduce = reduce
+        self.next = 0
+        self.ahead: dict[int, Any] = {}
+        self.items: list = []
+        self.acc: Any = None
+
+    def put(self, i: int, value: Any) -> None:
+        self.ahead[i] = value
+        while self.next in self.ahead:
+            v = self.ahead.pop(self.next)
+            if self.reduce is None:
+                self.items.append(v)
+            elif self.next == 0:
+                self.acc = v
+            else:
+                self.acc = self.reduce(self.acc, v)
+            self.next += 1
+
+    def result(self) -> Any:
+        return self.items if self.reduce is None else self.acc
+
+
+def _drive(count: int, submit: Callable[[int], Any], wait_first: Callable[[list], Iterable],
+           cancel: Callable[[list], None], window: int, on_done: Callable[[int, Any], None],
+           folded: Callable[[], int]) -> None:
+    """Run tasks ``0..count-1`` with at most ``window`` of them not yet folded.
+
+    ``submit(i)`` returns a future, ``wait_first(futures)`` the finished ones
+    (at least one), ``on_done(i, result)`` consumes a result, ``folded()`` says
+    how many leading tasks are consumed in order. On any exception (including
+    ``KeyboardInterrupt``) the pending futures are cancelled and it re-raises.
+    """
+    pending: dict[Any, int] = {}
+    nxt = 0
+    try:
+        while nxt < count or pending:
+            while nxt < count and nxt - folded() < window:
+                pending[submit(nxt)] = nxt
+                nxt += 1
+            for fut in wait_first(list(pending)):
+                i = pending.pop(fut)
+                on_done(i, fut.result())
+    except BaseException:
+        cancel(list(pending))
+        raise
+
+
+def _describe(obj) -> str:
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__name__
+    return f"{name!r}"
+
+
+def _unpicklable_part(obj, dumps, depth: int = 0) -> tuple[str, str | None]:
+    """The innermost callable in ``obj`` that cannot be pickled, and the variable it fails on."""
+    parts: list[tuple[str, Any]] = []
+    code = getattr(obj, "__code__", None)
+    cells = getattr(obj, "__closure__", None) or ()
+    if code is not None:
+        parts += [(n, c.cell_contents) for n, c in zip(code.co_freevars, cells) if _has_contents(c)]
+        parts += [(f"default #{k}", v) for k, v in enumerate(getattr(obj, "__defaults__", None) or ())]
+        glb = getattr(obj, "__globals__", None) or {}
+        parts += [(n, glb[n]) for n in code.co_names
+                  if n in glb and not isinstance(glb[n], types.ModuleType)]
+    if hasattr(obj, "__self__"):  # bound method
+        parts.append(("self", obj.__self__))
+    if hasattr(obj, "func") and hasattr(obj, "args"):  # functools.partial
+        parts += [("func", obj.func)] + [(f"arg #{k}", v) for k, v in enumerate(obj.args)]
+    if not parts and not hasattr(obj, "__code__") and hasattr(obj, "__dict__"):
+        parts += list(vars(obj).items())
+    for var, val in parts:
+        try:
+            dumps(val)
+        except Exception:
+            if callable(val) and depth < 4:
+                inner, inner_var = _unpicklable_part(val, dumps, depth + 1)
+                if inner_var is not None or depth == 0:
+                    return inner, inner_var
+            return _describe(obj), f"{var} ({type(val).__module__}.{type(val).__qualname__})"
+    return _describe(obj), None
+
+
+def _has_contents(cell) -> bool:
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _cloudpickle():
+    try:
+        import cloudpickle
+    except ImportError:  # pragma: no cover - cloudpickle is a dependency
+        raise PrivcheckUsageError("worker processes need cloudpickle: pip install cloudpickle") from None
+    return cloudpickle
+
+
+def dumps_task(fn: Callable, what: str = "the sampler") -> bytes:
+    """``fn`` serialised with cloudpickle for worker processes or Dask.
+
+    Raises :class:`PrivcheckUsageError` (one line, naming the function that
+    holds the unpicklable object and that object's variable) when it cannot
+    be pickled.
+    """
+    cp = _cloudpickle()
+    try:
+        return cp.dumps(fn)
+    except Exception as exc:
+        name, var = _unpicklable_part(fn, cp.dumps)
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        held = f" (it holds {var})" if var else ""
+        raise PrivcheckUsageError(
+            f"{what} {name} cannot be pickled to run in worker processes or on Dask{held}: {reason}; "
+            "define it at module level without locks, open files, sockets or generators, or run on threads"
+        ) from None
+
+
+_LOADED: dict[bytes, Callable] = {}
+
+
+def _load(payload: bytes) -> Callable:
+    key = hashlib.blake2b(payload, digest_size=16).digest()
+    fn = _LOADED.get(key)
+    if fn is None:
+        import pickle
+
+        fn = pickle.loads(payload)
+        if len(_LOADED) > 32:
+            _LOADED.clear()
+        _LOADED[key] = fn
+    return fn
+
+
+def run_chunk_task(payload: bytes, seed_seq: np.random.SeedSequence, index: int, size: int):
+    """Worker side of one chunk: ``fn(chunk_generator(seed_seq, index), size)`` for the pickled ``fn``."""
+    return _load(payload)(chunk_generator(seed_seq, index), size)
+
+
+def run_item_task(payload: bytes, item):
+    """Worker side of one whole task: ``fn(item)`` for the pickled ``fn``."""
+    return _load(payload)(item)
+
+
+# --------------------------------------------------------------------------- threads
 
 
 class ThreadBackend:
@@ -43,37 +235,360 @@ class ThreadBackend:
     def __init__(self, jobs: int | None = None):
         self.jobs = default_jobs() if jobs is None else max(1, int(jobs))
 
-    def run_chunks(self, fn, sizes, seed_seq, progress=None):
-        rngs = [chunk_generator(seed_seq, i) for i in range(len(sizes))]
-        if self.jobs == 1 or len(sizes) <= 1:
-            out = []
-            for r, s in zip(rngs, sizes):
-                out.append(fn(r, s))
-                if progress:
-                    progress(s)
-            return out
-        with ThreadPoolExecutor(max_workers=min(self.jobs, len(sizes))) as pool:
-            futures = [pool.submit(fn, r, s) for r, s in zip(rngs, sizes)]
-            out = []
-            for f, s in zip(futures, sizes):
-                out.append(f.result())
-                if progress:
-                    progress(s)
-            return out
+    def _run(self, count: int, call: Callable[[int], Any], on_done: Callable[[int, Any], None],
+             folded: Callable[[], int]) -> None:
+        if self.jobs == 1 or count <= 1:
+            for i in range(count):
+                on_done(i, call(i))
+            return
+        pool = ThreadPoolExecutor(max_workers=min(self.jobs, count))
+        try:
+            _drive(count, lambda i: pool.submit(call, i), _wait_first_cf,
+                   lambda fs: [f.cancel() for f in fs], WINDOW_PER_WORKER * self.jobs, on_done, folded)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True)
+
+    def run_chunks(self, fn, sizes, seed_seq, progress=None, reduce=None):
+        """``fn(chunk_generator(seed_seq, i), sizes[i])`` for each chunk, in chunk order (folded with ``reduce``)."""
+        out = _Ordered(reduce)
+
+        def done(i, value):
+            out.put(i, value)
+            if progress:
+                progress(sizes[i])
+
+        self._run(len(sizes), lambda i: fn(chunk_generator(seed_seq, i), sizes[i]), done, lambda: out.next)
+        return out.result()
+
+    def map(self, fn, items, progress=None):
+        """``[fn(item) for item in items]`` on the threads; ``progress(result)`` as each finishes."""
+        items = list(items)
+        out = _Ordered(None)
+
+        def done(i, value):
+            out.put(i, value)
+            if progress:
+                progress(value)
+
+        self._run(len(items), lambda i: fn(items[i]), done, lambda: out.next)
+        return out.result()
+
+    def close(self) -> None:
+        """Nothing to release (threads live only during a call)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _wait_first_cf(futures: list):
+    done, _ = cf.wait(futures, return_when=cf.FIRST_COMPLETED)
+    return done
+
+
+# --------------------------------------------------------------------------- processes
+
+
+def _ignore_sigint() -> None:  # worker initializer: Ctrl-C is the parent's to handle
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _mp_context():
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    # workers fork from a server that has numpy and this module imported: cheap (re)starts
+    ctx.set_forkserver_preload(["privcheck.scheduler"])
+    return ctx
+
+
+def _shutdown_pool(pool: cf.ProcessPoolExecutor, kill: bool = False) -> None:
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=not kill, cancel_futures=True)
+    if kill:
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+
+
+class ProcessBackend:
+    """Chunks in ``jobs`` worker processes (forkserver or spawn), the chunk function shipped with cloudpickle.
+
+    For samplers that hold the GIL (pure-Python, per-sample). The pool starts
+    on first use and is reused until :meth:`close` (or garbage collection).
+    Chunk ``i``'s generator is built in the worker from ``(seed_seq, i)``, so
+    results equal the threads backend's bit for bit.
+    """
+
+    name = "processes"
+
+    def __init__(self, jobs: int | None = None):
+        self.jobs = default_jobs() if jobs is None else max(1, int(jobs))
+        self._pool: cf.ProcessPoolExecutor | None = None
+        self._finalizer = None
+
+    def _get_pool(self) -> cf.ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=_mp_context(),
+                                                initializer=_ignore_sigint)
+            self._finalizer = weakref.finalize(self, _shutdown_pool, self._pool)
+        return self._pool
+
+    def _run(self, count, submit_one, on_done, folded):
+        pool = self._get_pool()
+        try:
+            _drive(count, lambda i: submit_one(pool, i), _wait_first_cf,
+                   lambda fs: [f.cancel() for f in fs], WINDOW_PER_WORKER * self.jobs, on_done, folded)
+        except KeyboardInterrupt:
+            self._kill()
+            raise
+        except cf.process.BrokenProcessPool:
+            self._kill()
+            raise PrivcheckUsageError(
+                "a worker process died: the sampler crashed the interpreter or ran out of memory, or a script "
+                "started worker processes without the \"if __name__ == '__main__':\" guard they require"
+            ) from None
+
+    def _kill(self) -> None:
+        if self._pool is not None:
+            if self._finalizer is not None:
+                self._finalizer.detach()
+            _shutdown_pool(self._pool, kill=True)
+            self._pool = None
+
+    def run_chunks(self, fn, sizes, seed_seq, progress=None, reduce=None):
+        """As :meth:`ThreadBackend.run_chunks`, in worker processes."""
+        payload = dumps_task(fn)
+        out = _Ordered(reduce)
+
+        def done(i, value):
+            out.put(i, value)
+            if progress:
+                progress(sizes[i])
+
+        self._run(len(sizes), lambda pool, i: pool.submit(run_chunk_task, payload, seed_seq, i, sizes[i]),
+                  done, lambda: out.next)
+        return out.result()
+
+    def map(self, fn, items, progress=None):
+        """As :meth:`ThreadBackend.map`, in worker processes (``fn`` and items pickled)."""
+        items = list(items)
+        payload = dumps_task(fn, "the task")
+        out = _Ordered(None)
+
+        def done(i, value):
+            out.put(i, value)
+            if progress:
+                progress(value)
+
+        self._run(len(items), lambda pool, i: pool.submit(run_item_task, payload, items[i]), done, lambda: out.next)
+        return out.result()
+
+    def close(self) -> None:
+        """Shut the worker pool down (it restarts on the next call)."""
+        if self._pool is not None:
+            if self._finalizer is not None:
+                self._finalizer.detach()
+            _shutdown_pool(self._pool)
+            self._pool = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+# --------------------------------------------------------------------------- Dask
+
+
+def import_distributed():
+    """``dask.distributed``, or one line telling how to install it."""
+    try:
+        import distributed
+    except ImportError:
+        raise PrivcheckUsageError(
+            f"--dask / client= needs the optional dependency dask.distributed: {DASK_INSTALL_HINT}"
+        ) from None
+    return distributed
+
+
+class DaskBackend:
+    """Chunks as tasks on a dask.distributed cluster.
+
+    ``client``: ``"local"`` starts a ``LocalCluster`` of ``jobs`` (default: all
+    cores) single-threaded worker processes; ``"tcp://HOST:PORT"`` (or any
+    scheduler address) joins an existing cluster; a ``distributed.Client`` is
+    used as is. Only what this object started is closed by :meth:`close`.
+    Each task carries the chunk index; its generator is built on the worker
+    from ``(seed_seq, index)``, so the results equal the threads backend's.
+    """
+
+    name = "dask"
+
+    def __init__(self, client: Any = "local", jobs: int | None = None,
+                 connect_timeout: float = DASK_CONNECT_TIMEOUT):
+        distributed = import_distributed()
+        self._owned: list = []
+        self._finalizer = None
+        if isinstance(client, distributed.Client):
+            self.client = client
+        elif isinstance(client, str) and client.strip() == "local":
+            n = default_jobs() if jobs is None else max(1, int(jobs))
+            cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                               dashboard_address=":0", silence_logs=logging.ERROR)
+            self.client = distributed.Client(cluster)
+            self._owned = [self.client, cluster]
+        elif isinstance(client, str) and _looks_like_address(client.strip()):
+            addr = client.strip()
+            try:
+                self.client = distributed.Client(addr, timeout=connect_timeout)
+            except (OSError, TimeoutError) as exc:
+                raise PrivcheckUsageError(
+                    f"cannot reach the Dask scheduler at {addr} within {connect_timeout:g} s "
+                    f"({type(exc).__name__}); start one with 'dask scheduler' and 'dask worker {addr}'"
+                ) from None
+            self._owned = [self.client]
+        else:
+            raise PrivcheckUsageError(
+                f"--dask takes 'local' or a scheduler address such as tcp://HOST:8786, got {client!r}"
+            )
+        if self._owned:  # a cluster or connection this object started ends with it at the latest
+            self._finalizer = weakref.finalize(self, _close_all, list(self._owned))
+
+    def _window(self) -> int:
+        try:
+            threads = sum(self.client.nthreads().values())
+        except Exception:  # pragma: no cover - scheduler gone; the tasks will say why
+            threads = 1
+        return max(2, WINDOW_PER_WORKER * threads)
+
+    def _run(self, payload: bytes, count: int, submit_one, on_done, folded) -> None:
+        distributed = import_distributed()
+        client = self.client
+        [pfut] = client.scatter([payload], hash=False, broadcast=True)  # on every worker: no locality pull
+
+        def wait_first(futs):
+            return distributed.wait(futs, return_when="FIRST_COMPLETED").done
+
+        try:
+            _drive(count, lambda i: submit_one(pfut, i), wait_first, lambda fs: client.cancel(fs),
+                   self._window(), on_done, folded)
+        except ImportError as exc:  # raised on a worker: its environment lacks a module the task needs
+            raise PrivcheckUsageError(
+                f"a Dask worker cannot import {exc.name or exc}: install privcheck and the sampler's modules "
+                "in the workers' environment (functions defined in a script or claims file travel by themselves)"
+            ) from None
+        finally:
+            client.cancel([pfut])
+
+    def run_chunks(self, fn, sizes, seed_seq, progress=None, reduce=None):
+        """As :meth:`ThreadBackend.run_chunks`, one Dask task per chunk."""
+        payload = dumps_task(fn)
+        out = _Ordered(reduce)
+
+        def done(i, value):
+            out.put(i, value)
+            if progress:
+                progress(sizes[i])
+
+        self._run(payload, len(sizes),
+                  lambda pf, i: self.client.submit(run_chunk_task, pf, seed_seq, i, sizes[i], pure=False),
+                  done, lambda: out.next)
+        return out.result()
+
+    def map(self, fn, items, progress=None):
+        """As :meth:`ThreadBackend.map`, one Dask task per item."""
+        items = list(items)
+        payload = dumps_task(fn, "the task")
+        out = _Ordered(None)
+
+        def done(i, value):
+            out.put(i, value)
+            if progress:
+                progress(value)
+
+        self._run(payload, len(items),
+                  lambda pf, i: self.client.submit(run_item_task, pf, items[i], pure=False),
+                  done, lambda: out.next)
+        return out.result()
+
+    def close(self) -> None:
+        """Close the client and LocalCluster this backend started (never a client it was given)."""
+        if self._finalizer is not None:
+            self._finalizer()
+        self._owned = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _close_all(objects: list) -> None:
+    for obj in objects:
+        try:
+            obj.close()
+        except Exception:  # pragma: no cover - closing is best effort
+            pass
+
+
+def _looks_like_address(text: str) -> bool:
+    if "://" in text:
+        return text.split("://", 1)[1] != ""
+    host, sep, port = text.rpartition(":")
+    return bool(sep and host and port.isdigit())
+
+
+# --------------------------------------------------------------------------- entry points
+
+
+class _Borrowed:
+    """A backend the caller built and owns: used as is, never closed here (its pool outlives the call)."""
+
+    def __init__(self, backend):
+        self._backend = backend
+        self.name = backend.name
+
+    def run_chunks(self, *args, **kwargs):
+        return self._backend.run_chunks(*args, **kwargs)
+
+    def map(self, *args, **kwargs):
+        return self._backend.map(*args, **kwargs)
+
+    def close(self) -> None:
+        """Nothing: the owner closes the backend."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
 
 
 def get_backend(jobs: int | None = None, client=None, processes: bool = False) -> Backend:
     """The backend that runs chunks.
 
-    jobs: worker count (default: all cores); client: a ``dask.distributed.Client``
-    (or ``"local"`` / a scheduler address) to run on Dask; processes: prefer
-    worker processes (pure-Python per-sample samplers). Today only threads are
-    implemented; the other two are the Dask/process backends' slots.
+    jobs: worker count ≥ 1 (default: all cores; for ``client="local"`` the
+    number of worker processes). client: ``None`` (no Dask), ``"local"``, a
+    scheduler address ``"tcp://HOST:PORT"``, a ``dask.distributed.Client``,
+    or an already built backend (used as is; closing the result leaves it
+    open for its owner). processes: without a
+    client, use worker processes instead of threads (for pure-Python
+    per-sample samplers). Use the result as a context manager (or call
+    ``close()``) so that a cluster or pool it started is shut down.
     """
     if client is not None:
-        from privcheck.errors import PrivcheckUsageError
-
-        raise PrivcheckUsageError("the Dask backend is not available in this version")
+        if isinstance(client, _Borrowed) or all(hasattr(client, a) for a in ("run_chunks", "map", "close")):
+            return client if isinstance(client, _Borrowed) else _Borrowed(client)
+        return DaskBackend(client, jobs)
+    if processes:
+        return ProcessBackend(jobs)
     return ThreadBackend(jobs)
 
 
@@ -85,14 +600,21 @@ def map_chunks(
     jobs: int | None = None,
     backend: Backend | None = None,
     chunk: int = DEFAULT_CHUNK,
-    progress: Callable[[int], None] | None = None,
-) -> list:
-    """Run ``fn(rng_i, size_i)`` over the chunks of ``n`` draws and return results in chunk order.
+    progress: Progress | None = None,
+    reduce: Callable[[Any, Any], Any] | None = None,
+) -> Any:
+    """Run ``fn(rng_i, size_i)`` over the chunks of ``n`` draws; results in chunk order.
 
     Chunk ``i`` uses :func:`chunk_generator` ``(seed_seq, i)``, so the output is
     the same for any backend and any number of workers. ``backend`` defaults
-    to :func:`get_backend` ``(jobs)``. ``progress(k)`` is called with the size
-    of each finished chunk.
+    to :func:`get_backend` ``(jobs)`` (threads). ``progress(k)`` is called with
+    the size of each finished chunk. With ``reduce`` (e.g. ``numpy.add``) the
+    results are folded in chunk order as they arrive and only the fold is
+    returned (``None`` when ``n == 0``), so memory does not grow with ``n``;
+    without it, the list of results.
     """
     backend = backend if backend is not None else get_backend(jobs)
-    return backend.run_chunks(fn, chunk_sizes(n, chunk), seed_seq, progress)
+    sizes = chunk_sizes(n, chunk)
+    if reduce is None:  # any object with run_chunks(fn, sizes, seed_seq, progress) is a backend
+        return backend.run_chunks(fn, sizes, seed_seq, progress)
+    return backend.run_chunks(fn, sizes, seed_seq, progress, reduce=reduce)

@@ -35,7 +35,7 @@ from privcheck.errors import PrivcheckUsageError
 from privcheck.auditor.events import OutputCoding, candidate_events
 from privcheck.auditor.outputs import encode_outputs as as_matrix
 from privcheck.auditor.views import apply_view
-from privcheck.scheduler import map_chunks
+from privcheck.scheduler import get_backend, map_chunks
 from privcheck.seeding import default_jobs, derive
 from privcheck.stats import clopper_pearson, max_certifiable_log_ratio
 from privcheck.validation import check_confidence, check_eps, check_int, check_probability
@@ -134,9 +134,9 @@ def _fmt(v, width: int = 80) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _draw(sampler: Sampler, x, n: int, seed_seq, jobs: int, progress=None) -> np.ndarray:
+def _draw(sampler: Sampler, x, n: int, seed_seq, jobs: int, progress=None, backend=None) -> np.ndarray:
     parts = map_chunks(lambda rng, size: as_matrix(sampler(x, size, rng), size), n, seed_seq,
-                       jobs=jobs, progress=progress)
+                       jobs=jobs, progress=progress, backend=backend)
     if len({p.shape[1] for p in parts}) > 1:
         raise PrivcheckUsageError(f"sampler outputs changed width between chunks ({sorted({p.shape[1] for p in parts})} "
                                   f"columns): {_WIDTH_HINT}")
@@ -147,7 +147,8 @@ _WIDTH_HINT = ("outputs of varying length (or sometimes complex); audit them wit
                "view=privcheck.auditor.views.as_atom (each output one atom)")
 
 
-def _count_events(sampler: Sampler, x, n: int, seed_seq, jobs: int, coding: OutputCoding, events, progress=None):
+def _count_events(sampler: Sampler, x, n: int, seed_seq, jobs: int, coding: OutputCoding, events, progress=None,
+                  backend=None):
     """Counts of each event on ``n`` fresh draws of input ``x`` (chunked; samples are not kept)."""
 
     def chunk(rng, size):
@@ -161,7 +162,7 @@ def _count_events(sampler: Sampler, x, n: int, seed_seq, jobs: int, coding: Outp
             out[i] = int(atom_counts[ev.columns][ev.atoms].sum())
         return out
 
-    return np.sum(map_chunks(chunk, n, seed_seq, jobs=jobs, progress=progress), axis=0)
+    return np.sum(map_chunks(chunk, n, seed_seq, jobs=jobs, progress=progress, backend=backend), axis=0)
 
 
 def _is_reproducible(sampler: Sampler, x) -> bool:
@@ -183,6 +184,7 @@ def monte_carlo_bound(
     delta_eps: float | None = None,
     progress: Callable[[int], None] | None = None,
     pairs: Sequence | None = None,
+    client=None,
 ) -> MonteCarloBound:
     """A black-box lower bound on ε (and on δ at ``delta_eps``) from samples alone.
 
@@ -201,6 +203,9 @@ def monte_carlo_bound(
     delta_eps : if given, also bound δ at this ε (events chosen for δ).
     pairs : optional ordered pairs of input *indices* ``(a, b)`` to search
         (default: all ordered pairs).
+    client : run the chunks on Dask (``"local"``, ``"tcp://HOST:PORT"`` or a
+        ``distributed.Client``) or a given backend (:func:`privcheck.scheduler.get_backend`);
+        the result is the same as on threads. A cluster started here ends with the call.
     """
     confidence = check_confidence(confidence)
     samples = check_int("samples", samples, minimum=20)
@@ -213,7 +218,9 @@ def monte_carlo_bound(
     n_sel = max(10, int(round(samples * selection_share)))
     n_est = samples - n_sel
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
-    sel = [_draw(sampler, x, n_sel, derive(ss, "selection", i), jobs, progress) for i, x in enumerate(inputs)]
+    backend = get_backend(jobs, client)  # closed when dropped (DaskBackend finalizer)
+    sel = [_draw(sampler, x, n_sel, derive(ss, "selection", i), jobs, progress, backend)
+           for i, x in enumerate(inputs)]
     widths = {s.shape[1] for s in sel}
     if len(widths) != 1:
         raise PrivcheckUsageError(f"sampler outputs have different widths for different inputs ({sorted(widths)} "
@@ -230,7 +237,8 @@ def monte_carlo_bound(
     m = len(events)
     needed = sorted({i for ev in events for i in ev.pair})
     draws = n_sel * len(inputs) + n_est * len(needed)
-    counts = {i: _count_events(sampler, inputs[i], n_est, derive(ss, "estimation", i), jobs, coding, events, progress)
+    counts = {i: _count_events(sampler, inputs[i], n_est, derive(ss, "estimation", i), jobs, coding, events, progress,
+                               backend)
               for i in needed}
     a_each = alpha / m
     cands = []
@@ -356,6 +364,7 @@ def audit(
     pairs: Sequence | None = None,
     neighbours: Callable[[Any, Any], bool] | None = None,
     view: Callable | None = None,
+    client=None,
 ) -> AuditResult:
     """Audit the ε (and δ) of a mechanism or of a plain sampler.
 
@@ -371,6 +380,8 @@ def audit(
     exact : compute the exact ε (default: when the mechanism provides it;
         ``True`` on a mechanism without it is an error).
     monte_carlo : run the Monte Carlo lower bound.
+    client : run the Monte Carlo chunks on Dask: ``"local"``, ``"tcp://HOST:PORT"``
+        or a ``distributed.Client`` (extra ``privcheck[dask]``); same result as threads.
     delta : claimed δ in [0, 1) (default: the mechanism's nominal δ); with
         δ > 0 the Monte Carlo part bounds δ at the claimed ε.
 
@@ -436,7 +447,8 @@ def audit(
         t_mc = time.perf_counter()
         bound = monte_carlo_bound(apply_view(mech, view), inputs, samples, confidence=confidence, seed=seed,
                                   jobs=jobs, max_events=max_events, selection_share=selection_share,
-                                  delta_eps=eps if delta > 0 else None, progress=progress, pairs=pair_idx)
+                                  delta_eps=eps if delta > 0 else None, progress=progress, pairs=pair_idx,
+                                  client=client)
         t_mc = time.perf_counter() - t_mc
         details["draws"] = bound.draws
         details["draws_per_second"] = round(bound.draws / t_mc, 1) if t_mc > 0 else None

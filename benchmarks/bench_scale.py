@@ -1,0 +1,218 @@
+"""Scale-out throughput and memory: audits of OUE d = 100 on threads and on Dask (not run in CI).
+
+Usage::
+
+    python benchmarks/bench_scale.py                       # 1e6 and 1e7 draws per input
+    python benchmarks/bench_scale.py --sizes 1e6 1e7 1e8   # 1e8 needs the streaming selection
+    python benchmarks/bench_scale.py --backends threads    # skip Dask
+
+For every size and backend it measures, in the same run,
+
+- ``raw``: the bare sampler drawing the same samples (the audit's draws: every
+  input's selection and estimation share) in the same chunks on the same
+  backend, outputs discarded: the least any audit must cost;
+- ``audit``: ``privcheck.audit`` of the same sampler (selection, events,
+  estimation, bounds);
+
+and reports draws per second, the audit/raw time ratio, the Dask/threads ratio,
+and the peak resident memory of the whole process tree (this process plus
+every worker process; psutil if available, else /proc), sampled every 50 ms.
+At the end it projects how many cores of the measured speed an audit of
+10^10 draws would need to finish in an hour (linear scaling assumed: chunks are
+independent tasks; the scheduler's overhead per task is in the measurement).
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import os
+import threading
+import time
+
+import numpy as np
+
+D = 100
+EPS = 1.0
+INPUTS = [0, 1]
+
+
+def oue(x, n, rng, d=D, eps=EPS):
+    """Optimized unary encoding (Wang et al., USENIX Security 2017): n reports of input x as d bits.
+
+    The true bit is 1 w.p. 1/2, every other bit w.p. 1/(e^ε + 1); ε-LDP with ε = ``eps``.
+    """
+    q = 1.0 / (math.exp(eps) + 1.0)
+    bits = rng.random((n, d)) < q
+    bits[:, x] = rng.random(n) < 0.5
+    return bits.view(np.uint8)
+
+
+# --------------------------------------------------------------------------- memory of the process tree
+
+
+def _tree_rss_psutil(proc) -> int:
+    total = 0
+    for p in [proc] + proc.children(recursive=True):
+        try:
+            total += p.memory_info().rss
+        except Exception:  # a worker that just exited
+            pass
+    return total
+
+
+def _tree_rss_proc(pid: int) -> int:
+    kids: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+                kids.setdefault(ppid, []).append(int(entry))
+            except OSError:
+                pass
+    total, todo = 0, [pid]
+    while todo:
+        p = todo.pop()
+        todo += kids.get(p, [])
+        try:
+            with open(f"/proc/{p}/statm") as fh:
+                total += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except OSError:
+            pass
+    return total
+
+
+class PeakMemory:
+    """Samples the resident memory of this process and all its descendants; ``peak`` in bytes."""
+
+    def __init__(self, every: float = 0.05):
+        try:
+            import psutil
+
+            proc = psutil.Process()
+            self._measure = lambda: _tree_rss_psutil(proc)
+            self.how = "psutil"
+        except ImportError:
+            self._measure = lambda: _tree_rss_proc(os.getpid())
+            self.how = "/proc"
+        self.every = every
+        self.peak = 0
+
+    def __enter__(self):
+        self.peak = self._measure()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self):
+        while not self._stop.wait(self.every):
+            self.peak = max(self.peak, self._measure())
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._measure())
+
+
+# --------------------------------------------------------------------------- measurements
+
+
+def raw_sampling(backend, n: int, seed: int) -> float:
+    """Seconds for the bare sampler to draw the audit's samples (n per input, same chunks), outputs discarded."""
+    from privcheck.auditor import SELECTION_SHARE
+    from privcheck.scheduler import map_chunks
+    from privcheck.seeding import derive
+
+    n_sel = max(10, int(round(n * SELECTION_SHARE)))
+    n_est = n - n_sel
+    ss = np.random.SeedSequence(seed)
+    t = time.perf_counter()
+    for i, x in enumerate(INPUTS):
+        for stage, m in (("selection", n_sel), ("estimation", n_est)):
+            map_chunks(lambda rng, size, x=x: int(oue(x, size, rng).shape[0]), m, derive(ss, "raw", stage, i),
+                       backend=backend, reduce=lambda a, b: a + b)
+    return time.perf_counter() - t
+
+
+def one(backend_name: str, backend, client, n: int, seed: int) -> dict:
+    import privcheck
+
+    with PeakMemory() as mem_raw:
+        t_raw = raw_sampling(backend, n, seed)
+    with PeakMemory() as mem:
+        t = time.perf_counter()
+        res = privcheck.audit(oue, inputs=INPUTS, eps=EPS, samples=n, seed=seed,
+                              **({"client": client} if client is not None else {"jobs": backend.jobs}))
+        t_audit = time.perf_counter() - t
+    draws = n * len(INPUTS)
+    return {"backend": backend_name, "n": n, "raw_s": t_raw, "audit_s": t_audit,
+            "raw_rate": draws / t_raw, "audit_rate": draws / t_audit, "ratio": t_audit / t_raw,
+            "peak_raw": mem_raw.peak, "peak_audit": mem.peak, "eps_lower": res.eps_lower, "verdict": res.verdict}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", nargs="+", type=float, default=[1e6, 1e7], help="draws per input")
+    ap.add_argument("--backends", nargs="+", default=["threads", "dask"], choices=["threads", "dask"])
+    ap.add_argument("--jobs", type=int, default=None, help="threads / local Dask worker processes (default: cores)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    from privcheck.scheduler import DaskBackend, ThreadBackend
+    from privcheck.seeding import default_jobs
+
+    jobs = args.jobs or default_jobs()
+    print(f"OUE d={D}, eps={EPS}, inputs {INPUTS}; {jobs} workers; load average {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cores")
+    rows = []
+    print(f"{'backend':8s} {'draws/input':>11s} {'raw s':>8s} {'audit s':>8s} {'raw/s':>9s} {'audit/s':>9s} "
+          f"{'audit/raw':>9s} {'idle tree':>9s} {'peak raw':>9s} {'peak audit':>10s}  eps_lower")
+
+    def measure(name, backend, client):
+        idle = PeakMemory()
+        with idle:
+            pass
+        for n in (int(s) for s in args.sizes):
+            r = one(name, backend, client, n, args.seed)
+            rows.append(r)
+            print(f"{name:8s} {n:11.0e} {r['raw_s']:8.2f} {r['audit_s']:8.2f} {r['raw_rate']:9.3g} "
+                  f"{r['audit_rate']:9.3g} {r['ratio']:9.2f} {idle.peak / 2**20:7.0f}MB {r['peak_raw'] / 2**20:7.0f}MB "
+                  f"{r['peak_audit'] / 2**20:8.0f}MB  {r['eps_lower']:.4f}", flush=True)
+
+    if "threads" in args.backends:  # first, so that no Dask worker is in the process tree
+        measure("threads", ThreadBackend(jobs), None)
+    if "dask" in args.backends:
+        import distributed
+
+        t = time.perf_counter()
+        cluster = distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                           dashboard_address=":0", silence_logs=logging.ERROR)
+        client = distributed.Client(cluster)
+        print(f"(dask LocalCluster of {jobs} single-threaded worker processes started in "
+              f"{time.perf_counter() - t:.1f} s, not counted)")
+        try:
+            backend = DaskBackend(client)
+            one("dask", backend, client, 20_000, args.seed)  # warm the workers' imports
+            measure("dask", backend, client)
+        finally:
+            client.close()
+            cluster.close()
+    by = {(r["backend"], r["n"]): r for r in rows}
+    for n in sorted({r["n"] for r in rows}):
+        if ("threads", n) in by and ("dask", n) in by:
+            print(f"dask / threads audit time at {n:.0e} draws per input: "
+                  f"{by[('dask', n)]['audit_s'] / by[('threads', n)]['audit_s']:.2f}")
+    if rows:
+        best = max(rows, key=lambda r: (r["n"], r["backend"] == "dask"))
+        per_core = best["audit_rate"] / jobs
+        need = 1e10 / 3600.0
+        print(f"projection: 10^10 draws in an hour need {need:.3g} draws/s; at {per_core:.3g} audit draws/s per "
+              f"core ({best['backend']}, {best['n']:.0e} draws per input) that is about "
+              f"{math.ceil(need / per_core)} cores (e.g. {math.ceil(need / per_core / 32)} nodes of 32 cores), "
+              "assuming linear scaling over independent chunk tasks")
+
+
+if __name__ == "__main__":
+    main()
