@@ -383,3 +383,8 @@ def test_accountant_bad_input_names_the_parameter(call, match):
 def test_gaussian_sigma_defaults_to_unit_sensitivity():
     assert gdp.gaussian_sigma(mu=0.5) == 2.0 and gdp.gaussian_mu(4.0) == 0.25
     assert gdp.compose_gdp([0.3, 0.4]) == pytest.approx(0.5, rel=1e-15)
+
+
+def test_optimal_composition_default_is_pure_dp():
+    r = comp.optimal_composition(0.5, 10, 1e-5)  # δ = 0 per step by default
+    assert r.eps == pytest.approx(comp.rr_composition_eps(0.5, 10, 1e-5), rel=1e-12)

@@ -393,3 +393,23 @@ def test_figure3_defaults_are_the_papers_setting_and_seeding_is_pinned():
     tv_c, tv_g = d.tv_samples[0.5]
     assert len(tv_c) == len(tv_g) == 10 and float(np.mean(tv_c)) == pytest.approx(d.tv_chat[0], rel=1e-12)
     assert fq.figure3_data(n=50, m=2, pis=(0.5,), replicates=10).params["m"] == 2  # two values allowed
+
+
+def test_figure3_default_call_is_the_papers_setting():
+    d = fq.figure3_data(pis=(0.5,))  # defaults: n = 50,000, domain 100, 200 replicates, ε = 1, seed 0
+    assert (d.params["n"], d.params["m"], d.replicates, d.params["eps"]) == (50_000, 100, 200, 1.0)
+    assert d.confidence == 0.95 and d.tv_chat == [pytest.approx(1.4714630431321474, rel=1e-12)]
+    lo, hi = d.tv_chat_interval[0]
+    narrow = fq.figure3_data(n=500, m=5, pis=(0.5,), replicates=30, seed=2, confidence=0.5)
+    wide = fq.figure3_data(n=500, m=5, pis=(0.5,), replicates=30, seed=2, confidence=0.99)
+    for a, b in ((narrow.tv_chat_interval[0], wide.tv_chat_interval[0]),
+                 (narrow.tv_gde_interval[0], wide.tv_gde_interval[0])):
+        assert b[0] < a[0] < a[1] < b[1]  # the intervals use the confidence asked for
+
+
+@pytest.mark.parametrize("p,q", [(0.3, 0.3), (1.5, 0.2), (0.5, -0.1)])
+def test_degenerate_direct_encoding_parameters_are_rejected(p, q):
+    from privcheck.errors import PrivcheckUsageError
+
+    with pytest.raises(PrivcheckUsageError, match="need 0 <= q < p <= 1"):
+        fq.c_de([1], 3, p, q)
