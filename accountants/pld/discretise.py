@@ -237,33 +237,48 @@ def optimistic(profile: Profile, h: float, _g=None) -> GridMeasure:
 
 def _convexify(w, ldd, Lc, t0, E, c0, t, lin):
     """Lower w until every mass of the polygon is >= 0 (up to rounding noise): local Jacobi steps
-    toward the chords, then the exact lower convex hull if that does not settle. Only lowers."""
+    toward the chords; where they do not settle, the exact lower convex hull of that stretch
+    (then of everything). Only ever lowers values."""
     eh = 1 + E
     w = w.copy()
-    w[0] = min(w[0], w[1] + c0)
-    p = _masses_r(w, ldd, Lc, t0, E)
-    p[0] = (c0 - (w[0] - w[1])) / E
     n1 = w.size
-    idx = np.arange(1, n1 - 1)
-    for _ in range(300):
-        aw = np.abs(w[idx - 1]) * eh + (1 + eh) * np.abs(w[idx]) + np.abs(w[idx + 1])
-        bad = idx[p[idx] < -8 * _ULD * aw / E]
-        if bad.size == 0 and p[-1] >= 0:
-            break
-        if p[-1] < 0:
-            w[-1] = w[-2] + ldd[-1]
-            bad = np.union1d(bad, [n1 - 2])
-        w[bad] = w[bad] + p[bad] * E / (1 + eh)
-        idx = np.unique(np.concatenate([bad - 1, bad, bad + 1, [1]]))
-        idx = idx[(idx >= 1) & (idx <= n1 - 2)]
-        w[0] = min(w[0], w[1] + c0)
+
+    def masses():
+        p = _masses_r(w, ldd, Lc, t0, E)
         p[0] = (c0 - (w[0] - w[1])) / E
-        p[idx] = (Lc[idx] + eh * (w[idx - 1] - w[idx]) - (w[idx] - w[idx + 1])) / E
-        p[-1] = eh * (ldd[-1] + w[-2] - w[-1]) / E
-        if idx.size == 0:
-            idx = np.arange(1, n1 - 1)
-    else:
-        w = _lower_hull(t, lin + w) - lin
+        return p
+
+    def jacobi(p, rounds):
+        idx = np.arange(1, n1 - 1)
+        bad = idx[:0]
+        for _ in range(rounds):
+            aw = np.abs(w[idx - 1]) * eh + (1 + eh) * np.abs(w[idx]) + np.abs(w[idx + 1])
+            bad = idx[p[idx] < -8 * _ULD * aw / E]
+            if bad.size == 0 and p[-1] >= 0:
+                return True, bad
+            if p[-1] < 0:
+                w[-1] = w[-2] + ldd[-1]
+                bad = np.union1d(bad, [n1 - 2])
+            w[bad] = w[bad] + p[bad] * E / (1 + eh)
+            idx = np.unique(np.concatenate([bad - 1, bad, bad + 1, [1]]))
+            idx = idx[(idx >= 1) & (idx <= n1 - 2)]
+            w[0] = min(w[0], w[1] + c0)
+            p[0] = (c0 - (w[0] - w[1])) / E
+            p[idx] = (Lc[idx] + eh * (w[idx - 1] - w[idx]) - (w[idx] - w[idx + 1])) / E
+            p[-1] = eh * (ldd[-1] + w[-2] - w[-1]) / E
+            if idx.size == 0:
+                idx = np.arange(1, n1 - 1)
+        return False, bad
+
+    w[0] = min(w[0], w[1] + c0)
+    done, bad = jacobi(masses(), 300)
+    if not done and bad.size:
+        a, b = max(int(bad.min()) - 64, 0), min(int(bad.max()) + 64, n1 - 1)
+        w[a:b + 1] = _lower_hull(t[a:b + 1], lin[a:b + 1] + w[a:b + 1]) - lin[a:b + 1]
+        w[0] = min(w[0], w[1] + c0)
+        done, bad = jacobi(masses(), 300)
+    if not done:
+        w[:] = _lower_hull(t, lin + w) - lin
         w[0] = min(w[0], w[1] + c0)
         if w[-1] > w[-2] + ldd[-1]:
             w[-1] = w[-2] + ldd[-1]
