@@ -246,7 +246,7 @@ class PLDAccountant:
         part = self._part_delta_lower(eps)
         if part > lo:
             lo = part
-        return Interval(lo, max(up, lo), "pld-fft", notes)
+        return Interval(float(lo), float(max(up, lo)), "pld-fft", notes)
 
     def epsilon(self, delta: float) -> Interval:
         """Certified interval on ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ delta} of the composition; delta ∈ (0, 1)."""
@@ -288,7 +288,7 @@ class PLDAccountant:
             lo = part
         if tail_used:
             notes.append("upper end from the Chernoff tail bound of the pessimistic measures (below the FFT error floor)")
-        return Interval(lo, max(up, lo), "pld-fft", tuple(notes))
+        return Interval(float(lo), float(max(up, lo)), "pld-fft", tuple(notes))
 
     def describe(self) -> dict:
         """Events, counts, relation, grid step (after a query)."""
