@@ -178,6 +178,7 @@ def optimistic(profile: Profile, h: float, _g=None) -> GridMeasure:
         g = np.where(den > 0, E * c[:-1] * c[1:] / np.where(den > 0, den, 1), 0)
     rmax = np.maximum(rl[:-1], rl[1:])
     g = g + 32 * RHO * np.maximum(rmax, np.concatenate([rmax[1:], rmax[-1:]]))
+    g = np.minimum(g, _refined_gaps(profile, h, i_lo, x, r, s))
     n = r.size
     G = np.empty(n, dtype=L)
     G[0], G[-1] = g[0], g[-1]
@@ -233,6 +234,50 @@ def optimistic(profile: Profile, h: float, _g=None) -> GridMeasure:
         p[0] += (1 - total) * (1 - L(1e-12)) - L(1e-18)
     return GridMeasure(h, i_lo, _round_down(p), float(np.nextafter(float(a), 0.0)) if a > 0 else 0.0,
                        "optimistic", profile.label)
+
+
+def _refined_gaps(profile: Profile, h: float, i_lo: int, x: np.ndarray, r: np.ndarray, s: int) -> np.ndarray:
+    """A second bound on the chord gaps, from the profile at the interval midpoints:
+    chord − π <= [chord(t_m) − π(t_m)] + (secant-extension bound on the half grid).
+    Intervals that straddle x = 0 (where the split δ = lin + r changes) keep +inf."""
+    n = x.size
+    x2 = (2 * i_lo + np.arange(2 * n - 1)) * (h / 2)
+    s2 = 2 * s
+    r2 = np.empty(2 * n - 1)
+    r2[0::2] = r
+    xm = x2[1::2]
+    below = xm < 0
+    with np.errstate(over="ignore"):
+        rm = np.empty(xm.size)
+        if profile.log_delta_rev is not None and below.any():
+            rm[below] = np.exp(xm[below] + profile.log_delta_rev(-xm[below]))
+        else:
+            below[:] = False
+        rm[~below] = np.exp(profile.log_delta_at(xm[~below]))
+    r2[1::2] = rm
+    # consistent split on the half grid: below-zero points use the reverse form
+    straddle = np.zeros(n - 1, dtype=bool)
+    if profile.log_delta_rev is not None:
+        straddle = (x[:-1] < 0) & (x[1:] >= 0)
+        straddle |= (xm < 0) != (x[:-1] < 0)
+        straddle |= (xm < 0) != (x[1:] < 0)
+        s2 = int(np.searchsorted(x2, 0.0))
+    else:
+        s2 = 0
+    L = np.longdouble
+    ldd2, Lc2, t02, E2 = _lin_parts(x2, s2, h / 2)
+    c2 = np.maximum(_masses_r(r2, ldd2, Lc2, t02, E2), 0)
+    eh2 = 1 + E2
+    den = c2[:-1] * eh2 + c2[1:]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g2 = np.where(den > 0, E2 * c2[:-1] * c2[1:] / np.where(den > 0, den, 1), 0)
+    r2l = r2.astype(L)
+    phi = np.expm1(L(h) / 2) / np.expm1(L(h))
+    mid_gap = r2l[0:-2:2] * (1 - phi) + r2l[2::2] * phi - r2l[1::2]  # lin parts cancel (linear in t)
+    slack = 64 * RHO * np.maximum(np.maximum(r2l[0:-2:2], r2l[2::2]), r2l[1::2])
+    out = np.maximum(mid_gap, 0) + np.maximum(g2[0::2], g2[1::2]) + slack
+    out[straddle] = np.inf
+    return out
 
 
 def _convexify(w, ldd, Lc, t0, E, c0, t, lin):
