@@ -153,7 +153,7 @@ class PLDAccountant:
                 var += c * float(np.sum(m.p * (m.x - mean) ** 2)) / F
                 n += c
         sigma1 = max(math.sqrt(var / max(n, 1)), h0)
-        h_acc = math.sqrt(0.04 * sigma1 / max(n, 1))
+        h_acc = math.sqrt(0.1 * sigma1 / max(n, 1))
         h = min(W / self.target_fft_size, max(h_acc, 1e-7))
         h = max(h, W / (self.max_fft_size / 2), 1e-7)
         if atoms_only:
