@@ -26,8 +26,8 @@ from privcheck.errors import PrivcheckUsageError
 __all__ = ["Composition", "compose", "log_mgf", "LAMBDAS_POS", "LAMBDAS_NEG"]
 
 U = 2.0**-53
-LAMBDAS_POS = np.geomspace(1e-2, 1e3, 16)
-LAMBDAS_NEG = np.concatenate([np.linspace(0.2, 0.8, 2), np.geomspace(1.0, 300.0, 7)])
+LAMBDAS_POS = np.geomspace(1e-2, 1e3, 21)
+LAMBDAS_NEG = np.concatenate([np.linspace(0.1, 0.9, 3), np.geomspace(1.0, 300.0, 10)])
 
 
 def log_mgf(m: GridMeasure, lams: np.ndarray, sign: int) -> np.ndarray:
