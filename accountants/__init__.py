@@ -2,7 +2,9 @@
 
 Modules: :mod:`accountants.gdp` (μ-GDP conversion, composition, inversion, Gaussian calibration),
 :mod:`accountants.composition` (basic, DRV, KOV closed form and exact optimum),
-:mod:`accountants.amplification` (Poisson subsampling; subsampled Gaussian via autodp RDP),
+:mod:`accountants.amplification` (Poisson subsampling; subsampled Gaussian: PLD interval, RDP cross-check),
 :mod:`accountants.wireless` (paper 004's bounds), :mod:`accountants.spriFed` (paper 002's planner),
-:mod:`accountants.planners` (inverse questions), :mod:`accountants.pld` (numerical PLD composition).
+:mod:`accountants.planners` (inverse questions, on the certified PLD path),
+:mod:`accountants.pld` (privacy-loss-distribution accountant with certified [lower, upper] intervals:
+events, discretise, compose, accountant).
 """

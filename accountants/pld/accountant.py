@@ -28,6 +28,8 @@ from privcheck.validation import check_delta, check_int, check_nonnegative
 
 __all__ = ["Interval", "PLDAccountant"]
 
+TILT_BELOW = 1e-8  # below this δ the FFT is redone on exponentially tilted measures
+
 
 @dataclass(frozen=True)
 class Interval:
@@ -151,7 +153,7 @@ class PLDAccountant:
                 var += c * float(np.sum(m.p * (m.x - mean) ** 2)) / F
                 n += c
         sigma1 = max(math.sqrt(var / max(n, 1)), h0)
-        h_acc = math.sqrt(0.04 * sigma1 / max(n, 1))
+        h_acc = math.sqrt(0.1 * sigma1 / max(n, 1))
         h = min(W / self.target_fft_size, max(h_acc, 1e-7))
         h = max(h, W / (self.max_fft_size / 2), 1e-7)
         if atoms_only:
@@ -160,19 +162,40 @@ class PLDAccountant:
                 h = base / math.ceil(base / h)
         return h
 
-    def _build(self):
-        if self._cache is not None:
-            return self._cache
-        dirs = self._directions()
-        h = self._choose_step(dirs)
-        comps = []
-        for d in dirs:
-            ms = [(discretise(p, h), c) for p, c in d]
-            pess = compose([(m[0], c) for m, c in ms], "pessimistic", self.tail_mass, self.max_fft_size)
-            opt = compose([(m[1], c) for m, c in ms], "optimistic", self.tail_mass, self.max_fft_size)
-            comps.append((pess, opt))
-        self._cache = {"h": h, "comps": comps}
-        return self._cache
+    def _build(self, tilt: float = 0.0):
+        if self._cache is None:
+            dirs = self._directions()
+            h = self._choose_step(dirs)
+            self._cache = {"h": h, "measures": [[(discretise(p, h), c) for p, c in d] for d in dirs], "comps": {}}
+        key = round(tilt, 3)
+        if key not in self._cache["comps"]:
+            comps = []
+            for ms in self._cache["measures"]:
+                pess = compose([(m[0], c) for m, c in ms], "pessimistic", self.tail_mass, self.max_fft_size, tilt=key)
+                opt = compose([(m[1], c) for m, c in ms], "optimistic", self.tail_mass, self.max_fft_size, tilt=key)
+                comps.append((pess, opt))
+            self._cache["comps"][key] = comps
+        return {"h": self._cache["h"], "comps": self._cache["comps"][key]}
+
+    def _tilt_for_delta(self, comps, delta: float) -> float:
+        """Chernoff-optimal λ for this δ (the tilt that centres the composed loss near ε(δ))."""
+        from accountants.pld.compose import LAMBDAS_POS
+
+        lam = LAMBDAS_POS
+        logc = lam * np.log(lam / (lam + 1)) - np.log1p(lam)
+        best = 0.0
+        for pess, _ in comps:
+            e = (pess.K_pos + logc - math.log(delta)) / lam
+            best = max(best, float(lam[int(np.argmin(e))]))
+        return best
+
+    def _tilt_for_eps(self, comps, eps: float) -> float:
+        from accountants.pld.compose import LAMBDAS_POS
+
+        best = 0.0
+        for pess, _ in comps:
+            best = max(best, float(LAMBDAS_POS[int(np.argmin(pess.K_pos - LAMBDAS_POS * eps))]))
+        return best
 
     # ------------------------------------------------------------------ lower bounds from parts
     def _part_delta_lower(self, eps: float) -> float:
@@ -216,10 +239,14 @@ class PLDAccountant:
         cache = self._build()
         up = max(p.delta_bound(eps) for p, _ in cache["comps"])
         lo = max(o.delta_bound(eps) for _, o in cache["comps"])
+        if up < TILT_BELOW:  # the tail asked for is below the untilted FFT's resolution: tilt
+            tc = self._build(self._tilt_for_eps(cache["comps"], eps))["comps"]
+            up = min(up, max(p.delta_bound(eps) for p, _ in tc))
+            lo = max(lo, max(o.delta_bound(eps) for _, o in tc))
         part = self._part_delta_lower(eps)
         if part > lo:
             lo = part
-        return Interval(lo, max(up, lo), "pld-fft", notes)
+        return Interval(float(lo), float(max(up, lo)), "pld-fft", notes)
 
     def epsilon(self, delta: float) -> Interval:
         """Certified interval on ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ delta} of the composition; delta ∈ (0, 1)."""
@@ -236,15 +263,22 @@ class PLDAccountant:
             hi = max(_profile_eps(p, delta, lower=False) for p in single)
             return Interval(lo, hi, "exact profile", tuple(notes))
         cache = self._build()
+        comps = cache["comps"]
+        if delta < TILT_BELOW:
+            comps = comps + self._build(self._tilt_for_delta(comps, delta))["comps"]
         ups, los = [], []
         tail_used = False
-        for pess, opt in cache["comps"]:
+        for pess, opt in comps:
             u_fft = _eps_upper(pess, delta)
             u_ch = pess.chernoff_eps(delta)
             if u_ch < u_fft:
                 tail_used = tail_used or not math.isfinite(u_fft)
             ups.append(min(u_fft, u_ch))
             los.append(_eps_lower(opt, delta))
+        nd = len(cache["comps"])
+        if len(comps) > nd:  # untilted and tilted answers are both valid: keep the better ends per direction
+            ups = [min(a, b) for a, b in zip(ups[:nd], ups[nd:])]
+            los = [max(a, b) for a, b in zip(los[:nd], los[nd:])]
         lo = max(los)
         up = max(ups)
         part = self._part_eps_lower(delta)
@@ -254,12 +288,13 @@ class PLDAccountant:
             lo = part
         if tail_used:
             notes.append("upper end from the Chernoff tail bound of the pessimistic measures (below the FFT error floor)")
-        return Interval(lo, max(up, lo), "pld-fft", tuple(notes))
+        return Interval(float(lo), float(max(up, lo)), "pld-fft", tuple(notes))
 
     def describe(self) -> dict:
         """Events, counts, relation, grid step (after a query)."""
         return {"relation": self.relation, "events": [(repr(e), c) for e, c in self._events],
-                "grid_step": None if self._cache is None else self._cache["h"]}
+                "grid_step": None if self._cache is None else self._cache["h"],
+                "tilts": [] if self._cache is None else sorted(self._cache["comps"])}
 
 
 # ---------------------------------------------------------------------- helpers
@@ -309,6 +344,9 @@ def _profile_eps(p: Profile, delta: float, lower: bool) -> float:
 def _grid_deltas(comp: Composition) -> tuple[np.ndarray, np.ndarray]:
     """Approximate Σ_{i>k} c_i(1 − e^{x_k − x_i}) and ‖f‖₂ at every window point x_k (for search)."""
     c = comp.c
+    if comp.tilt > 0:
+        x = (comp.bot + np.arange(c.size)) * comp.h
+        c = c * np.exp(np.minimum(comp.log_scale - comp.tilt * x, 700.0))
     a = math.exp(-comp.h)
     rc = c[::-1]
     R = signal.lfilter([0.0, a], [1.0, -a], rc)[::-1]
@@ -326,6 +364,8 @@ def _eps_upper(comp: Composition, delta: float) -> float:
     if comp.delta_bound(0.0) <= delta:
         return 0.0
     D, fn = _grid_deltas(comp)
+    if comp.tilt > 0:
+        fn = fn * 0  # (the tilted error term is checked exactly below)
     approx = comp.inf + D + comp.err_l2 * fn + comp.out_above
     x = (comp.bot + np.arange(comp.c.size)) * comp.h
     ok = np.nonzero((approx <= delta * (1 - 1e-7)) & (x >= 0))[0]
@@ -351,14 +391,18 @@ def _eps_upper(comp: Composition, delta: float) -> float:
 
 def _eps_lower(comp: Composition, delta: float) -> float:
     D, fn = _grid_deltas(comp)
-    approx = comp.inf + D - comp.err_l2 * fn - comp.out_above - comp.out_below
+    if comp.tilt > 0:
+        fn = fn * 0
+    approx = comp.inf + D - comp.err_l2 * fn - (0.0 if comp.tilt > 0 else comp.out_above + comp.out_below)
     x = (comp.bot + np.arange(comp.c.size)) * comp.h
     ok = np.nonzero((approx > delta * (1 + 1e-7)) & (x >= 0))[0]
     if ok.size == 0:
         return 0.0
     k = int(ok[-1])
+    step = 1
     while k >= 0 and comp.delta_bound(x[k]) <= delta:
-        k -= 1
+        k -= step
+        step *= 2
     if k < 0:
         return 0.0
     lo = float(x[k])

@@ -178,6 +178,7 @@ def optimistic(profile: Profile, h: float, _g=None) -> GridMeasure:
         g = np.where(den > 0, E * c[:-1] * c[1:] / np.where(den > 0, den, 1), 0)
     rmax = np.maximum(rl[:-1], rl[1:])
     g = g + 32 * RHO * np.maximum(rmax, np.concatenate([rmax[1:], rmax[-1:]]))
+    g = np.minimum(g, _refined_gaps(profile, h, i_lo, x, r, s))
     n = r.size
     G = np.empty(n, dtype=L)
     G[0], G[-1] = g[0], g[-1]
@@ -235,35 +236,94 @@ def optimistic(profile: Profile, h: float, _g=None) -> GridMeasure:
                        "optimistic", profile.label)
 
 
+def _refined_gaps(profile: Profile, h: float, i_lo: int, x: np.ndarray, r: np.ndarray, s: int) -> np.ndarray:
+    """A second bound on the chord gaps, from the profile at the interval midpoints:
+    chord − π <= [chord(t_m) − π(t_m)] + (secant-extension bound on the half grid).
+    Intervals that straddle x = 0 (where the split δ = lin + r changes) keep +inf."""
+    n = x.size
+    x2 = (2 * i_lo + np.arange(2 * n - 1)) * (h / 2)
+    s2 = 2 * s
+    r2 = np.empty(2 * n - 1)
+    r2[0::2] = r
+    xm = x2[1::2]
+    below = xm < 0
+    with np.errstate(over="ignore"):
+        rm = np.empty(xm.size)
+        if profile.log_delta_rev is not None and below.any():
+            rm[below] = np.exp(xm[below] + profile.log_delta_rev(-xm[below]))
+        else:
+            below[:] = False
+        rm[~below] = np.exp(profile.log_delta_at(xm[~below]))
+    r2[1::2] = rm
+    # consistent split on the half grid: below-zero points use the reverse form
+    straddle = np.zeros(n - 1, dtype=bool)
+    if profile.log_delta_rev is not None:
+        straddle = (x[:-1] < 0) & (x[1:] >= 0)
+        straddle |= (xm < 0) != (x[:-1] < 0)
+        straddle |= (xm < 0) != (x[1:] < 0)
+        s2 = int(np.searchsorted(x2, 0.0))
+    else:
+        s2 = 0
+    L = np.longdouble
+    ldd2, Lc2, t02, E2 = _lin_parts(x2, s2, h / 2)
+    c2 = np.maximum(_masses_r(r2, ldd2, Lc2, t02, E2), 0)
+    eh2 = 1 + E2
+    den = c2[:-1] * eh2 + c2[1:]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g2 = np.where(den > 0, E2 * c2[:-1] * c2[1:] / np.where(den > 0, den, 1), 0)
+    r2l = r2.astype(L)
+    phi = np.expm1(L(h) / 2) / np.expm1(L(h))
+    mid_gap = r2l[0:-2:2] * (1 - phi) + r2l[2::2] * phi - r2l[1::2]  # lin parts cancel (linear in t)
+    slack = 64 * RHO * np.maximum(np.maximum(r2l[0:-2:2], r2l[2::2]), r2l[1::2])
+    out = np.maximum(mid_gap, 0) + np.maximum(g2[0::2], g2[1::2]) + slack
+    out[straddle] = np.inf
+    return out
+
+
 def _convexify(w, ldd, Lc, t0, E, c0, t, lin):
     """Lower w until every mass of the polygon is >= 0 (up to rounding noise): local Jacobi steps
-    toward the chords, then the exact lower convex hull if that does not settle. Only lowers."""
+    toward the chords; where they do not settle, the exact lower convex hull of that stretch
+    (then of everything). Only ever lowers values."""
     eh = 1 + E
     w = w.copy()
-    w[0] = min(w[0], w[1] + c0)
-    p = _masses_r(w, ldd, Lc, t0, E)
-    p[0] = (c0 - (w[0] - w[1])) / E
     n1 = w.size
-    idx = np.arange(1, n1 - 1)
-    for _ in range(300):
-        aw = np.abs(w[idx - 1]) * eh + (1 + eh) * np.abs(w[idx]) + np.abs(w[idx + 1])
-        bad = idx[p[idx] < -8 * _ULD * aw / E]
-        if bad.size == 0 and p[-1] >= 0:
-            break
-        if p[-1] < 0:
-            w[-1] = w[-2] + ldd[-1]
-            bad = np.union1d(bad, [n1 - 2])
-        w[bad] = w[bad] + p[bad] * E / (1 + eh)
-        idx = np.unique(np.concatenate([bad - 1, bad, bad + 1, [1]]))
-        idx = idx[(idx >= 1) & (idx <= n1 - 2)]
-        w[0] = min(w[0], w[1] + c0)
+
+    def masses():
+        p = _masses_r(w, ldd, Lc, t0, E)
         p[0] = (c0 - (w[0] - w[1])) / E
-        p[idx] = (Lc[idx] + eh * (w[idx - 1] - w[idx]) - (w[idx] - w[idx + 1])) / E
-        p[-1] = eh * (ldd[-1] + w[-2] - w[-1]) / E
-        if idx.size == 0:
-            idx = np.arange(1, n1 - 1)
-    else:
-        w = _lower_hull(t, lin + w) - lin
+        return p
+
+    def jacobi(p, rounds):
+        idx = np.arange(1, n1 - 1)
+        bad = idx[:0]
+        for _ in range(rounds):
+            aw = np.abs(w[idx - 1]) * eh + (1 + eh) * np.abs(w[idx]) + np.abs(w[idx + 1])
+            bad = idx[p[idx] < -8 * _ULD * aw / E]
+            if bad.size == 0 and p[-1] >= 0:
+                return True, bad
+            if p[-1] < 0:
+                w[-1] = w[-2] + ldd[-1]
+                bad = np.union1d(bad, [n1 - 2])
+            w[bad] = w[bad] + p[bad] * E / (1 + eh)
+            idx = np.unique(np.concatenate([bad - 1, bad, bad + 1, [1]]))
+            idx = idx[(idx >= 1) & (idx <= n1 - 2)]
+            w[0] = min(w[0], w[1] + c0)
+            p[0] = (c0 - (w[0] - w[1])) / E
+            p[idx] = (Lc[idx] + eh * (w[idx - 1] - w[idx]) - (w[idx] - w[idx + 1])) / E
+            p[-1] = eh * (ldd[-1] + w[-2] - w[-1]) / E
+            if idx.size == 0:
+                idx = np.arange(1, n1 - 1)
+        return False, bad
+
+    w[0] = min(w[0], w[1] + c0)
+    done, bad = jacobi(masses(), 300)
+    if not done and bad.size:
+        a, b = max(int(bad.min()) - 64, 0), min(int(bad.max()) + 64, n1 - 1)
+        w[a:b + 1] = _lower_hull(t[a:b + 1], lin[a:b + 1] + w[a:b + 1]) - lin[a:b + 1]
+        w[0] = min(w[0], w[1] + c0)
+        done, bad = jacobi(masses(), 300)
+    if not done:
+        w[:] = _lower_hull(t, lin + w) - lin
         w[0] = min(w[0], w[1] + c0)
         if w[-1] > w[-2] + ldd[-1]:
             w[-1] = w[-2] + ldd[-1]
