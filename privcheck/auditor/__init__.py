@@ -3,7 +3,9 @@
 Entry point :func:`audit` (also ``privcheck.audit``). Modules:
 
 - :mod:`privcheck.auditor.core` — :func:`audit`, :func:`monte_carlo_bound`, result types, verdicts;
-- :mod:`privcheck.auditor.events` — output coding and data-chosen candidate events.
+- :mod:`privcheck.auditor.coding` — output coding into atoms, whole chunks at a time, and counting;
+- :mod:`privcheck.auditor.selection` — candidate events chosen from selection counts;
+- :mod:`privcheck.auditor.events` — compatibility re-exports of the two.
 
 Chunked, seeded execution goes through the one scheduler, :mod:`privcheck.scheduler`.
 """
@@ -13,13 +15,17 @@ from privcheck.auditor.core import (
     SELECTION_SHARE,
     AuditResult,
     MonteCarloBound,
+    ViewedSampler,
     audit,
     exact_verdict,
+    mc_decision,
     mc_verdict,
     monte_carlo_bound,
+    resolve_pairs,
 )
 
 __all__ = [
     "DEFAULT_SAMPLES", "MAX_EVENTS", "SELECTION_SHARE", "AuditResult", "MonteCarloBound",
-    "audit", "exact_verdict", "mc_verdict", "monte_carlo_bound",
+    "ViewedSampler", "audit", "exact_verdict", "mc_decision", "mc_verdict", "monte_carlo_bound",
+    "resolve_pairs",
 ]
