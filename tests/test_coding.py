@@ -155,3 +155,17 @@ def test_binned_description_has_no_typo():
     coding = OutputCoding.fit(rng.normal(size=(5000, 1)))
     text = coding.describe((0,), np.eye(coding.family_size((0,)), dtype=bool)[3])
     assert text.startswith("{out in [") and "outin" not in text
+
+
+@pytest.mark.parametrize("dist", ["normal", "cauchy", "rounded", "tiny", "huge"])
+def test_grid_binning_equals_binary_search(dist):
+    rng = np.random.default_rng(5)
+    draw = {"normal": lambda n: rng.normal(size=n), "cauchy": lambda n: rng.standard_cauchy(n),
+            "rounded": lambda n: rng.uniform(-4, 4, n).round(2), "tiny": lambda n: rng.normal(size=n) * 1e-300,
+            "huge": lambda n: rng.normal(size=n) * 1e300}[dist]
+    coder = OutputCoding.fit(draw(20_000)[:, None]).columns[0]
+    assert coder.kind == "binned" and coder.edges.size >= 8
+    e = coder.edges
+    x = np.concatenate([draw(50_000), e, np.nextafter(e, -np.inf), np.nextafter(e, np.inf),
+                        [-np.inf, np.inf, -1e308, 1e308, 0.0]])
+    assert np.array_equal(coder._bins(x), np.searchsorted(e, x, side="right"))

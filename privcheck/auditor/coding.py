@@ -40,8 +40,8 @@ Family = tuple  # () rows, (j,) one column, (i, j) a column pair
 def as_matrix(out, n: int) -> np.ndarray:
     """Standardise numeric sampler output to a 2-D array ``(n, columns)``; raise on a wrong shape.
 
-    Booleans become ``uint8`` (a view), integers the smallest signed type that
-    holds them, everything else ``float64``.
+    Booleans become ``uint8`` (a view), integers stay as they are (no copy),
+    everything else becomes ``float64``.
     """
     a = np.asarray(out)
     if a.dtype == object or a.dtype.kind in "USVMmc":
@@ -55,14 +55,9 @@ def as_matrix(out, n: int) -> np.ndarray:
     if a.dtype == bool:
         return a.view(np.uint8)
     if a.dtype.kind in "iu":
-        if a.dtype.itemsize == 1 and a.dtype.kind == "u":
-            return a
-        lo, hi = (int(a.min()), int(a.max())) if a.size else (0, 0)
-        for t in (np.uint8, np.int8, np.int16, np.int32, np.int64):
-            info = np.iinfo(t)
-            if info.min <= lo and hi <= info.max:
-                return a.astype(t, copy=False)
-        return a.astype(np.float64)
+        if a.dtype == np.uint64 and a.size and int(a.max()) > np.iinfo(np.int64).max:
+            return a.astype(np.float64)
+        return a  # integers are coded as they are (no narrowing pass)
     return a.astype(np.float64, copy=False)
 
 
@@ -186,12 +181,51 @@ class ColumnCoder:
             out[nan] = nv + 3
             return out
         # binned
-        out[:] = nv + np.searchsorted(self.edges, x, side="right")
+        out[:] = nv + self._bins(np.where(nan, 0.0, x) if nan.any() else x)
         if nv:
-            pos = np.minimum(np.searchsorted(self.values, x), nv - 1)
-            hit = self.values[pos] == x
-            out[hit] = pos[hit]
+            if nv <= 8:
+                for i, v in enumerate(self.values):
+                    out[x == v] = i
+            else:
+                pos = np.minimum(np.searchsorted(self.values, x), nv - 1)
+                hit = self.values[pos] == x
+                out[hit] = pos[hit]
         out[nan] = self.n_codes - 1
+        return out
+
+    def _bins(self, x: np.ndarray) -> np.ndarray:
+        """``searchsorted(edges, x, side="right")`` through a uniform grid lookup (exact).
+
+        Grid cells with no edge within a small tolerance map to one bin via a
+        table; values in the few cells near an edge fall back to a binary search.
+        """
+        e = self.edges
+        if e.size < 8 or not np.isfinite(e[-1] - e[0]) or e[-1] <= e[0]:
+            return np.searchsorted(e, x, side="right")
+        grid = getattr(self, "_grid", None)
+        if grid is None:
+            cells = 8192
+            lo, width = float(e[0]), float(e[-1] - e[0])
+            scale = cells / (width * (1 + 2.0 / cells))  # the last edge lies inside the grid
+            tol = 1e-9 * width
+            starts = lo + np.arange(cells + 2, dtype=np.float64) / scale - 1.0 / scale  # cell k-1 starts here
+            b_lo = np.searchsorted(e, starts - tol, side="right")
+            b_hi = np.searchsorted(e, starts + 1.0 / scale + tol, side="right")
+            table = b_lo.astype(np.int32)
+            table[0], table[-1] = 0, e.size  # below the first edge / at or above the last one
+            ambiguous = b_lo != b_hi
+            ambiguous[0] = ambiguous[-1] = False
+            grid = self._grid = (lo, scale, cells, table, ambiguous)
+        lo, scale, cells, table, ambiguous = grid
+        with np.errstate(over="ignore", invalid="ignore"):
+            t = (x - lo) * scale
+            np.floor(t, out=t)
+            np.clip(t, -1, cells, out=t)
+        k = t.astype(np.int32) + 1
+        out = table[k]
+        amb = np.flatnonzero(ambiguous[k])
+        if amb.size:
+            out[amb] = np.searchsorted(e, x[amb], side="right")
         return out
 
     def order_keys(self) -> np.ndarray:
@@ -413,7 +447,7 @@ class OutputCoding:
             codes = self.codes_matrix(data)
         else:  # gather and code only the columns the events use
             cols = sorted({j for ev in events for j in ev.family})
-            sub = self.codes_matrix(np.ascontiguousarray(data[:, cols]), cols)
+            sub = self.codes_matrix(data if len(cols) == self.width else np.ascontiguousarray(data[:, cols]), cols)
             codes = _Columns({j: sub[:, k] for k, j in enumerate(cols)}, len(data))
         cache: dict = {}
         out = np.zeros(len(events), dtype=np.int64)
