@@ -169,3 +169,14 @@ def test_grid_binning_equals_binary_search(dist):
     x = np.concatenate([draw(50_000), e, np.nextafter(e, -np.inf), np.nextafter(e, np.inf),
                         [-np.inf, np.inf, -1e308, 1e308, 0.0]])
     assert np.array_equal(coder._bins(x), np.searchsorted(e, x, side="right"))
+
+
+def test_one_integer_column_shortcut_matches_reference():
+    rng = np.random.default_rng(9)
+    coding = OutputCoding.fit(rng.integers(0, 5, (300, 1)))
+    for chunk in (rng.integers(0, 5, (500, 1)), rng.integers(0, 9, (500, 1)), rng.integers(-3, 9, (500, 1)),
+                  np.array([[0], [10 ** 12]])):
+        assert np.array_equal(coding.count_chunk(chunk)[(0,)], ref_counts(coding, chunk)[(0,)])
+        mask = np.array([1, 0, 1, 0, 0, 1, 1], bool)[: coding.family_size((0,))]
+        ev = Event((0, 1), (0,), mask, 0.0, "test")
+        assert coding.count_events(chunk, [ev])[0] == ref_counts(coding, chunk)[(0,)][mask].sum()

@@ -391,12 +391,34 @@ class OutputCoding:
     def count_chunk(self, data: np.ndarray) -> dict:
         """Atom counts of every family on one chunk: ``{family: int64 array}`` (see :meth:`families`)."""
         n = len(data)
+        if self.width == 1 and self.rows is None:
+            direct = self._direct_int_counts(data[:, 0], self.columns[0])
+            if direct is not None:
+                return {(0,): direct}
         codes = self.codes_matrix(data)
         out: dict = {}
         if self.rows is not None:
             out[()] = np.bincount(self.row_codes(codes), minlength=self.rows.size + 1)
         out.update(self._column_counts(codes, n))
         out.update(self._pair_counts(codes, n))
+        return out
+
+    @staticmethod
+    def _direct_int_counts(col: np.ndarray, coder: ColumnCoder) -> np.ndarray | None:
+        """Atom counts of an integer column coded from 0, straight from ``bincount`` (no coding
+        pass); ``None`` when this shortcut does not apply (then the general path counts)."""
+        if coder.kind != "int" or coder.lo != 0 or col.dtype.kind not in "iu":
+            return None
+        if col.size and int(col.max()) > 4 * coder.size + 1024:  # far tails: no huge bincount table
+            return None
+        try:
+            c = np.bincount(col)
+        except ValueError:  # negative values: "below" atoms, the general path handles them
+            return None
+        out = np.zeros(coder.n_codes, dtype=np.int64)
+        m = min(c.size, coder.size)
+        out[:m] = c[:m]
+        out[coder.size + 1] = c[coder.size:].sum()
         return out
 
     def _column_counts(self, codes: np.ndarray, n: int) -> dict:
@@ -443,6 +465,10 @@ class OutputCoding:
 
     def count_events(self, data: np.ndarray, events) -> np.ndarray:
         """How many rows of a chunk fall in each event (events carry ``family`` and an atom mask)."""
+        if self.width == 1 and all(ev.family == (0,) for ev in events):
+            direct = self._direct_int_counts(data[:, 0], self.columns[0])
+            if direct is not None:
+                return np.array([int(direct[ev.atoms].sum()) for ev in events], dtype=np.int64)
         if any(ev.family == () for ev in events):
             codes = self.codes_matrix(data)
         else:  # gather and code only the columns the events use
