@@ -19,10 +19,11 @@ under the other input) therefore rank low: a ratio 3 : 0 is no evidence. The
 prediction only ranks candidates; the certified bound comes from exact
 Clopper–Pearson limits on fresh draws, so the ranking cannot affect validity.
 
-The ``max_events`` candidates sent to estimation are the best of each kind
-(rows, column unions, thresholds, column pairs) first, then the best of the
-rest: both whole-row atoms and coordinate-pair events reach the estimation
-share, which decides among them.
+The ``max_events`` candidates sent to estimation are the best event, then the
+best of each other kind (rows, column unions, thresholds, column pairs) whose
+prediction is within :data:`DIVERSITY_MARGIN` of it, then the best of the rest:
+when whole-row atoms and coordinate-pair events predict alike, both reach the
+estimation share, which decides among them.
 """
 from __future__ import annotations
 
@@ -34,12 +35,14 @@ from scipy.special import ndtri
 from privcheck.auditor.coding import Family, OutputCoding
 
 #: selection-noise allowance of the predicted bound, in standard errors
-Z_SELECTION = 1.0
+Z_SELECTION = 3.0
 #: at most this many prefixes are scored per ordering (log-spaced beyond the first 128)
 MAX_PREFIXES = 512
 #: columns whose pairs get joint atoms: the best TOP_COLUMNS per input pair, at most MAX_PAIR_COLUMNS
 TOP_COLUMNS = 4
 MAX_PAIR_COLUMNS = 8
+#: the best event of another kind also reaches estimation if its prediction is within this fraction of the best
+DIVERSITY_MARGIN = 0.25
 
 
 @dataclass
@@ -241,10 +244,11 @@ def candidate_events(coding: OutputCoding, counts: list[dict], n: list[int], pai
             unique.append(e)
     chosen: list[Event] = []
     kinds_done: set = set()
-    for e in unique:  # the best event of each kind first
+    floor = unique[0].predicted - DIVERSITY_MARGIN * abs(unique[0].predicted) if unique else 0.0
+    for e in unique:  # the best event of each kind whose prediction is close to the best, first
         if len(chosen) >= max_events:
             break
-        if e.kind not in kinds_done:
+        if e.kind not in kinds_done and (not chosen or e.predicted >= floor):
             kinds_done.add(e.kind)
             chosen.append(e)
     for e in unique:
