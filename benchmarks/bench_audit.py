@@ -1,6 +1,6 @@
 """Audit time against raw draw time, protocol by protocol (not run in CI).
 
-Usage: ``python benchmarks/bench_audit.py [--draws 1e6 1e7] [--jobs 2] [--repeat 3] [--exact]``
+Usage: ``python benchmarks/bench_audit.py [--draws 1e6 1e7] [--jobs 1 2] [--repeat 3] [--only OUE,GRR] [--exact]``
 
 For every protocol it prints, in one run, the wall time of a whole Monte Carlo
 audit (``privcheck.audit``, exact ε off) and the time to draw the same number
@@ -125,36 +125,39 @@ def import_overhead(repeat: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--draws", type=float, nargs="+", default=[1e6], help="draws per input (e.g. 1e6 1e7)")
-    ap.add_argument("--jobs", type=int, default=2, help="threads, for the audit and the raw draws alike")
+    ap.add_argument("--jobs", type=int, nargs="+", default=[2],
+                    help="threads, for the audit and the raw draws alike (several: one row each, e.g. 1 2)")
     ap.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
     ap.add_argument("--only", default="", help="comma-separated protocol name prefixes")
     ap.add_argument("--exact", action="store_true", help="also time exact ε of large FedSel selectors")
     args = ap.parse_args()
     only = [s.strip() for s in args.only.split(",") if s.strip()]
-    print(f"jobs={args.jobs} threads, chunks of 2^18 draws, medians of {args.repeat}; eps=1, 95 % confidence")
-    print(f"{'protocol':22s} {'draws/input':>11s} {'audit s':>9s} {'raw draw s':>10s} {'ratio':>6s} "
+    print(f"chunks of 2^18 draws, medians of {args.repeat}; eps=1, 95 % confidence")
+    print(f"{'protocol':22s} {'jobs':>4s} {'draws/input':>11s} {'audit s':>9s} {'raw draw s':>10s} {'ratio':>6s} "
           f"{'eps_lower':>9s}  event")
     for name, sampler, inputs in protocols():
         if only and not any(name.startswith(o) for o in only):
             continue
         for draws in args.draws:
-            n = int(draws)
-            audit_audit(name, sampler, inputs, n, args)
+            for jobs in args.jobs:
+                bench_row(name, sampler, inputs, int(draws), jobs, args.repeat)
     import_overhead(args.repeat)
     if args.exact:
         exact_times()
 
 
-def audit_audit(name, sampler, inputs, n, args) -> None:
-    audit_seconds(sampler, inputs, min(n, 100_000), args.jobs)  # warm-up (imports, caches)
+def bench_row(name, sampler, inputs, n: int, jobs: int, repeat: int) -> None:
+    """One table row: median audit and raw draw seconds, measured alternately."""
+    audit_seconds(sampler, inputs, min(n, 100_000), jobs)  # warm-up (imports, caches)
     a_runs, r_runs, res = [], [], None
-    for _ in range(args.repeat):  # interleaved, so load changes hit both alike
-        r_runs.append(raw_draw_seconds(sampler, inputs, n, args.jobs))
-        s, res = audit_seconds(sampler, inputs, n, args.jobs)
+    for _ in range(repeat):  # interleaved, so load changes hit both alike
+        r_runs.append(raw_draw_seconds(sampler, inputs, n, jobs))
+        s, res = audit_seconds(sampler, inputs, n, jobs)
         a_runs.append(s)
     a, r = statistics.median(a_runs), statistics.median(r_runs)
     event = (res.event or "")[:48]
-    print(f"{name:22s} {n:11.0e} {a:9.3f} {r:10.3f} {a / r:6.2f} {res.eps_lower:9.4f}  {event}", flush=True)
+    print(f"{name:22s} {jobs:4d} {n:11.0e} {a:9.3f} {r:10.3f} {a / r:6.2f} {res.eps_lower:9.4f}  {event}",
+          flush=True)
 
 
 def exact_times() -> None:

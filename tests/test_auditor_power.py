@@ -154,3 +154,11 @@ def test_bit_vector_audit_memory_is_flat_in_samples():
     assert small > 1_000_000  # numpy's buffers are traced (the measurement can see a leak)
     assert large < 64 * 2 ** 20  # fixed bound: chunks of 2^18 draws and a 2^16-draw pilot
     assert large < 1.25 * small + 2 ** 20  # flat: ten times the draws, (about) the same memory
+
+
+def test_exact_is_skipped_when_pairs_or_view_restrict_the_audit():
+    mech = privcheck.mechanism("de", m=4, eps=1.0, p=0.9)  # exact ε 3.3 over all pairs
+    res = privcheck.audit(mech, pairs=[(0, 1)], eps=1.0, samples=20_000, seed=0)
+    assert res.eps_exact is None and "skipped" in res.details["exact_note"]
+    with pytest.raises(PrivcheckUsageError, match="exact"):
+        privcheck.audit(mech, pairs=[(0, 1)], exact=True, samples=20_000)

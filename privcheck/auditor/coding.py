@@ -33,6 +33,8 @@ MAX_INT_RANGE = 4096
 MAX_EXACT_VALUES = 64
 BINS = 64
 MAX_ROW_ATOMS = 4096
+#: float columns are fitted on at most this many pilot values (an evenly strided subsample)
+FIT_VALUES = 1 << 15
 
 Family = tuple  # () rows, (j,) one column, (i, j) a column pair
 
@@ -125,6 +127,8 @@ class ColumnCoder:
             if hi - lo < MAX_INT_RANGE:
                 return cls("int", lo=lo, size=hi - lo + 1)
         col = col.astype(np.float64, copy=False)
+        if col.size > FIT_VALUES:  # an evenly strided subsample of the pooled pilot is plenty for a coding
+            col = col[:: -(-col.size // FIT_VALUES)]
         finite = col[~np.isnan(col)]
         uniq, counts = np.unique(finite, return_counts=True)
         if uniq.size <= MAX_EXACT_VALUES:
@@ -181,8 +185,10 @@ class ColumnCoder:
             out[nan] = nv + 3
             return out
         # binned
-        out[:] = nv + self._bins(np.where(nan, 0.0, x) if nan.any() else x)
+        has_nan = bool(nan.any())
+        out = self._bins(np.where(nan, 0.0, x) if has_nan else x)
         if nv:
+            out += nv
             if nv <= 8:
                 for i, v in enumerate(self.values):
                     out[x == v] = i
@@ -190,7 +196,8 @@ class ColumnCoder:
                 pos = np.minimum(np.searchsorted(self.values, x), nv - 1)
                 hit = self.values[pos] == x
                 out[hit] = pos[hit]
-        out[nan] = self.n_codes - 1
+        if has_nan:
+            out[nan] = self.n_codes - 1
         return out
 
     def _bins(self, x: np.ndarray) -> np.ndarray:
@@ -201,7 +208,7 @@ class ColumnCoder:
         """
         e = self.edges
         if e.size < 8 or not np.isfinite(e[-1] - e[0]) or e[-1] <= e[0]:
-            return np.searchsorted(e, x, side="right")
+            return np.searchsorted(e, x, side="right").astype(np.int32)
         grid = getattr(self, "_grid", None)
         if grid is None:
             cells = 8192
@@ -222,7 +229,7 @@ class ColumnCoder:
             np.floor(t, out=t)
             np.clip(t, -1, cells, out=t)
         k = t.astype(np.int32) + 1
-        out = table[k]
+        out = table[k]  # int32, a fresh array
         amb = np.flatnonzero(ambiguous[k])
         if amb.size:
             out[amb] = np.searchsorted(e, x[amb], side="right")
@@ -345,6 +352,8 @@ class OutputCoding:
             return c.astype(dt)
         if not cols:
             return np.empty((len(data), 0), np.int32)
+        if len(cols) == 1:
+            return self.columns[cols[0]].transform(data[:, 0])[:, None]
         return np.stack([self.columns[j].transform(data[:, k]) for k, j in enumerate(cols)], axis=1)
 
     def row_keys(self, codes: np.ndarray) -> np.ndarray:

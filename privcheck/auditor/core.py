@@ -537,6 +537,13 @@ def audit(
     seed = check_int("seed", seed, minimum=0)
     details: dict = {}
     ex: ExactEpsilon | None = None
+    restricted = pairs is not None or neighbours is not None or view is not None
+    if restricted and is_mech:
+        if exact:
+            raise PrivcheckUsageError("exact ε covers the raw outputs of all input pairs; it cannot be combined "
+                                      "with pairs=, neighbours= or view= (use exact=False)")
+        exact = False
+        details["exact_note"] = "exact ε skipped: pairs=/neighbours=/view= restrict what is audited"
     if exact is not False and is_mech:
         ex = mech.exact_epsilon()
         if ex is None and exact:
