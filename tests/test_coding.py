@@ -49,7 +49,10 @@ def ref_counts(coding: OutputCoding, data: np.ndarray) -> dict:
         c = Counter()
         for r in rows:
             if fam == ():
-                key = sum(code * int(coding.radix[j]) for j, code in enumerate(r))
+                base = [c.size if c.kind == "int" else c.n_codes for c in coding.columns]
+                key = sum(code * math.prod(base[j + 1:]) for j, code in enumerate(r))
+                if any(code >= b for code, b in zip(r, base)):
+                    key = -1
                 hits = np.flatnonzero(coding.rows == key)
                 c[int(hits[0]) if hits.size else coding.rows.size] += 1
             elif len(fam) == 1:

@@ -297,8 +297,10 @@ class OutputCoding:
         self.all_int = len(ints) == len(columns)
         self.lo = np.array([c.lo for c in columns], dtype=np.int64)
         self.size = np.array([c.size for c in columns], dtype=np.int64)
-        # mixed radix multipliers for row keys (exact in float64 while the product stays < 2**53)
-        self.radix = np.cumprod(np.concatenate([[1], self.n_codes[::-1][:-1]]))[::-1].astype(np.int64)
+        # row keys: mixed radix over each column's *value* codes (an integer column's tail atoms make a
+        # row "unseen"), exact in float64 while the product of the bases stays below 2**53
+        self.row_base = np.array([c.size if c.kind == "int" else c.n_codes for c in columns], dtype=np.int64)
+        self.radix = np.cumprod(np.concatenate([[1], self.row_base[::-1][:-1]]))[::-1].astype(np.int64)
 
     @classmethod
     def fit(cls, pilot: np.ndarray) -> "OutputCoding":
@@ -320,8 +322,8 @@ class OutputCoding:
 
     @property
     def row_keys_exact(self) -> bool:
-        """Whether mixed-radix row keys fit in float64 integers (product of code counts < 2**53)."""
-        return float(np.prod(self.n_codes.astype(np.float64))) < 2.0 ** 53
+        """Whether mixed-radix row keys fit in float64 integers (product of the bases < 2**53)."""
+        return float(np.prod(self.row_base.astype(np.float64))) < 2.0 ** 53
 
     def with_pair_columns(self, columns) -> "OutputCoding":
         """The same coding with joint atoms on the pairs of ``columns``."""
@@ -357,13 +359,19 @@ class OutputCoding:
         return np.stack([self.columns[j].transform(data[:, k]) for k, j in enumerate(cols)], axis=1)
 
     def row_keys(self, codes: np.ndarray) -> np.ndarray:
-        """Mixed-radix keys (float64, exact integers) of whole rows of codes."""
+        """Mixed-radix keys (float64, exact integers) of whole rows of codes; ``-1`` for a row with
+        an integer column outside its pilot range (such rows are never pilot rows)."""
         if codes.shape[1] <= 16:
             key = np.zeros(len(codes), dtype=np.int64)
             for j in range(codes.shape[1]):
                 key += codes[:, j].astype(np.int64) * self.radix[j]
-            return key.astype(np.float64)
-        return codes.astype(np.float64) @ self.radix.astype(np.float64)
+            key = key.astype(np.float64)
+        else:
+            key = codes.astype(np.float64) @ self.radix.astype(np.float64)
+        if len(codes) and int(codes.max()) >= int(self.row_base.min()):
+            outside = (codes >= self.row_base).any(axis=1)
+            key[outside] = -1.0
+        return key
 
     def row_codes(self, codes: np.ndarray) -> np.ndarray:
         """Row atom of each row (pilot rows in key order; unseen rows get the last code)."""
