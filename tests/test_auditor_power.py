@@ -47,6 +47,21 @@ def test_unary_encoding_bug_refuted_at_small_samples():
     assert {"rows", "pair"} <= kinds  # both whole-row atoms and coordinate pairs reached estimation
 
 
+@pytest.mark.parametrize("d", [8, 12])
+def test_unary_encoding_with_few_distinct_rows_certifies_most_of_eps(d):
+    # d = 8..12: whole rows are few enough to be atoms, and coordinate pairs are searched as well
+    q = 1.0 / (math.exp(2.0) + 1.0)
+
+    def oue(x, n, rng):
+        bits = rng.random((n, d)) < q
+        bits[:, x] = rng.random(n) < 0.5
+        return bits
+
+    res = privcheck.audit(oue, inputs=[0, 1], eps=2.0, samples=200_000, seed=3)
+    assert res.verdict == "holds"
+    assert 0.95 <= res.certified_fraction <= 1.0
+
+
 def test_long_tailed_geometric_certifies_most_of_eps():
     res = privcheck.audit(two_sided_geometric(0.25), inputs=[0, 1], eps=0.25, samples=200_000, seed=0)
     assert 0.2 <= res.eps_lower <= 0.25
@@ -174,3 +189,14 @@ def test_coverage_on_a_long_tailed_output():
     exceed = sum(monte_carlo_bound(s, [0, 1], 4000, seed=child, jobs=1).eps_lower > 0.5
                  for child in np.random.SeedSequence(77).spawn(runs))
     assert exceed <= stats.binom.ppf(0.999, runs, 0.05)
+
+
+def test_audit_imports_no_statsmodels_or_pandas():
+    import subprocess
+    import sys
+
+    code = ("import sys, privcheck; privcheck.audit(lambda x, n, rng: rng.random(n) < (0.6 if x else 0.4), "
+            "inputs=[0, 1], eps=1.0, samples=20000); "
+            "print(sorted(m for m in ('statsmodels', 'pandas', 'scipy.stats') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
