@@ -7,8 +7,9 @@ audit (``privcheck.audit``, exact ε off) and the time to draw the same number
 of samples per audited input with the same sampler, in the same chunks
 (``2**18`` draws, :data:`privcheck.seeding.DEFAULT_CHUNK`) on the same number of
 threads (:func:`privcheck.scheduler.map_chunks`, draws discarded), and their
-ratio. Medians of ``--repeat`` runs. The audit's own overhead is the ratio
-minus one. ``--exact`` adds the time to exact ε of large FedSel selectors.
+ratio, and the ratio of CPU seconds (process time, all threads; less sensitive
+than wall time to other load on the machine). Medians of ``--repeat`` runs.
+The audit's own overhead is the ratio minus one. ``--exact`` adds the time to exact ε of large FedSel selectors.
 
 Protocols: GRR (k-RR, the built-in ``de``) with k = 2 and 100; symmetric and
 optimised unary encoding (SUE/OUE) with k = 100 as bit-vector samplers; OLH
@@ -80,17 +81,17 @@ def raw_draw_seconds(sampler, inputs, draws: int, jobs: int) -> float:
     """Draw ``draws`` outputs per input in the auditor's chunks and threads, discarding them."""
     backend = get_backend(jobs=jobs)
     ss = np.random.SeedSequence(0)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     for i, x in enumerate(inputs):
         map_chunks(lambda rng, size, x=x: (sampler(x, size, rng), None)[1], draws, derive(ss, "raw", i),
                    backend=backend)
-    return time.perf_counter() - t
+    return time.perf_counter() - t, time.process_time() - c
 
 
 def audit_seconds(sampler, inputs, draws: int, jobs: int):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     res = audit(sampler, inputs=inputs, eps=1.0, samples=draws, exact=False, jobs=jobs, seed=0)
-    return time.perf_counter() - t, res
+    return time.perf_counter() - t, time.process_time() - c, res
 
 
 def protocols():
@@ -133,7 +134,7 @@ def main() -> None:
     args = ap.parse_args()
     only = [s.strip() for s in args.only.split(",") if s.strip()]
     print(f"chunks of 2^18 draws, medians of {args.repeat}; eps=1, 95 % confidence")
-    print(f"{'protocol':22s} {'jobs':>4s} {'draws/input':>11s} {'audit s':>9s} {'raw draw s':>10s} {'ratio':>6s} "
+    print(f"{'protocol':22s} {'jobs':>4s} {'draws/input':>11s} {'audit s':>9s} {'raw draw s':>10s} {'ratio':>6s} {'cpu':>6s} "
           f"{'eps_lower':>9s}  event")
     for name, sampler, inputs in protocols():
         if only and not any(name.startswith(o) for o in only):
@@ -149,14 +150,18 @@ def main() -> None:
 def bench_row(name, sampler, inputs, n: int, jobs: int, repeat: int) -> None:
     """One table row: median audit and raw draw seconds, measured alternately."""
     audit_seconds(sampler, inputs, min(n, 100_000), jobs)  # warm-up (imports, caches)
-    a_runs, r_runs, res = [], [], None
+    a_runs, r_runs, ac_runs, rc_runs, res = [], [], [], [], None
     for _ in range(repeat):  # interleaved, so load changes hit both alike
-        r_runs.append(raw_draw_seconds(sampler, inputs, n, jobs))
-        s, res = audit_seconds(sampler, inputs, n, jobs)
+        s, c = raw_draw_seconds(sampler, inputs, n, jobs)
+        r_runs.append(s)
+        rc_runs.append(c)
+        s, c, res = audit_seconds(sampler, inputs, n, jobs)
         a_runs.append(s)
+        ac_runs.append(c)
     a, r = statistics.median(a_runs), statistics.median(r_runs)
-    event = (res.event or "")[:48]
-    print(f"{name:22s} {jobs:4d} {n:11.0e} {a:9.3f} {r:10.3f} {a / r:6.2f} {res.eps_lower:9.4f}  {event}",
+    cpu = statistics.median(ac_runs) / statistics.median(rc_runs)
+    event = (res.event or "")[:40]
+    print(f"{name:22s} {jobs:4d} {n:11.0e} {a:9.3f} {r:10.3f} {a / r:6.2f} {cpu:6.2f} {res.eps_lower:9.4f}  {event}",
           flush=True)
 
 

@@ -71,3 +71,4 @@ def test_pickled_chunks_give_identical_results(monkeypatch, sampler, inputs, kwa
 
 def test_thread_backend_is_the_default():
     assert isinstance(core.get_backend(jobs=1), ThreadBackend)
+

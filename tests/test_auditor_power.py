@@ -200,3 +200,31 @@ def test_audit_imports_no_statsmodels_or_pandas():
             "print(sorted(m for m in ('statsmodels', 'pandas', 'scipy.stats') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_non_numeric_outputs_go_through_encode_outputs(monkeypatch):
+    """The auditor hands anything that is not a numeric array to privcheck.auditor.outputs.encode_outputs."""
+    import sys
+    import types
+    import zlib
+
+    calls = []
+
+    def encode_outputs(raw, n):
+        calls.append(n)
+        return np.array([zlib.crc32(str(v).encode()) for v in raw], dtype=np.int64)
+
+    fake = types.ModuleType("privcheck.auditor.outputs")
+    fake.encode_outputs = encode_outputs
+    monkeypatch.setitem(sys.modules, "privcheck.auditor.outputs", fake)
+
+    def words(x, n, rng):
+        return np.where(rng.random(n) < (0.75 if x else 0.25), "yes", "no").astype(object)
+
+    def bits(x, n, rng):
+        return (rng.random(n) < (0.75 if x else 0.25)).astype(np.int64)
+
+    as_text = privcheck.audit(words, inputs=[0, 1], eps=1.0, samples=20_000, seed=0)
+    as_bits = privcheck.audit(bits, inputs=[0, 1], eps=1.0, samples=20_000, seed=0)
+    assert calls
+    assert as_text.eps_lower == as_bits.eps_lower and as_text.verdict == as_bits.verdict == "refuted"
