@@ -183,3 +183,26 @@ def test_one_integer_column_shortcut_matches_reference():
         mask = np.array([1, 0, 1, 0, 0, 1, 1], bool)[: coding.family_size((0,))]
         ev = Event((0, 1), (0,), mask, 0.0, "test")
         assert coding.count_events(chunk, [ev])[0] == ref_counts(coding, chunk)[(0,)][mask].sum()
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), runs=st.integers(1, 3), nan=st.booleans())
+def test_interval_events_counted_by_comparisons_match_reference(seed, runs, nan):
+    rng = np.random.default_rng(seed)
+    coding = OutputCoding.fit(rng.laplace(size=(3000, 1)))
+    coder = coding.columns[0]
+    assert coder.kind == "binned" and coder.values.size == 0
+    x = np.concatenate([rng.laplace(size=2000) * 2, coder.edges, [-np.inf, np.inf]])
+    if nan:
+        x[rng.random(x.size) < 0.1] = np.nan
+    chunk = x[:, None]
+    nb = coder.edges.size + 1
+    mask = np.zeros(coding.family_size((0,)), bool)
+    cuts = np.sort(rng.choice(np.arange(nb + 1), 2 * runs, replace=False))
+    for a, b in zip(cuts[::2], cuts[1::2]):
+        mask[a:b] = True
+    ev = Event((0, 1), (0,), mask, 0.0, "test")
+    want = int(ref_counts(coding, chunk)[(0,)][mask].sum())
+    assert coding.count_events(chunk, [ev])[0] == want
+    fast = coder.count_interval_event(x, mask)
+    assert fast is None or fast == want

@@ -16,12 +16,15 @@ of draws. Each column gets a :class:`ColumnCoder`:
   distribution, e.g. the Hybrid Mechanism's ±B) keep their own atom, the rest fall
   into :data:`BINS` quantile bins of the pilot, plus "none" (NaN).
 
-Counting (:class:`ChunkCounter`) codes the whole chunk in one vectorised pass
-over all columns (per-column ranges from one ``min``/``max`` reduction), counts
-the atoms of every column (column sums for bit columns), the joint atoms of
-chosen column pairs (a matrix product of indicator columns for binary columns,
-joint codes otherwise) and whole-row atoms (mixed-radix row keys) when few
-distinct rows occur.
+Counting (:meth:`OutputCoding.count_chunk`, :meth:`OutputCoding.count_events`)
+codes a whole chunk in one vectorised pass over all columns (ranges checked by
+whole-array ``min``/``max`` reductions), counts the atoms of every column
+(blocked one-byte column sums for bit columns, ``bincount`` otherwise), the joint
+atoms of chosen column pairs (one matrix product of indicator columns for binary
+columns, joint codes otherwise) and whole-row atoms (mixed-radix row keys over
+the columns' value codes) when few distinct rows occur. Continuous columns are
+binned through an exact uniform-grid lookup. Each chunk is read O(1) times and
+only counts leave the chunk function.
 """
 from __future__ import annotations
 
@@ -234,6 +237,33 @@ class ColumnCoder:
         if amb.size:
             out[amb] = np.searchsorted(e, x[amb], side="right")
         return out
+
+    def count_interval_event(self, x: np.ndarray, atoms: np.ndarray) -> int | None:
+        """Rows of a float column in an event made of at most two runs of adjacent bins, counted by
+        comparisons with the bin edges (no coding pass); ``None`` when the shortcut does not apply
+        (heavy-value atoms exist, or the event holds the NaN atom or more runs)."""
+        if self.kind != "binned" or self.values.size or atoms[-1]:
+            return None
+        bins = atoms[:-1]
+        idx = np.flatnonzero(bins)
+        if idx.size == 0:
+            return 0
+        starts = idx[np.r_[True, np.diff(idx) > 1]]
+        ends = idx[np.r_[np.diff(idx) > 1, True]]
+        if starts.size > 2:
+            return None
+        total = 0
+        last = bins.size - 1
+        for b0, b1 in zip(starts, ends):
+            if b0 == 0 and b1 == last:
+                total += int(np.count_nonzero(~np.isnan(x)))
+            elif b0 == 0:
+                total += int(np.count_nonzero(x < self.edges[b1]))
+            elif b1 == last:
+                total += int(np.count_nonzero(x >= self.edges[b0 - 1]))
+            else:
+                total += int(np.count_nonzero((x >= self.edges[b0 - 1]) & (x < self.edges[b1])))
+        return total
 
     def order_keys(self) -> np.ndarray:
         """A value per code for threshold events (``NaN``: the code takes no part in them)."""
@@ -486,6 +516,10 @@ class OutputCoding:
             direct = self._direct_int_counts(data[:, 0], self.columns[0])
             if direct is not None:
                 return np.array([int(direct[ev.atoms].sum()) for ev in events], dtype=np.int64)
+        if self.width == 1 and data.dtype.kind == "f" and all(ev.family == (0,) for ev in events):
+            counts = [self.columns[0].count_interval_event(data[:, 0], ev.atoms) for ev in events]
+            if all(c is not None for c in counts):
+                return np.array(counts, dtype=np.int64)
         if any(ev.family == () for ev in events):
             codes = self.codes_matrix(data)
         else:  # gather and code only the columns the events use

@@ -21,3 +21,8 @@ from privcheck.auditor.selection import (  # noqa: F401
     pair_columns,
     predicted_bound,
 )
+
+__all__ = [
+    "BINS", "MAX_EXACT_VALUES", "MAX_ROW_ATOMS", "ColumnCoder", "OutputCoding", "as_matrix", "to_matrix",
+    "Event", "best_threshold", "best_union", "candidate_events", "pair_columns", "predicted_bound",
+]
