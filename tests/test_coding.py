@@ -206,3 +206,17 @@ def test_interval_events_counted_by_comparisons_match_reference(seed, runs, nan)
     assert coding.count_events(chunk, [ev])[0] == want
     fast = coder.count_interval_event(x, mask)
     assert fast is None or fast == want
+
+
+def test_mixed_interval_and_scattered_events_on_one_float_column():
+    rng = np.random.default_rng(11)
+    coding = OutputCoding.fit(rng.normal(size=(4000, 1)))
+    chunk = rng.normal(size=(3000, 1))
+    size = coding.family_size((0,))
+    interval = np.zeros(size, bool)
+    interval[3:20] = True
+    scattered = np.zeros(size, bool)
+    scattered[1:size - 1:3] = True
+    events = [Event((0, 1), (0,), m, 0.0, "test") for m in (interval, scattered)]
+    ref = ref_counts(coding, chunk)[(0,)]
+    assert coding.count_events(chunk, events).tolist() == [int(ref[interval].sum()), int(ref[scattered].sum())]

@@ -518,8 +518,10 @@ class OutputCoding:
                 return np.array([int(direct[ev.atoms].sum()) for ev in events], dtype=np.int64)
         if self.width == 1 and data.dtype.kind == "f" and all(ev.family == (0,) for ev in events):
             counts = [self.columns[0].count_interval_event(data[:, 0], ev.atoms) for ev in events]
-            if all(c is not None for c in counts):
-                return np.array(counts, dtype=np.int64)
+            if any(c is None for c in counts):  # code the column once for the other events
+                atoms = np.bincount(self.columns[0].transform(data[:, 0]), minlength=self.family_size((0,)))
+                counts = [int(atoms[ev.atoms].sum()) if c is None else c for c, ev in zip(counts, events)]
+            return np.array(counts, dtype=np.int64)
         if any(ev.family == () for ev in events):
             codes = self.codes_matrix(data)
         else:  # gather and code only the columns the events use
