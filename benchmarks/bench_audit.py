@@ -1,87 +1,207 @@
-"""Throughput of the samplers and the auditor, and time to exact ε (not run in CI).
+"""Audit time against raw draw time, protocol by protocol (not run in CI).
 
-Usage: ``python benchmarks/bench_audit.py [--n 4000000]``
+Usage: ``python benchmarks/bench_audit.py [--draws 1e6 1e7] [--jobs 1 2] [--repeat 3] [--only OUE,GRR] [--exact]``
 
-Every figure is also reported as a ratio against a baseline measured in the
-same run: the rate at which numpy draws float64 uniforms (``rng.random``) on
-one core, the least work any sampler needs per output.
+For every protocol it prints, in one run, the wall time of a whole Monte Carlo
+audit (``privcheck.audit``, exact ε off) and the time to draw the same number
+of samples per audited input with the same sampler, in the same chunks
+(``2**18`` draws, :data:`privcheck.seeding.DEFAULT_CHUNK`) on the same number of
+threads (:func:`privcheck.scheduler.map_chunks`, draws discarded), and their
+ratio, and the ratio of CPU seconds (process time, all threads; less sensitive
+than wall time to other load on the machine), and with ``jobs = 1`` the
+``split`` ratio: audit wall time over the time spent inside the sampler during
+that same audit (1 + the auditor's own work; the most load-robust figure).
+Medians of ``--repeat`` runs.
+The audit's own overhead is the ratio minus one. ``--exact`` adds the time to exact ε of large FedSel selectors.
+
+Protocols: GRR (k-RR, the built-in ``de``) with k = 2 and 100; symmetric and
+optimised unary encoding (SUE/OUE) with k = 100 as bit-vector samplers; OLH
+(optimised local hashing) with k = 100 as a support-vector sampler (each
+report (hash, value) is mapped to the bit vector of the inputs it supports);
+the Piecewise Mechanism (built-in ``pm``). ε = 1 throughout, inputs ``[0, 1]``
+(PM: ``[-1, 1]``).
 """
 from __future__ import annotations
 
 import argparse
+import math
+import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
 
 import privcheck
 from privcheck.auditor import audit
+from privcheck.scheduler import get_backend, map_chunks
+from privcheck.seeding import derive
 
 
-def rate(fn, n: int, repeat: int = 3) -> float:
-    """Best-of-``repeat`` draws per second of ``fn(n)``."""
-    best = float("inf")
-    for _ in range(repeat):
+def unary(k: int, eps: float, optimised: bool):
+    """SUE (p = e^(ε/2)/(e^(ε/2)+1), q = 1 − p) or OUE (p = 1/2, q = 1/(e^ε+1)) as a bit-vector sampler."""
+    if optimised:
+        p, q = 0.5, 1.0 / (math.exp(eps) + 1.0)
+    else:
+        p = math.exp(eps / 2) / (math.exp(eps / 2) + 1)
+        q = 1 - p
+
+    def sampler(x, n, rng):
+        bits = rng.random((n, k)) < q
+        bits[:, x] = rng.random(n) < p
+        return bits
+
+    sampler.__name__ = f"{'OUE' if optimised else 'SUE'}(k={k})"
+    return sampler
+
+
+def olh_support(k: int, eps: float):
+    """OLH with g = round(e^ε + 1) buckets; each report mapped to its support vector over the k inputs.
+
+    Hash of user i: h_i(v) = ((a_i v + b_i) mod P) mod g with random a_i, b_i
+    (a universal family, P prime > k). The reported bucket is h_i(x) with
+    probability e^ε/(e^ε + g − 1), else one of the other g − 1 uniformly.
+    """
+    g = max(2, int(round(math.exp(eps) + 1)))
+    prime = 2_147_483_647
+    p_keep = math.exp(eps) / (math.exp(eps) + g - 1)
+    domain = np.arange(k, dtype=np.int64)
+
+    def sampler(x, n, rng):
+        a = rng.integers(1, prime, n, dtype=np.int64)
+        b = rng.integers(0, prime, n, dtype=np.int64)
+        hx = ((a * x + b) % prime) % g
+        other = rng.integers(1, g, n)
+        y = np.where(rng.random(n) < p_keep, hx, (hx + other) % g)
+        hv = ((a[:, None] * domain[None, :] + b[:, None]) % prime) % g
+        return hv == y[:, None]
+
+    sampler.__name__ = f"OLH(k={k}, g={g})"
+    return sampler
+
+
+def raw_draw_seconds(sampler, inputs, draws: int, jobs: int) -> float:
+    """Draw ``draws`` outputs per input in the auditor's chunks and threads, discarding them."""
+    backend = get_backend(jobs=jobs)
+    ss = np.random.SeedSequence(0)
+    t, c = time.perf_counter(), time.process_time()
+    for i, x in enumerate(inputs):
+        map_chunks(lambda rng, size, x=x: (sampler(x, size, rng), None)[1], draws, derive(ss, "raw", i),
+                   backend=backend)
+    return time.perf_counter() - t, time.process_time() - c
+
+
+def audit_seconds(sampler, inputs, draws: int, jobs: int):
+    t, c = time.perf_counter(), time.process_time()
+    res = audit(sampler, inputs=inputs, eps=1.0, samples=draws, exact=False, jobs=jobs, seed=0)
+    return time.perf_counter() - t, time.process_time() - c, res
+
+
+class TimedSampler:
+    """The sampler, timing its own calls (to split an audit into drawing and the auditor's own work)."""
+
+    def __init__(self, sampler):
+        self.sampler = sampler
+        self.seconds = 0.0
+
+    def __call__(self, x, n, rng):
         t = time.perf_counter()
-        fn(n)
-        best = min(best, time.perf_counter() - t)
-    return n / best
+        out = self.sampler(x, n, rng)
+        self.seconds += time.perf_counter() - t
+        return out
 
 
-def seconds(fn, repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
+def own_overhead(sampler, inputs, draws: int) -> float:
+    """(audit time − time inside the sampler) / time inside the sampler, one thread (jobs = 1)."""
+    timed = TimedSampler(sampler)
+    t = time.perf_counter()
+    audit(timed, inputs=inputs, eps=1.0, samples=draws, exact=False, jobs=1, seed=0)
+    wall = time.perf_counter() - t
+    return (wall - timed.seconds) / timed.seconds
+
+
+def protocols():
+    pm = privcheck.mechanism("pm", eps=1.0)
+    return [
+        ("GRR k=2", privcheck.mechanism("de", m=2, eps=1.0), [0, 1]),
+        ("GRR k=100", privcheck.mechanism("de", m=100, eps=1.0), [0, 1]),
+        ("SUE k=100", unary(100, 1.0, optimised=False), [0, 1]),
+        ("OUE k=100", unary(100, 1.0, optimised=True), [0, 1]),
+        ("OLH k=100 (support)", olh_support(100, 1.0), [0, 1]),
+        ("PM", pm, [-1.0, 1.0]),
+    ]
+
+
+def import_overhead(repeat: int) -> None:
+    """A tiny audit in a fresh interpreter against ``python -c 'import numpy'``."""
+    tiny = ("import privcheck; privcheck.audit(lambda x, n, rng: rng.random(n) < (0.6 if x else 0.4), "
+            "inputs=[0, 1], eps=1.0, samples=20000)")
+
+    def run(code):
+        out = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            out.append(time.perf_counter() - t)
+        return statistics.median(out)
+
+    a, b = run("import numpy"), run(tiny)
+    print(f"fresh interpreter: import numpy {a:.3f} s; tiny audit (2e4 draws) {b:.3f} s; ratio {b / a:.2f}x")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=4_000_000, help="draws per throughput measurement")
+    ap.add_argument("--draws", type=float, nargs="+", default=[1e6], help="draws per input (e.g. 1e6 1e7)")
+    ap.add_argument("--jobs", type=int, nargs="+", default=[2],
+                    help="threads, for the audit and the raw draws alike (several: one row each, e.g. 1 2)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
+    ap.add_argument("--only", default="", help="comma-separated protocol name prefixes")
+    ap.add_argument("--exact", action="store_true", help="also time exact ε of large FedSel selectors")
     args = ap.parse_args()
-    rng = np.random.default_rng(0)
-    base = rate(lambda n: rng.random(n), args.n)
-    print(f"baseline: numpy uniforms {base:.3g}/s/core")
-    rows = []
-    krr = privcheck.mechanism("de", m=100, eps=1.0)
-    rows.append(("k-RR m=100 sample", rate(lambda n: krr.sample(3, n, rng), args.n)))
-    try:
-        pe = privcheck.mechanism("fedsel-pe", d=5, k=2, eps=1.0)
-        x = pe.inputs()[0]
-        rows.append(("FedSel PE d=5 sample", rate(lambda n: pe.sample(x, n, rng), args.n)))
-    except Exception as exc:  # pragma: no cover - report, do not hide
-        print(f"PE: {exc}")
-    try:
-        pm = privcheck.mechanism("pm", eps=1.0)
-        rows.append(("PM sample", rate(lambda n: pm.sample(0.3, n, rng), args.n)))
-    except Exception as exc:  # pragma: no cover
-        print(f"PM: {exc}")
-    print(f"{'sampler':28s} {'samples/s/core':>15s} {'x baseline':>11s}")
-    for name, r in rows:
-        print(f"{name:28s} {r:15.3g} {r / base:11.3f}")
-    print()
-    print("whole audits (Monte Carlo, 10^6 samples per input, exact off):")
-    for label, mech, jobs in [("k-RR m=2", privcheck.mechanism("de", m=2, eps=1.0), 1),
-                              ("k-RR m=100", krr, 1), ("k-RR m=100", krr, 2)]:
-        s = seconds(lambda: audit(mech, samples=1_000_000, exact=False, jobs=jobs))
-        n_inputs = len(mech.inputs())
-        print(f"  {label:12s} jobs={jobs}: {s:.3f} s  ({n_inputs} inputs; {n_inputs * 1e6 / s / base:.3f} x baseline per sample)")
-    print()
+    only = [s.strip() for s in args.only.split(",") if s.strip()]
+    print(f"chunks of 2^18 draws, medians of {args.repeat}; eps=1, 95 % confidence")
+    print(f"{'protocol':22s} {'jobs':>4s} {'draws/input':>11s} {'audit s':>9s} {'raw draw s':>10s} {'ratio':>6s} {'cpu':>6s} {'split':>6s} "
+          f"{'eps_lower':>9s}  event")
+    for name, sampler, inputs in protocols():
+        if only and not any(name.startswith(o) for o in only):
+            continue
+        for draws in args.draws:
+            for jobs in args.jobs:
+                bench_row(name, sampler, inputs, int(draws), jobs, args.repeat)
+    import_overhead(args.repeat)
+    if args.exact:
+        exact_times()
+
+
+def bench_row(name, sampler, inputs, n: int, jobs: int, repeat: int) -> None:
+    """One table row: median audit and raw draw seconds, measured alternately."""
+    audit_seconds(sampler, inputs, min(n, 100_000), jobs)  # warm-up (imports, caches)
+    a_runs, r_runs, ac_runs, rc_runs, res = [], [], [], [], None
+    for _ in range(repeat):  # interleaved, so load changes hit both alike
+        s, c = raw_draw_seconds(sampler, inputs, n, jobs)
+        r_runs.append(s)
+        rc_runs.append(c)
+        s, c, res = audit_seconds(sampler, inputs, n, jobs)
+        a_runs.append(s)
+        ac_runs.append(c)
+    a, r = statistics.median(a_runs), statistics.median(r_runs)
+    cpu = statistics.median(ac_runs) / statistics.median(rc_runs)
+    own = statistics.median(own_overhead(sampler, inputs, n) for _ in range(repeat)) if jobs == 1 else float("nan")
+    event = (res.event or "")[:40]
+    print(f"{name:22s} {jobs:4d} {n:11.0e} {a:9.3f} {r:10.3f} {a / r:6.2f} {cpu:6.2f} {1 + own:6.2f} {res.eps_lower:9.4f}  {event}",
+          flush=True)
+
+
+def exact_times() -> None:
     print("time to exact ε:")
     cases = [("fedsel-exp", dict(d=100_000, k=100, eps=1.0)), ("fedsel-pe", dict(d=100_000, k=100, eps=1.0)),
-             ("fedsel-ps", dict(d=100_000, k=100, eps=1.0)), ("privquant", None)]
+             ("fedsel-ps", dict(d=100_000, k=100, eps=1.0)),
+             ("privquant", {"d": 1000, "K": 16, "kappa": 100, "p": 0.55})]
     for name, params in cases:
-        try:
-            if name == "privquant":
-                params = {"d": 1000, "K": 16, "kappa": 100, "p": 0.55}
-                mech = privcheck.mechanism("privquant", **params)
-            else:
-                mech = privcheck.mechanism(name, **params)
-            s = seconds(mech.exact_epsilon, repeat=1)
-            print(f"  {name:11s} {params}: {s:.3f} s  (eps = {mech.exact_epsilon().eps:.6g})")
-        except Exception as exc:  # pragma: no cover
-            print(f"  {name}: {type(exc).__name__}: {exc}")
+        mech = privcheck.mechanism(name, **params)
+        t = time.perf_counter()
+        ex = mech.exact_epsilon()
+        print(f"  {name:11s} {params}: {time.perf_counter() - t:.3f} s  (eps = {ex.eps:.6g})")
 
 
 if __name__ == "__main__":

@@ -580,14 +580,15 @@ def get_backend(jobs: int | None = None, client=None, processes: bool = False) -
     or an already built backend (used as is; closing the result leaves it
     open for its owner). processes: without a
     client, use worker processes instead of threads (for pure-Python
-    per-sample samplers). Use the result as a context manager (or call
+    per-sample samplers) when more than one worker is asked for (one worker
+    runs in this process). Use the result as a context manager (or call
     ``close()``) so that a cluster or pool it started is shut down.
     """
     if client is not None:
         if isinstance(client, _Borrowed) or all(hasattr(client, a) for a in ("run_chunks", "map", "close")):
             return client if isinstance(client, _Borrowed) else _Borrowed(client)
         return DaskBackend(client, jobs)
-    if processes:
+    if processes and (default_jobs() if jobs is None else int(jobs)) > 1:
         return ProcessBackend(jobs)
     return ThreadBackend(jobs)
 

@@ -1,9 +1,12 @@
 """Exact binomial intervals and multiplicity corrections: the one interval routine.
 
 Everything that bounds a probability from counts goes through
-:func:`clopper_pearson` (statsmodels' exact "beta" method), and every family of
-tests is corrected with :func:`bonferroni_alpha` / :func:`adjust_pvalues`
-(statsmodels ``multipletests``).
+:func:`clopper_pearson` (exact Clopper–Pearson limits as beta quantiles,
+``scipy.special.betaincinv`` / ``betainccinv``, rounded outward by a few ulps so
+the numerical error of the quantile never makes a bound unsafe), and every
+family of tests is corrected with :func:`bonferroni_alpha` (by hand) or
+:func:`adjust_pvalues` (statsmodels ``multipletests``, imported only when called:
+importing statsmodels pulls in pandas, ~1.4 s, so it stays off the audit path).
 """
 from __future__ import annotations
 
@@ -11,10 +14,28 @@ import math
 from typing import Literal
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import proportion_confint
+from scipy.special import betainccinv, betaincinv
 
 Side = Literal["two-sided", "lower", "upper"]
+
+#: relative outward rounding applied to every Clopper–Pearson limit (covers the quantile's error)
+_OUTWARD = 1e-12
+
+
+def _cp_lower(k: np.ndarray, n: np.ndarray, a: float) -> np.ndarray:
+    """One-sided lower limit: the ``a`` quantile of Beta(k, n − k + 1); 0 when k = 0."""
+    with np.errstate(all="ignore"):
+        lo = betaincinv(np.maximum(k, 1.0), n - k + 1.0, a)
+    lo = np.where(k <= 0, 0.0, np.nan_to_num(lo, nan=0.0))
+    return np.clip(lo * (1.0 - _OUTWARD), 0.0, 1.0)
+
+
+def _cp_upper(k: np.ndarray, n: np.ndarray, a: float) -> np.ndarray:
+    """One-sided upper limit: the ``1 − a`` quantile of Beta(k + 1, n − k); 1 when k = n."""
+    with np.errstate(all="ignore"):
+        hi = betainccinv(k + 1.0, np.maximum(n - k, 1.0), a)
+    hi = np.where(k >= n, 1.0, np.nan_to_num(hi, nan=1.0))
+    return np.clip(hi * (1.0 + _OUTWARD) + 1e-300, 0.0, 1.0)
 
 
 def clopper_pearson(k, n, alpha: float, side: Side = "two-sided"):
@@ -34,6 +55,8 @@ def clopper_pearson(k, n, alpha: float, side: Side = "two-sided"):
     -------
     float/array for one-sided bounds, tuple of two for two-sided. Conventions:
     the lower bound is 0 when ``k == 0`` and the upper bound is 1 when ``k == n``.
+    The limits are the exact beta quantiles (Clopper & Pearson 1934), moved
+    outward by a relative 1e-12 so that they stay on the safe side.
     """
     if not (0 < alpha < 1):
         raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
@@ -41,16 +64,15 @@ def clopper_pearson(k, n, alpha: float, side: Side = "two-sided"):
     n_arr = np.asarray(n, dtype=float)
     if np.any(n_arr < 1) or np.any(k_arr < 0) or np.any(k_arr > n_arr):
         raise ValueError("clopper_pearson needs 0 <= k <= n and n >= 1")
-    two_alpha = alpha if side == "two-sided" else 2 * alpha
-    lo, hi = proportion_confint(k_arr, n_arr, alpha=two_alpha, method="beta")
-    lo = np.where(k_arr == 0, 0.0, np.nan_to_num(lo, nan=0.0))
-    hi = np.where(k_arr == n_arr, 1.0, np.nan_to_num(hi, nan=1.0))
-    if np.ndim(lo) == 0:
-        lo, hi = float(lo), float(hi)
+    a = alpha / 2 if side == "two-sided" else alpha
+    lo = _cp_lower(k_arr, n_arr, a) if side != "upper" else None
+    hi = _cp_upper(k_arr, n_arr, a) if side != "lower" else None
     if side == "lower":
-        return lo
+        return float(lo) if np.ndim(lo) == 0 else lo
     if side == "upper":
-        return hi
+        return float(hi) if np.ndim(hi) == 0 else hi
+    if np.ndim(lo) == 0:
+        return float(lo), float(hi)
     return lo, hi
 
 
@@ -64,8 +86,11 @@ def bonferroni_alpha(alpha: float, m: int) -> float:
 def adjust_pvalues(pvalues, alpha: float, method: str = "holm"):
     """Multiplicity-adjusted p-values and rejections (statsmodels ``multipletests``).
 
-    Returns ``(reject, adjusted_pvalues)`` as numpy arrays.
+    Returns ``(reject, adjusted_pvalues)`` as numpy arrays. statsmodels is
+    imported here, on first use, not when this module is imported.
     """
+    from statsmodels.stats.multitest import multipletests
+
     reject, p_adj, _, _ = multipletests(np.asarray(pvalues, dtype=float), alpha=alpha, method=method)
     return reject, p_adj
 

@@ -450,7 +450,7 @@ def _privacy(ent: _Entry, paper: str) -> tuple[Claim, Check]:
 def _privacy_user(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     """A ``[[privacy]]`` entry auditing user code (``sampler = "pkg.module:function"``)."""
     from privcheck.auditor import audit
-    from privcheck.auditor.core import _pair_indices
+    from privcheck.auditor.core import resolve_pairs
     from privcheck.auditor.per_sample import per_sample
     from privcheck.auditor.user_code import load_reference, probe_sampler
     from privcheck.validation import check_eps, check_int, check_probability
@@ -478,7 +478,7 @@ def _privacy_user(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     if inputs is not None and len(inputs) < 2:
         ent.fail(f"inputs needs at least two candidate inputs, got {inputs!r}")
     if inputs is not None and pairs:
-        ent.guard(lambda: _pair_indices(list(inputs), pairs, None))
+        ent.guard(lambda: resolve_pairs(list(inputs), pairs, None))
     if v.get("seed_global") and not v.get("per_sample"):
         ent.fail("seed_global = true needs per_sample = true")
     base = os.path.dirname(os.path.abspath(ent.path))

@@ -47,7 +47,7 @@ USAGE = [
     (["audit", "de", "--eps", ""], "''"),
     (["audit", "de", "--eps", "1e999"], "'1e999'"),
     (["audit", "de", "--eps", "-1"], "eps"),
-    (["audit", "de", "--eps", "0"], "eps"),
+    (["audit", "de", "--eps", "-1e-300"], "eps"),
     (["audit", "de", "--param", "eps=inf"], "'inf'"),
     (["audit", "de", "--param", "eps=nan"], "'nan'"),
     (["audit", "de", "--param", "eps="], "''"),

@@ -3,7 +3,9 @@
 Entry point :func:`audit` (also ``privcheck.audit``). Modules:
 
 - :mod:`privcheck.auditor.core` — :func:`audit`, :func:`monte_carlo_bound`, result types, verdicts;
-- :mod:`privcheck.auditor.events` — output coding and data-chosen candidate events;
+- :mod:`privcheck.auditor.coding` — output coding into atoms, whole chunks at a time, and counting;
+- :mod:`privcheck.auditor.selection` — candidate events chosen from selection counts;
+- :mod:`privcheck.auditor.events` — compatibility re-exports of the two.
 - :mod:`privcheck.auditor.outputs` — outputs of any type (strings, tuples, sets, complex…) as numbers;
 - :mod:`privcheck.auditor.per_sample` — one-output code as a sampler (:func:`per_sample`);
 - :mod:`privcheck.auditor.views` — post-processing views (``view=``), e.g. local-hashing support.
@@ -18,11 +20,14 @@ from privcheck.auditor.core import (
     MonteCarloBound,
     audit,
     exact_verdict,
+    mc_decision,
     mc_verdict,
     monte_carlo_bound,
+    resolve_pairs,
 )
 
 __all__ = [
     "DEFAULT_SAMPLES", "MAX_EVENTS", "SELECTION_SHARE", "AuditResult", "MonteCarloBound",
-    "audit", "exact_verdict", "mc_verdict", "monte_carlo_bound",
+    "audit", "exact_verdict", "mc_decision", "mc_verdict", "monte_carlo_bound",
+    "resolve_pairs",
 ]

@@ -4,22 +4,39 @@
 plain sampler ``f(x, n, rng) -> outputs`` with a list of candidate inputs.
 
 The Monte Carlo lower bound (:func:`monte_carlo_bound`) is black-box and
-statistically valid at the stated confidence:
+statistically valid at the stated confidence. Draws come in seeded chunks
+(:mod:`privcheck.scheduler`; chunk ``i`` of a stream uses child ``i`` of the
+stream's SeedSequence, so results do not depend on the backend or worker count),
+and no stage keeps more than a pilot and the chunks in flight in memory:
 
-1. for each input, draw ``selection`` samples and, independently, ``estimation``
-   samples (fixed chunk seeds from one ``SeedSequence``: the same numbers for
-   any number of threads);
-2. on the selection samples only, code the outputs into atoms and choose, for
-   every ordered input pair, the union of atoms with the largest estimated
-   likelihood ratio (:mod:`privcheck.auditor.events`); keep the ``max_events`` best
-   (pair, event) candidates;
-3. on the estimation samples, bound ``P(E|x)`` from below and ``P(E|x')`` from
-   above with one-sided Clopper–Pearson bounds at level ``α/(2m)`` each
-   (Bonferroni over the ``m`` candidates), so that with probability at least
-   ``1 − α`` every candidate's ``log(lower/upper)`` is a lower bound on ε.
+1. **pilot** (part of the selection share): for each input, a small first batch
+   of selection draws (at most :data:`PILOT` per input) fixes the output coding
+   (:mod:`privcheck.auditor.coding`: per-column atoms, column pairs worth joint
+   atoms, whole-row atoms when few distinct rows occur);
+2. **selection**: the remaining selection draws are coded and counted chunk by
+   chunk (memory independent of ``samples``); from the atom counts alone,
+   candidate events are chosen for every allowed ordered input pair and the
+   ``max_events`` best are kept (:mod:`privcheck.auditor.selection`);
+3. **estimation**: on *fresh* draws (a different seed stream, disjoint from the
+   pilot and selection draws), each candidate's count under ``x`` and ``x'`` is
+   taken chunk by chunk, ``P(E|x)`` is bounded from below and ``P(E|x')`` from
+   above with one-sided Clopper–Pearson limits at level ``α/(2m)`` each
+   (Bonferroni over the ``m`` candidates).
+
+Validity: the events are a function of the pilot and selection draws only,
+which are independent of the estimation draws; conditionally on the events the
+estimation counts are independent binomials, so with probability at least
+``1 − α`` every candidate's ``log(lower/upper)`` is ≤ its true log-ratio ≤ ε
+(union bound over the ``m`` candidates and the two limits each). Streaming the
+selection stage changes only *which* events are chosen, never this argument.
 
 For (ε, δ) mechanisms the same events give a lower bound on δ at the claimed
 ε: ``P(E|x) − e^ε P(E|x') ≤ δ(ε)``.
+
+Neighbouring inputs: by default every ordered pair of ``inputs`` is audited
+(local DP); ``pairs=`` or ``neighbours=`` restrict the search to neighbouring
+inputs (central DP), both orders of each pair. ``view=fn`` audits ``fn(output)``
+(valid by post-processing: a view cannot increase ε).
 """
 from __future__ import annotations
 
@@ -31,12 +48,12 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
+from privcheck.auditor.coding import OutputCoding, to_matrix
+from privcheck.auditor.selection import candidate_events, pair_columns
 from privcheck.errors import PrivcheckUsageError
-from privcheck.auditor.events import OutputCoding, candidate_events
-from privcheck.auditor.outputs import encode_outputs as as_matrix
 from privcheck.auditor.views import apply_view
 from privcheck.scheduler import get_backend, map_chunks
-from privcheck.seeding import default_jobs, derive
+from privcheck.seeding import derive
 from privcheck.stats import clopper_pearson, max_certifiable_log_ratio
 from privcheck.validation import check_confidence, check_eps, check_int, check_probability
 
@@ -44,6 +61,10 @@ DEFAULT_SAMPLES = 1_000_000
 SELECTION_SHARE = 0.2
 MAX_EVENTS = 3
 EXACT_REL_TOL = 1e-12
+#: pilot draws per input that fix the output coding (part of the selection share)
+PILOT = 1 << 16
+#: cap on pilot values kept in memory over all inputs (rows × columns)
+PILOT_VALUES = 1 << 24
 
 Sampler = Callable[[Any, int, np.random.Generator], Any]
 
@@ -57,7 +78,8 @@ class MonteCarloBound:
     δ at ``delta_eps`` (None when not requested). eps_max_certifiable: the
     largest ε these sample sizes could ever certify. worst_pair: the inputs
     of the best event; event: its description; counts: its estimation counts
-    ``(k_x, n, k_x', n)``; candidates: every tested candidate.
+    ``(k_x, n, k_x', n)``; candidates: every tested candidate; pilot_samples:
+    the part of the selection draws that fixed the output coding.
     """
 
     eps_lower: float
@@ -73,12 +95,20 @@ class MonteCarloBound:
     delta_eps: float | None = None
     delta_lower: float | None = None
     reproducible: bool = True
+    pilot_samples: int = 0
+    pairs_audited: int = 0
     draws: int = 0
 
 
 @dataclass
 class AuditResult:
-    """Everything an audit found (JSON names are stable; see :meth:`to_dict`)."""
+    """Everything an audit found (JSON names are stable; see :meth:`to_dict`).
+
+    certified_fraction: ``max(eps_lower, 0) / eps_claimed``, how much of the
+    claimed ε the Monte Carlo bound certified (None without a Monte Carlo part
+    or for an ε = 0 claim); reason: why the verdict is what it is when it is
+    not a plain exact/Monte Carlo decision (e.g. why it is inconclusive).
+    """
 
     mechanism: str
     eps_claimed: float | None
@@ -99,6 +129,8 @@ class AuditResult:
     delta_lower: float | None = None
     reproducible: bool = True
     details: dict = field(default_factory=dict)
+    certified_fraction: float | None = None
+    reason: str | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready dict with the DESIGN.md field names."""
@@ -108,6 +140,8 @@ class AuditResult:
 
     def summary(self) -> str:
         """A few human-readable lines."""
+        from privcheck.reports.text import fmt_confidence
+
         lines = [f"mechanism      {self.mechanism}"]
         if self.eps_claimed is not None:
             lines.append(f"eps claimed    {self.eps_claimed:.6g}" + (f"  (delta {self.delta_claimed:g})" if self.delta_claimed else ""))
@@ -116,13 +150,17 @@ class AuditResult:
         if self.delta_exact is not None:
             lines.append(f"delta exact    {self.delta_exact:.6g} at eps claimed")
         if self.eps_lower is not None:
-            lines.append(f"eps lower      {self.eps_lower:.6g}  ({self.confidence:.0%} confidence, {self.samples} samples/input; "
+            lines.append(f"eps lower      {self.eps_lower:.6g}  (confidence {fmt_confidence(self.confidence)}, {self.samples} samples/input; "
                          f"at most {self.eps_max_certifiable:.4g} certifiable)")
+            if self.certified_fraction is not None:
+                lines.append(f"  certified    {self.certified_fraction:.1%} of the claimed eps")
             lines.append(f"  event        {self.event} for inputs {_fmt(self.worst_pair)}")
         if self.delta_lower is not None:
             lines.append(f"delta lower    {self.delta_lower:.6g} at eps claimed")
         if not self.reproducible:
             lines.append("note           the sampler ignores the generator: results are not reproducible from the seed")
+        if self.reason:
+            lines.append(f"reason         {self.reason}")
         lines.append(f"verdict        {self.verdict}  ({self.seconds:.2f} s)")
         return "\n".join(lines)
 
@@ -134,46 +172,99 @@ def _fmt(v, width: int = 80) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _draw(sampler: Sampler, x, n: int, seed_seq, jobs: int, progress=None, backend=None) -> np.ndarray:
-    parts = map_chunks(lambda rng, size: as_matrix(sampler(x, size, rng), size), n, seed_seq,
-                       jobs=jobs, progress=progress, backend=backend)
-    if len({p.shape[1] for p in parts}) > 1:
-        raise PrivcheckUsageError(f"sampler outputs changed width between chunks ({sorted({p.shape[1] for p in parts})} "
-                                  f"columns): {_WIDTH_HINT}")
-    return np.concatenate(parts) if len(parts) > 1 else parts[0]
+def _draw_matrix(sampler: Sampler, x, size: int, rng) -> np.ndarray:
+    return to_matrix(sampler(x, size, rng), size)
 
 
 _WIDTH_HINT = ("outputs of varying length (or sometimes complex); audit them with "
                "view=privcheck.auditor.views.as_atom (each output one atom)")
 
 
-def _count_events(sampler: Sampler, x, n: int, seed_seq, jobs: int, coding: OutputCoding, events, progress=None,
-                  backend=None):
-    """Counts of each event on ``n`` fresh draws of input ``x`` (chunked; samples are not kept)."""
-
-    def chunk(rng, size):
-        data = as_matrix(sampler(x, size, rng), size)
-        out = np.zeros(len(events), dtype=np.int64)
-        atom_counts: dict = {}
-        for i, ev in enumerate(events):
-            if ev.columns not in atom_counts:
-                codes, total = coding.codes(data, ev.columns)
-                atom_counts[ev.columns] = np.bincount(codes, minlength=total)
-            out[i] = int(atom_counts[ev.columns][ev.atoms].sum())
-        return out
-
-    return np.sum(map_chunks(chunk, n, seed_seq, jobs=jobs, progress=progress, backend=backend), axis=0)
+def _check_width(data: np.ndarray, width: int) -> np.ndarray:
+    if data.shape[1] != width:
+        raise PrivcheckUsageError(f"sampler outputs changed width between chunks ({data.shape[1]} columns, "
+                                  f"expected {width}): {_WIDTH_HINT}")
+    return data
 
 
-def _is_reproducible(sampler: Sampler, x) -> bool:
-    a = as_matrix(sampler(x, 64, np.random.default_rng(12345)), 64)
-    b = as_matrix(sampler(x, 64, np.random.default_rng(12345)), 64)
-    return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=True))
+def _add_counts(total: dict, part: dict) -> dict:
+    for k, v in part.items():
+        total[k] = total[k] + v if k in total else v.astype(np.int64)
+    return total
+
+
+def _is_reproducible(sampler: Sampler, x) -> tuple[bool, int]:
+    a = _draw_matrix(sampler, x, 64, np.random.default_rng(12345))
+    b = _draw_matrix(sampler, x, 64, np.random.default_rng(12345))
+    return (a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))), a.shape[1]
+
+
+def _same(a, b) -> bool:
+    if a is b:
+        return True
+    try:
+        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+    except Exception:  # noqa: BLE001 - incomparable values are different inputs
+        return False
+
+
+def resolve_pairs(inputs: Sequence | None, pairs=None, neighbours: Callable | None = None):
+    """The inputs and the ordered index pairs ``(a, b)`` an audit searches.
+
+    ``inputs`` alone: all ordered pairs (local DP). ``pairs=[(x, x'), ...]``:
+    those pairs in both orders (inputs default to the pairs' elements).
+    ``neighbours(x, x') -> bool``: the ordered pairs of ``inputs`` for which
+    it holds in either order. Raises :class:`PrivcheckUsageError` on bad input.
+    """
+    if pairs is not None and neighbours is not None:
+        raise PrivcheckUsageError("give either pairs=[(a, b), ...] or neighbours=callable, not both")
+    if pairs is not None:
+        try:
+            pairs = [tuple(p) for p in pairs]
+        except TypeError:
+            raise PrivcheckUsageError("pairs must be a list of (x, x') input pairs") from None
+        if not pairs or any(len(p) != 2 for p in pairs):
+            raise PrivcheckUsageError("pairs must be a non-empty list of (x, x') input pairs")
+        if inputs is None:
+            inputs = []
+            for p in pairs:
+                for v in p:
+                    if not any(_same(v, u) for u in inputs):
+                        inputs.append(v)
+        inputs = list(inputs)
+        out = []
+        for p in pairs:
+            idx = []
+            for v in p:
+                hit = [i for i, u in enumerate(inputs) if _same(v, u)]
+                if not hit:
+                    raise PrivcheckUsageError(f"pair {p!r}: {v!r} is not one of the inputs")
+                idx.append(hit[0])
+            if idx[0] == idx[1]:
+                raise PrivcheckUsageError(f"pair {p!r} compares an input with itself")
+            for o in ((idx[0], idx[1]), (idx[1], idx[0])):
+                if o not in out:
+                    out.append(o)
+        return inputs, out
+    if inputs is None:
+        raise PrivcheckUsageError("audit of a plain callable needs inputs=[x0, x1, ...] (or pairs=[(x0, x1), ...])")
+    inputs = list(inputs)
+    if len(inputs) < 2:
+        raise PrivcheckUsageError(f"audit needs at least two candidate inputs, got {len(inputs)}")
+    if neighbours is None:
+        return inputs, [(a, b) for a in range(len(inputs)) for b in range(len(inputs)) if a != b]
+    if not callable(neighbours):
+        raise PrivcheckUsageError("neighbours must be a callable neighbours(x, x') -> bool")
+    out = [(a, b) for a in range(len(inputs)) for b in range(len(inputs))
+           if a != b and (neighbours(inputs[a], inputs[b]) or neighbours(inputs[b], inputs[a]))]
+    if not out:
+        raise PrivcheckUsageError("neighbours(x, x') holds for no pair of the inputs: nothing to audit")
+    return inputs, out
 
 
 def monte_carlo_bound(
     sampler: Sampler,
-    inputs: Sequence,
+    inputs: Sequence | None,
     samples: int = DEFAULT_SAMPLES,
     *,
     confidence: float = 0.95,
@@ -183,7 +274,9 @@ def monte_carlo_bound(
     max_events: int = MAX_EVENTS,
     delta_eps: float | None = None,
     progress: Callable[[int], None] | None = None,
-    pairs: Sequence | None = None,
+    pairs=None,
+    neighbours: Callable | None = None,
+    view: Callable | None = None,
     client=None,
 ) -> MonteCarloBound:
     """A black-box lower bound on ε (and on δ at ``delta_eps``) from samples alone.
@@ -191,67 +284,106 @@ def monte_carlo_bound(
     Parameters
     ----------
     sampler : callable ``f(x, n, rng)`` returning ``n`` outputs (shape ``(n,)``
-        or ``(n, d)``, numeric; ``NaN`` may mark "no value").
-    inputs : at least two candidate inputs; all ordered pairs are searched.
-    samples : draws per input (≥ 20), split into a selection share and a
-        fresh estimation share.
+        or ``(n, d)``, numeric; ``NaN`` may mark "no value"; other output types
+        through ``privcheck.auditor.outputs.encode_outputs`` when available).
+    inputs : candidate inputs; without ``pairs``/``neighbours`` all ordered
+        pairs are searched (at least two inputs).
+    samples : draws per input (≥ 20), split into a selection share (its first
+        part, the pilot, fixes the coding) and a fresh estimation share.
     confidence : in (0, 1); the bound holds with at least this probability.
     seed : int or SeedSequence; the result is a function of it alone (for a
-        sampler that uses its ``rng``), whatever ``jobs``.
+        sampler that uses its ``rng``), whatever ``jobs`` or backend.
     max_events : how many (pair, event) candidates reach the estimation
         stage; the Bonferroni correction divides α by this number.
     delta_eps : if given, also bound δ at this ε (events chosen for δ).
-    pairs : optional ordered pairs of input *indices* ``(a, b)`` to search
-        (default: all ordered pairs).
-    client : run the chunks on Dask (``"local"``, ``"tcp://HOST:PORT"`` or a
-        ``distributed.Client``) or a given backend (:func:`privcheck.scheduler.get_backend`);
-        the result is the same as on threads. A cluster started here ends with the call.
+    pairs, neighbours : restrict the search to neighbouring inputs (see
+        :func:`resolve_pairs`).
+    view : audit ``view(output)`` instead of the raw output (post-processing).
+    client : a Dask client (or ``"local"``/an address) for
+        :func:`privcheck.scheduler.get_backend`; ``None``: threads (or processes
+        for samplers with ``prefers_processes = True``).
     """
     confidence = check_confidence(confidence)
     samples = check_int("samples", samples, minimum=20)
-    if len(inputs) < 2:
-        raise PrivcheckUsageError(f"audit needs at least two candidate inputs, got {len(inputs)}")
+    inputs, ordered = resolve_pairs(inputs, pairs, neighbours)
     selection_share = check_probability("selection_share", selection_share, open_low=True, open_high=True)
     max_events = check_int("max_events", max_events, minimum=1)
-    jobs = default_jobs() if jobs is None else check_int("jobs", jobs, minimum=1)
+    if jobs is not None:
+        jobs = check_int("jobs", jobs, minimum=1)
+    sampler = apply_view(sampler, view)
+    backend = get_backend(jobs=jobs, client=client, processes=getattr(sampler, "prefers_processes", False))
     alpha = 1.0 - confidence
     n_sel = max(10, int(round(samples * selection_share)))
     n_est = samples - n_sel
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
-    backend = get_backend(jobs, client)  # closed when dropped (DaskBackend finalizer)
-    sel = [_draw(sampler, x, n_sel, derive(ss, "selection", i), jobs, progress, backend)
-           for i, x in enumerate(inputs)]
-    widths = {s.shape[1] for s in sel}
+    needed = sorted({i for p in ordered for i in p})
+    reproducible, width = _is_reproducible(sampler, inputs[needed[0]])
+
+    # 1. pilot: the first draws of the selection share fix the coding
+    n_pilot = min(n_sel, PILOT, max(2048, PILOT_VALUES // max(1, len(needed) * width)))
+    pilot = {}
+    for i in needed:
+        x = inputs[i]
+        parts = map_chunks(lambda rng, size, x=x: _draw_matrix(sampler, x, size, rng), n_pilot,
+                           derive(ss, "pilot", i), backend=backend, progress=progress)
+        pilot[i] = np.concatenate(parts) if len(parts) > 1 else parts[0]
+    widths = {p.shape[1] for p in pilot.values()}
     if len(widths) != 1:
         raise PrivcheckUsageError(f"sampler outputs have different widths for different inputs ({sorted(widths)} "
                                   f"columns): {_WIDTH_HINT}")
-    coding = OutputCoding(np.concatenate(sel))
-    events = candidate_events(coding, sel, n_est, alpha / max_events, max_events=max_events,
-                              delta_eps=delta_eps, allowed_pairs=None if pairs is None else set(map(tuple, pairs)))
-    del sel
-    reproducible = _is_reproducible(sampler, inputs[0])
+    coding = OutputCoding.fit(np.concatenate([pilot[i] for i in needed]))
+    counts: list = [None] * len(inputs)
+    sizes = [0] * len(inputs)
+    for i in needed:
+        counts[i], sizes[i] = coding.count_chunk(pilot[i]), n_pilot
+    cols = pair_columns(coding, counts, sizes, ordered, n_est, alpha / max_events, delta_eps)
+    if cols:
+        coding = coding.with_pair_columns(cols)
+        for i in needed:
+            counts[i] = coding.count_chunk(pilot[i])
+    del pilot
+
+    # 2. the rest of the selection share, streamed: counts only
+    n_rest = n_sel - n_pilot
+    if n_rest > 0:
+        def sel_chunk(rng, size, x):
+            return coding.count_chunk(_check_width(_draw_matrix(sampler, x, size, rng), coding.width))
+
+        for i in needed:
+            for part in map_chunks(lambda rng, size, x=inputs[i]: sel_chunk(rng, size, x), n_rest,
+                                   derive(ss, "selection", i), backend=backend, progress=progress):
+                _add_counts(counts[i], part)
+            sizes[i] = n_sel
+    events = candidate_events(coding, counts, sizes, ordered, n_est, alpha / max_events,
+                              max_events=max_events, delta_eps=delta_eps)
+    del counts
     cert = max_certifiable_log_ratio(n_est, n_est, alpha / max(1, len(events) or 1))
     if not events:
         return MonteCarloBound(-math.inf, confidence, samples, n_sel, n_est, cert, None, None, None, [],
-                               delta_eps, 0.0 if delta_eps is not None else None, reproducible)
+                               delta_eps, 0.0 if delta_eps is not None else None, reproducible,
+                               n_pilot, len(ordered), n_sel * len(needed))
+
+    # 3. estimation on fresh draws: event counts only
+    def est_chunk(rng, size, x):
+        return coding.count_events(_check_width(_draw_matrix(sampler, x, size, rng), coding.width), events)
+
     m = len(events)
-    needed = sorted({i for ev in events for i in ev.pair})
-    draws = n_sel * len(inputs) + n_est * len(needed)
-    counts = {i: _count_events(sampler, inputs[i], n_est, derive(ss, "estimation", i), jobs, coding, events, progress,
-                               backend)
-              for i in needed}
+    est = {}
+    for i in sorted({i for ev in events for i in ev.pair}):
+        est[i] = np.sum(map_chunks(lambda rng, size, x=inputs[i]: est_chunk(rng, size, x), n_est,
+                                   derive(ss, "estimation", i), backend=backend, progress=progress), axis=0)
     a_each = alpha / m
     cands = []
     best = None
     for j, ev in enumerate(events):
         a, b = ev.pair
-        k1, k0 = int(counts[a][j]), int(counts[b][j])
+        k1, k0 = int(est[a][j]), int(est[b][j])
         lo = clopper_pearson(k1, n_est, a_each / 2, "lower")
         hi = clopper_pearson(k0, n_est, a_each / 2, "upper")
         eps_lo = math.log(lo / hi) if lo > 0 else -math.inf
         d_lo = (lo - math.exp(delta_eps) * hi) if delta_eps is not None else None
         cands.append({"pair": [_plain(inputs[a]), _plain(inputs[b])], "event": ev.description,
-                      "counts": [k1, n_est, k0, n_est], "p_lower": lo, "p_upper": hi,
+                      "kind": ev.kind, "counts": [k1, n_est, k0, n_est], "p_lower": lo, "p_upper": hi,
                       "eps_lower": eps_lo, "delta_lower": d_lo, "predicted": ev.predicted})
         key = d_lo if delta_eps is not None else eps_lo
         if best is None or key > best[0]:
@@ -265,7 +397,8 @@ def monte_carlo_bound(
         estimation_samples=n_est, eps_max_certifiable=cert,
         worst_pair=(_plain(inputs[ev.pair[0]]), _plain(inputs[ev.pair[1]])), event=ev.description,
         counts=tuple(cands[bj]["counts"]), candidates=cands, delta_eps=delta_eps, delta_lower=delta_lower,
-        reproducible=reproducible, draws=draws,
+        reproducible=reproducible, pilot_samples=n_pilot, pairs_audited=len(ordered),
+        draws=n_sel * len(needed) + n_est * len(est),
     )
 
 
@@ -322,28 +455,51 @@ def detectable_delta(bound: MonteCarloBound, delta_claimed: float) -> float | No
     return hi_k / n
 
 
-def mc_verdict(bound: MonteCarloBound, eps_claimed: float, delta_claimed: float = 0.0) -> str:
-    """Verdict of a Monte Carlo audit against a claimed (ε, δ).
+def mc_decision(bound: MonteCarloBound, eps_claimed: float, delta_claimed: float = 0.0) -> tuple[str, str | None]:
+    """Verdict of a Monte Carlo audit against a claimed (ε, δ), with the reason when not plain.
 
     ``refuted`` when the lower bound exceeds the claim (valid at the bound's
-    confidence); ``inconclusive`` when these sample sizes could not certify
-    more than the claimed ε (no violation could have been detected) — with a
-    claimed δ > 0, when they could not certify a δ above the claimed δ at the
-    claimed ε (:func:`max_certifiable_delta`);
-    otherwise ``holds``, meaning *no violation detected*: sampling can refute
-    a privacy claim but never prove it.
+    confidence). ``inconclusive`` when these sample sizes could not certify
+    more than the claimed ε, or when no event separated the inputs
+    (``eps_lower ≤ 0``): then the audit had no power and "holds" would not be
+    evidence. With a claimed δ > 0 the power statement is about δ: inconclusive
+    when these samples could not certify a δ above the claimed δ at the
+    claimed ε (:func:`max_certifiable_delta`; a correct mechanism's δ lower
+    bound is 0 there, which is no reason to doubt it). Otherwise ``holds``,
+    meaning *no violation detected*: sampling can refute a claim, never prove it.
     """
     if bound.delta_lower is not None and delta_claimed > 0:
         if bound.delta_lower > delta_claimed:
-            return "refuted"
+            return "refuted", None
         if max_certifiable_delta(bound) <= delta_claimed:
-            return "inconclusive"  # these samples could not have detected a δ violation of the claimed size
-        return "holds"
+            return "inconclusive", (f"{bound.estimation_samples} estimation draws per input can certify at most "
+                                    f"delta {max_certifiable_delta(bound):.4g} at eps {bound.delta_eps:g}, "
+                                    f"not more than the claimed {delta_claimed:g}")
+        return "holds", None  # no violation detected by an audit that could detect one of the claimed size
     if bound.eps_lower > eps_claimed:
-        return "refuted"
+        return "refuted", None
     if bound.eps_max_certifiable <= eps_claimed:
-        return "inconclusive"
-    return "holds"
+        return "inconclusive", (f"{bound.estimation_samples} estimation draws per input can certify at most "
+                                f"eps {bound.eps_max_certifiable:.4g}, not more than the claimed {eps_claimed:g}")
+    if not bound.eps_lower > 0:
+        return "inconclusive", "no event separated the inputs (eps_lower <= 0): the audit had no power"
+    return "holds", None
+
+
+def mc_verdict(bound: MonteCarloBound, eps_claimed: float, delta_claimed: float = 0.0) -> str:
+    """The verdict of :func:`mc_decision` alone."""
+    return mc_decision(bound, eps_claimed, delta_claimed)[0]
+
+
+def _check_claimed_eps(eps) -> float:
+    if isinstance(eps, float) and math.isinf(eps) and eps > 0:
+        return eps
+    try:
+        if not isinstance(eps, bool) and float(eps) == 0.0:
+            return 0.0  # a perfect-privacy claim: audited like any other
+    except (TypeError, ValueError):
+        pass
+    return check_eps(eps)
 
 
 def audit(
@@ -352,19 +508,19 @@ def audit(
     eps: float | None = None,
     samples: int = DEFAULT_SAMPLES,
     *,
+    pairs=None,
+    neighbours: Callable | None = None,
+    view: Callable | None = None,
     seed: int = 0,
     confidence: float = 0.95,
     exact: bool | None = None,
     monte_carlo: bool = True,
     delta: float | None = None,
     jobs: int | None = None,
+    client=None,
     max_events: int = MAX_EVENTS,
     selection_share: float = SELECTION_SHARE,
     progress: Callable[[int], None] | None = None,
-    pairs: Sequence | None = None,
-    neighbours: Callable[[Any, Any], bool] | None = None,
-    view: Callable | None = None,
-    client=None,
 ) -> AuditResult:
     """Audit the ε (and δ) of a mechanism or of a plain sampler.
 
@@ -372,59 +528,62 @@ def audit(
     ----------
     mech : a built-in mechanism (``privcheck.mechanism(...)``) or a callable
         ``f(x, n, rng) -> n outputs``.
-    inputs : candidate inputs (default: ``mech.inputs()``; required for a callable).
-    eps : claimed ε > 0 (default: the mechanism's nominal ε; required for a callable).
+    inputs : candidate inputs (default: ``mech.inputs()``, or the elements of
+        ``pairs``; required for a callable otherwise). Alone, all ordered pairs
+        are audited (local DP).
+    pairs : ``[(x, x'), ...]`` neighbouring inputs (central DP); both orders of
+        each pair are audited, no other pair.
+    neighbours : ``neighbours(x, x') -> bool`` selecting the neighbouring pairs
+        of ``inputs`` (either order); exclusive with ``pairs``.
+    view : audit ``view(outputs)`` instead of the raw outputs (post-processing);
+        applied to every chunk before coding.
+    eps : claimed ε ≥ 0 (0 claims perfect privacy; default: the mechanism's
+        nominal ε; required for a callable).
     samples : Monte Carlo draws per input (≥ 20).
     seed : integer ≥ 0; all randomness derives from it.
     confidence : in (0, 1).
     exact : compute the exact ε (default: when the mechanism provides it;
         ``True`` on a mechanism without it is an error).
     monte_carlo : run the Monte Carlo lower bound.
-    client : run the Monte Carlo chunks on Dask: ``"local"``, ``"tcp://HOST:PORT"``
-        or a ``distributed.Client`` (extra ``privcheck[dask]``); same result as threads.
     delta : claimed δ in [0, 1) (default: the mechanism's nominal δ); with
         δ > 0 the Monte Carlo part bounds δ at the claimed ε.
+    jobs, client : workers of the chunk backend (threads by default; a Dask
+        client or ``"local"``; see :func:`privcheck.scheduler.get_backend`).
 
     Returns an :class:`AuditResult`; its ``verdict`` is ``refuted`` when the
     exact ε or a valid lower bound exceeds the claim, ``holds`` when the exact
-    ε meets it (or, without an exact value, when no violation was detected),
-    ``inconclusive`` when neither could decide.
-
-    pairs : neighbouring inputs ``[(a, b), ...]`` (values); only these pairs,
-        in both orders, are searched (central DP); ``inputs`` defaults to the
-        values they mention. neighbours : ``neighbours(a, b) -> bool`` selects
-        the pairs among ``inputs`` instead. view : audit ``view(outputs)``
-        (a batch of outputs → a batch; valid by post-processing, see
-        :mod:`privcheck.auditor.views`).
+    ε meets it (or, without an exact value, when no violation was detected by
+    an audit that separated the inputs), ``inconclusive`` otherwise (``reason``
+    says why). ``certified_fraction`` reports how much of the claim was certified.
     """
     t0 = time.perf_counter()
     is_mech = isinstance(mech, Mechanism)
     name = mech.name if is_mech else getattr(mech, "__name__", type(mech).__name__)
     if not callable(mech):
         raise PrivcheckUsageError("audit needs a mechanism or a callable f(x, n, rng)")
-    if inputs is None and pairs is not None:
-        inputs = []
-        for pr in pairs:
-            for v in pr:
-                if not any(_same(v, u) for u in inputs):
-                    inputs.append(v)
-    if inputs is None:
+    if inputs is None and pairs is None:
         if not is_mech:
-            raise PrivcheckUsageError("audit of a plain callable needs inputs=[x0, x1, ...]")
+            raise PrivcheckUsageError("audit of a plain callable needs inputs=[x0, x1, ...] (or pairs=[(x0, x1), ...])")
         inputs = mech.inputs()
-    inputs = list(inputs)
+    inputs, _ = resolve_pairs(inputs, pairs, neighbours)
     if eps is None:
         if not is_mech:
             raise PrivcheckUsageError("audit of a plain callable needs the claimed eps=...")
         eps = mech.eps_nominal
-    eps = check_eps(eps) if not (isinstance(eps, float) and math.isinf(eps)) else eps
+    eps = _check_claimed_eps(eps)
     if delta is None:
         delta = mech.delta_nominal if is_mech else 0.0
     delta = check_probability("delta", delta, open_high=True)
     seed = check_int("seed", seed, minimum=0)
-    pair_idx = _pair_indices(inputs, pairs, neighbours)
     details: dict = {}
     ex: ExactEpsilon | None = None
+    restricted = pairs is not None or neighbours is not None or view is not None
+    if restricted and is_mech:
+        if exact:
+            raise PrivcheckUsageError("exact ε covers the raw outputs of all input pairs; it cannot be combined "
+                                      "with pairs=, neighbours= or view= (use exact=False)")
+        exact = False
+        details["exact_note"] = "exact ε skipped: pairs=/neighbours=/view= restrict what is audited"
     if exact is not False and is_mech:
         ex = mech.exact_epsilon()
         if ex is None and exact:
@@ -443,30 +602,38 @@ def audit(
             v_exact = exact_verdict(ex.eps, eps)
     bound = None
     v_mc = None
+    reason = None
     if monte_carlo:
         t_mc = time.perf_counter()
-        bound = monte_carlo_bound(apply_view(mech, view), inputs, samples, confidence=confidence, seed=seed,
-                                  jobs=jobs, max_events=max_events, selection_share=selection_share,
-                                  delta_eps=eps if delta > 0 else None, progress=progress, pairs=pair_idx,
-                                  client=client)
+        bound = monte_carlo_bound(mech, inputs, samples, confidence=confidence, seed=seed, jobs=jobs,
+                                  max_events=max_events, selection_share=selection_share,
+                                  delta_eps=eps if delta > 0 else None, progress=progress,
+                                  pairs=pairs, neighbours=neighbours, view=view, client=client)
         t_mc = time.perf_counter() - t_mc
         details["draws"] = bound.draws
         details["draws_per_second"] = round(bound.draws / t_mc, 1) if t_mc > 0 else None
-        v_mc = mc_verdict(bound, eps, delta)
-        details["candidates"] = bound.candidates
-        details["selection_samples"] = bound.selection_samples
-        details["estimation_samples"] = bound.estimation_samples
+        v_mc, reason = mc_decision(bound, eps, delta)
         if bound.delta_eps is not None:
             details["delta_max_certifiable"] = max_certifiable_delta(bound)
             details["delta_detectable"] = detectable_delta(bound, delta)
+        details["candidates"] = bound.candidates
+        details["selection_samples"] = bound.selection_samples
+        details["estimation_samples"] = bound.estimation_samples
+        details["pilot_samples"] = bound.pilot_samples
+        details["pairs_audited"] = bound.pairs_audited
     if "refuted" in (v_exact, v_mc):
         verdict = "refuted"
+        reason = None
     elif v_exact == "holds" or (v_exact is None and v_mc == "holds"):
         verdict = "holds"
+        reason = None
     else:
         verdict = "inconclusive"
     if v_exact == "holds" and v_mc == "refuted":
         details["warning"] = "the Monte Carlo bound exceeds the exact ε: a (1 − confidence) event or a bug"
+    fraction = None
+    if bound is not None and eps > 0 and math.isfinite(eps):
+        fraction = max(bound.eps_lower, 0.0) / eps
     return AuditResult(
         mechanism=name if not is_mech else repr(mech),
         eps_claimed=eps,
@@ -487,44 +654,9 @@ def audit(
         delta_lower=None if bound is None else bound.delta_lower,
         reproducible=True if bound is None else bound.reproducible,
         details=details,
+        certified_fraction=fraction,
+        reason=reason,
     )
-
-
-def _same(a, b) -> bool:
-    try:
-        return bool(np.all(np.asarray(a) == np.asarray(b))) and np.shape(a) == np.shape(b)
-    except Exception:  # noqa: BLE001 - incomparable values are different
-        return False
-
-
-def _pair_indices(inputs: list, pairs, neighbours) -> list | None:
-    """Ordered index pairs from neighbouring value pairs (both orders) or a neighbour predicate."""
-    if pairs is None and neighbours is None:
-        return None
-    if pairs is not None and neighbours is not None:
-        raise PrivcheckUsageError("give either pairs= or neighbours=, not both")
-    out = []
-    if neighbours is not None:
-        if not callable(neighbours):
-            raise PrivcheckUsageError("neighbours must be a callable neighbours(a, b) -> bool")
-        out = [(a, b) for a in range(len(inputs)) for b in range(len(inputs))
-               if a != b and neighbours(inputs[a], inputs[b])]
-    else:
-        for pr in pairs:
-            if not isinstance(pr, (list, tuple)) or len(pr) != 2:
-                raise PrivcheckUsageError(f"each pair must be two inputs (a, b), got {pr!r}")
-            idx = []
-            for v in pr:
-                hit = [i for i, u in enumerate(inputs) if _same(v, u)]
-                if not hit:
-                    raise PrivcheckUsageError(f"pair {pr!r}: {v!r} is not one of the inputs")
-                idx.append(hit[0])
-            if idx[0] == idx[1]:
-                raise PrivcheckUsageError(f"pair {pr!r} has the same input twice")
-            out += [(idx[0], idx[1]), (idx[1], idx[0])]
-    if not out:
-        raise PrivcheckUsageError("no pair of inputs is neighbouring: nothing to audit")
-    return sorted(set(out))
 
 
 def _plain_pair(pair):
