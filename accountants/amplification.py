@@ -140,8 +140,8 @@ class SubsampledGaussian:
     mu_clt: float
     eps_clt: float
     clt_note: str = "central-limit GDP approximation: NOT a safe upper bound (can be below the tight ε)"
-    eps_pld_lower: float = math.nan
-    eps_pld_upper: float = math.nan
+    eps_pld_lower: float | None = None  # None: not computed (pld=False, or the reason in pld_notes)
+    eps_pld_upper: float | None = None
     pld_method: str = ""
     pld_notes: tuple = ()
 
@@ -160,12 +160,13 @@ def subsampled_gaussian(sigma: float, q: float, steps: int, delta: float, pld: b
     T = check_int("steps", steps, minimum=1)
     delta = check_delta(delta)
     eps_rdp = _rdp(sigma, q, T, delta)
-    mu = q * math.sqrt(T * math.expm1(1.0 / sigma**2)) if 1.0 / sigma**2 < 700 else math.inf
+    inv = (1.0 / sigma) * (1.0 / sigma)  # 1/σ², inf for tiny σ and 0 for huge σ (no OverflowError)
+    mu = q * math.sqrt(T * math.expm1(inv)) if inv < 700 else math.inf
     try:
         eps_clt = gdp_eps(mu, delta) if math.isfinite(mu) and mu < 1e4 else math.inf
     except Exception:  # noqa: BLE001 - informational view only
         eps_clt = math.inf
-    lo, hi, method, notes = math.nan, math.nan, "", ()
+    lo, hi, method, notes = None, None, "", ()
     if pld:
         from accountants.pld import GaussianEvent, PLDAccountant, PoissonSampledEvent
         from privcheck.errors import PrivcheckUsageError

@@ -203,7 +203,11 @@ def max_steps(eps: float, delta: float, sigma: float, sensitivity: float = 1.0, 
     if q is None or float(q) == 1.0:
         f = lambda T: gdp_eps(compose_gdp(mu1, T), delta)  # noqa: E731
         method = "exact GDP"
-        T = int(math.floor((gdp_mu(eps, delta) / mu1) ** 2 * (1 + 1e-12)))
+        ratio = gdp_mu(eps, delta) / mu1
+        if not ratio < 3e7:  # (μ_total/μ1)² rounds: beyond ~1e15 no integer answer is meaningful
+            raise PrivcheckUsageError(f"sigma={sigma:g} allows more than 1e15 rounds within (eps={eps:g}, "
+                                      f"delta={delta:g}): nothing to plan")
+        T = int(math.floor(ratio ** 2 * (1 + 1e-12)))
         while T >= 1 and f(T) > eps:
             T -= 1
         while f(T + 1) <= eps:
@@ -283,6 +287,7 @@ def min_users(eps_target: float, c: float, delta_prime: float, delta_l: float, K
     Assumes (and checks at the answer) that the optimised ε_c decreases with K.
     """
     eps_target = check_eps(eps_target, "eps_target")
+    c = check_positive("c", c)
 
     def best(K: int) -> float:
         try:

@@ -68,7 +68,11 @@ def spriFed_budget(sparsity: int, mu1: float, mu2: float, variant: str = "omp", 
         n2 = check_int("n2", invocations[1], minimum=0)
         if n1 + n2 == 0:
             raise PrivcheckUsageError("invocations must contain at least one mechanism call")
-    mu = math.sqrt(n1 * mu1 * mu1 + n2 * mu2 * mu2)
+    m = max(mu1, mu2)  # scaled, so that μ1 up to the float limit does not overflow in μ1²
+    mu = m * math.sqrt(n1 * (mu1 / m) ** 2 + n2 * (mu2 / m) ** 2)
+    if not math.isfinite(mu):
+        raise PrivcheckUsageError(f"the total mu = sqrt(n1 mu1^2 + n2 mu2^2) overflows (mu1={mu1:g}, mu2={mu2:g}, "
+                                  f"n1={n1}, n2={n2})")
     return SpriFedBudget(variant, s, mu1, mu2, n1, n2, mu, gdp_eps(mu, delta), delta)
 
 

@@ -149,7 +149,8 @@ def amplify_cmd(q, eps, delta, sigma, steps, json_out):
         return
     r = amp.subsampled_gaussian(sigma, q, steps, 1e-5 if delta is None else delta, pld=True)
     lines = [f"subsampled Gaussian: sigma = {_g(sigma)}, q = {_g(q)}, {steps} steps, delta = {_g(r.delta)}",
-             f"  PLD (certified): eps in [{r.eps_pld_lower:.7g}, {r.eps_pld_upper:.7g}]  [tight; quote the upper end]",
+             (f"  PLD (certified): eps in [{r.eps_pld_lower:.7g}, {r.eps_pld_upper:.7g}]  [tight; quote the upper end]"
+              if r.eps_pld_upper is not None else "  PLD (certified): not computed (see the note)"),
              f"  RDP (autodp):  eps = {_g(r.eps_rdp)}  [upper bound, cross-check]",
              f"  CLT GDP view:  eps = {_g(r.eps_clt)} (mu = {_g(r.mu_clt)})  [approximation, NOT a safe bound]"]
     lines += [f"  note: {n}" for n in r.pld_notes]
@@ -177,6 +178,10 @@ def wireless_cmd(K, p, c, L, sigma, delta_l, delta_prime, steps, delta_tilde, js
         c = wl.wireless_c(L, sigma, delta_l)
     elif L is not None or sigma is not None:
         raise PrivcheckUsageError("give --c or (--L, --sigma), not both")
+    if p is not None:
+        from privcheck.validation import check_probability
+
+        p = check_probability("p", p, open_low=True)
     if delta_prime is None:
         if p is None:
             raise PrivcheckUsageError("--delta-prime is needed when --p is not given")

@@ -120,6 +120,9 @@ USAGE = [
     (["budget", "compose", "--eps", "1,nan"], "--eps"),
     (["budget", "compose", "--eps", ""], "--eps"),
     (["list", "--json", NOWHERE + ".json"], "does not exist"),
+    (["budget", "wireless", "--K", "100", "--c", "30", "--p", "1e300"], "p must be a probability"),
+    (["budget", "plan", "steps", "--eps", "1", "--sigma", "1e300"], "more than 1e15 rounds"),
+    (["budget", "plan", "users", "--eps", "1", "--c", "0"], "c must be"),
 ]
 
 
@@ -177,6 +180,14 @@ ANSWERS = [
     (["budget", "gdp", "--mu", "3e8"], lambda r: math.isclose(r["eps"], 4.5e16, rel_tol=1e-6)),
     (["budget", "gdp", "--mu", "1e200"], lambda r: r["eps"] == "inf"),
     (["budget", "gdp", "--mu", "1", "--delta", "1e-300"], lambda r: 30 < r["eps"] < 1e3),
+    # tiny σ: the grid cannot hold the loss range, so no PLD interval (said in the notes), never a crash
+    (["budget", "amplify", "--q", "0.01", "--sigma", "1e-300", "--steps", "10"],
+     lambda r: r["eps_pld_upper"] is None and "PLD not computed" in r["pld_notes"][0] and r["eps_rdp"] == "inf"),
+    # huge σ: the mechanism is almost perfectly private, the certified interval is tiny and contains 0
+    (["budget", "amplify", "--q", "0.01", "--sigma", "1e300", "--steps", "10"],
+     lambda r: r["eps_pld_lower"] == 0.0 and 0.0 <= r["eps_pld_upper"] < 1e-2),
+    (["budget", "spriFed", "-s", "10", "--mu1", "1e300", "--mu2", "1"],
+     lambda r: r["budget"]["eps"] == "inf" and r["budget"]["mu_total"] > 3e300),
 ]
 
 

@@ -189,8 +189,9 @@ def compose(parts: list[tuple[GridMeasure, int]], kind: str, tail: float, max_ff
     bot = float(np.max((lt - Kn) / LAMBDAS_NEG))
     lo_sum = sum(T * m.lo for m, T in parts)
     hi_sum = sum(T * (m.lo + m.p.size - 1) for m, T in parts)
-    i_bot = max(int(math.floor(bot / h)) - 2, lo_sum)
-    i_top = min(int(math.ceil(top / h)) + 2, hi_sum)
+    # a non-finite tail bound (degenerate measures, e.g. a loss concentrated at 0) gives no window: keep the support
+    i_bot = max(int(math.floor(bot / h)) - 2, lo_sum) if math.isfinite(bot) else lo_sum
+    i_top = min(int(math.ceil(top / h)) + 2, hi_sum) if math.isfinite(top) else hi_sum
     i_top = max(i_top, i_bot + 1)
     width = i_top - i_bot + 1
     if window_only:

@@ -82,6 +82,11 @@ def _round_down(p: np.ndarray) -> np.ndarray:
 def _grid(profile: Profile, h: float):
     """Grid i_lo.., losses x, and the profile split δ_i = lin_i + r_i with lin = (1 − e^x) below
     x = 0 (where r = e^x δ_rev(−x), from the reverse profile: small and accurate) and 0 above."""
+    span = (profile.hi - profile.lo) / h
+    if not (math.isfinite(profile.lo / h) and math.isfinite(profile.hi / h) and math.isfinite(span)) \
+            or span > _MAX_POINTS:
+        raise PrivcheckUsageError(f"loss grid of {profile.label} needs more than {_MAX_POINTS} points at step {h:g} "
+                                  f"(losses in [{profile.lo:g}, {profile.hi:g}]); use a coarser grid_step")
     i_lo = math.floor(profile.lo / h) - 1
     i_hi = math.ceil(profile.hi / h) + 1
     n = i_hi - i_lo + 1
