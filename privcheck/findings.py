@@ -26,9 +26,12 @@ END = "<!-- findings:end -->"
 #: headings of the sections (the papers' short names; full citations follow the findings)
 PAPERS = {key: p.label() for key, p in SOURCES.items()}
 PAPERS["des"] = "Cross-cutting accountants (design card)"
+PAPERS["peers"] = "Other libraries' accountants (`peers.*`)"
 
 
 def _paper_key(rec: VerdictRecord) -> str:
+    if rec.id.startswith("peers."):
+        return "peers"
     p = paper_of(rec.source)
     return p.key if p else rec.source[:3]
 
@@ -59,8 +62,12 @@ def render(records: Sequence[VerdictRecord], *, seed: int, seconds: float) -> st
         lines.append("")
         for r in recs:
             if r.verdict in ("refuted", "inconclusive", "error") or not r.met_expectation:
-                what = error_message(r) if r.verdict == "error" else \
-                    f"claimed {short(r.claimed, 90)}; measured {short(r.measured, 110)}"
+                if r.verdict == "error":
+                    what = error_message(r)
+                elif isinstance(r.details, dict) and r.details.get("skipped"):
+                    what = f"skipped: {r.details.get('reason', 'not run')}"
+                else:
+                    what = f"claimed {short(r.claimed, 90)}; measured {short(r.measured, 110)}"
                 iv = interval_text(r)
                 lines.append(f"- `{r.id}` [{method_label(r)}] **{r.verdict}** — {what}" + (f" (interval {iv})" if iv else ""))
         held = sorted({r.id for r in recs if r.verdict == "holds"}
