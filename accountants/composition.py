@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from accountants.roots import conservative_root, round_up
 from privcheck.errors import PrivcheckUsageError
@@ -202,7 +202,6 @@ def _rr_log_delta(eps: float, T: int, et: float) -> float:
         logt, err = _rr_log_terms(eps, T, 0, l_end, et)
         if not np.any(np.isfinite(logt)):
             return -math.inf
-        m = float(np.max(logt))
         return float(special.logsumexp(logt)) + float(np.max(err[np.isfinite(logt)]))
     # the log-terms are concave in l: find the maximum, then add chunks outward until they are negligible
     q = 1.0 / (1.0 + math.exp(min(eps, 700.0)))

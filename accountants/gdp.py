@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from accountants.roots import conservative_root, round_up
 from privcheck.errors import PrivcheckUsageError

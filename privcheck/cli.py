@@ -278,8 +278,6 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
 
     Exits 1 when the verdict is refuted (so CI can gate on it), 0 otherwise.
     """
-    from rich.console import Console
-
     from privcheck.auditor.user_code import is_reference
     from privcheck.resources import check_audit_request, parse_memory
     from estimators.registry import mechanism
@@ -287,6 +285,8 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     if exact is False and not monte_carlo:
         raise PrivcheckUsageError("--no-exact with --no-mc leaves nothing to audit; drop one of them")
     limit = parse_memory(max_memory) if max_memory is not None else None
+    if samples is not None and samples < 20:
+        raise PrivcheckUsageError(f"--samples must be an integer >= 20, got {samples}")
     if is_reference(mechanism_name):
         if params or exact:
             raise PrivcheckUsageError("--param and --exact are for built-in mechanisms; user code takes --input/--pair")
@@ -298,32 +298,36 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
         if val:
             raise PrivcheckUsageError(f"{flag} is for user code (MODULE:FUNCTION); built-in mechanisms take --param")
     mech = mechanism(mechanism_name, **_parse_params(params))
-    if samples is not None and samples < 20:
-        raise PrivcheckUsageError(f"--samples must be an integer >= 20, got {samples}")
     if eps is None and not math.isfinite(float(getattr(mech, "eps_nominal", math.inf) or math.inf)):
         _no_eps_claim(mech, json_out)
         return
     from privcheck.auditor import DEFAULT_SAMPLES
-    from privcheck.auditor import audit as run_audit
 
     n = samples or DEFAULT_SAMPLES
     check_audit_request(mech, n, jobs=jobs, max_memory=limit, monte_carlo=monte_carlo)
+    res = _run_audit(mech, n * len(mech.inputs()), eps=eps, samples=n, seed=seed, confidence=confidence,
+                     exact=exact, monte_carlo=monte_carlo, jobs=jobs, client=dask,
+                     **({"delta": delta} if delta is not None else {}))
+    _print_audit(res, json_out)
+
+
+def _run_audit(sampler, total: int, **kwargs):
+    """:func:`privcheck.auditor.audit` of ``sampler`` with a progress bar of ``total`` draws on a terminal."""
+    from rich.console import Console
     from rich.progress import Progress
+
+    from privcheck.auditor import audit as run_audit
 
     console = Console(stderr=True)
     with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
-        task = bar.add_task("sampling", total=n * len(mech.inputs()))
-        res = run_audit(mech, eps=eps, samples=n, seed=seed, confidence=confidence, exact=exact,
-                        monte_carlo=monte_carlo, jobs=jobs, progress=lambda k: bar.advance(task, k), client=dask,
-                        **({"delta": delta} if delta is not None else {}))
-    _print_audit(res, json_out)
+        task = bar.add_task("sampling", total=total)
+        return run_audit(sampler, progress=lambda k: bar.advance(task, k), **kwargs)
 
 
 def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, delta, samples, monte_carlo,
                      confidence, seed, jobs, json_out, dask=None) -> None:
     """``privcheck audit MODULE:FUNCTION ...``: resolve the user's code and audit it."""
     from privcheck.auditor import DEFAULT_SAMPLES
-    from privcheck.auditor import audit as run_audit
     from privcheck.auditor.user_code import load_reference, parse_literal, parse_pair, probe_sampler
 
     if not monte_carlo:
@@ -336,8 +340,6 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
     prs = [parse_pair(t) for t in pairs]
     if len(xs) < 2 and not prs:
         raise PrivcheckUsageError("user code needs at least two --input values (or --pair A,B)")
-    if samples is not None and samples < 20:
-        raise PrivcheckUsageError(f"--samples must be an integer >= 20, got {samples}")
     fn = load_reference(ref)
     view_fn = load_reference(view, what="view") if view else None
     if per_sample:
@@ -349,15 +351,8 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
     probe_sampler(sampler, xs or list(dict.fromkeys(v for pr in prs for v in pr if _hashable(v))) or [prs[0][0]],
                   ref, view_fn, per_sample)
     n = samples or DEFAULT_SAMPLES
-    from rich.console import Console
-    from rich.progress import Progress
-
-    console = Console(stderr=True)
-    with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
-        task = bar.add_task("sampling", total=n * max(2, len(xs)))
-        res = run_audit(sampler, inputs=xs or None, eps=eps, samples=n, seed=seed, confidence=confidence,
-                        jobs=jobs, delta=delta, pairs=prs or None, view=view_fn,
-                        progress=lambda k: bar.advance(task, k), client=dask)
+    res = _run_audit(sampler, n * max(2, len(xs)), inputs=xs or None, eps=eps, samples=n, seed=seed,
+                     confidence=confidence, jobs=jobs, delta=delta, pairs=prs or None, view=view_fn, client=dask)
     res.mechanism = ref
     _print_audit(res, json_out)
 

@@ -22,7 +22,6 @@ import concurrent.futures as cf
 import hashlib
 import logging
 import multiprocessing as mp
-import os
 import signal
 import types
 import weakref

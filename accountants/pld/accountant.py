@@ -13,7 +13,6 @@ Routes (the result's ``method`` says which one answered):
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
