@@ -102,6 +102,25 @@ class _Ordered:
         return self.items if self.reduce is None else self.acc
 
 
+def _collect(run: Callable[[Callable[[int, Any], None], Callable[[], int]], None], reduce,
+             progress: Progress | None, amount: Callable[[int, Any], int]) -> Any:
+    """Results of the tasks that ``run(on_done, folded)`` drives, handed on in index order.
+
+    ``on_done(i, value)`` is called as task ``i`` finishes; ``folded()`` is how many
+    leading tasks are folded already (the in-flight window counts from it);
+    ``progress(amount(i, value))`` reports each finished task.
+    """
+    out = _Ordered(reduce)
+
+    def done(i, value):
+        out.put(i, value)
+        if progress:
+            progress(amount(i, value))
+
+    run(done, lambda: out.next)
+    return out.result()
+
+
 def _drive(count: int, submit: Callable[[int], Any], wait_first: Callable[[list], Iterable],
            cancel: Callable[[list], None], window: int, on_done: Callable[[int, Any], None],
            folded: Callable[[], int]) -> None:
@@ -251,28 +270,15 @@ class ThreadBackend:
 
     def run_chunks(self, fn, sizes, seed_seq, progress=None, reduce=None):
         """``fn(chunk_generator(seed_seq, i), sizes[i])`` for each chunk, in chunk order (folded with ``reduce``)."""
-        out = _Ordered(reduce)
-
-        def done(i, value):
-            out.put(i, value)
-            if progress:
-                progress(sizes[i])
-
-        self._run(len(sizes), lambda i: fn(chunk_generator(seed_seq, i), sizes[i]), done, lambda: out.next)
-        return out.result()
+        return _collect(lambda done, folded: self._run(
+            len(sizes), lambda i: fn(chunk_generator(seed_seq, i), sizes[i]), done, folded),
+            reduce, progress, lambda i, _: sizes[i])
 
     def map(self, fn, items, progress=None):
         """``[fn(item) for item in items]`` on the threads; ``progress(result)`` as each finishes."""
         items = list(items)
-        out = _Ordered(None)
-
-        def done(i, value):
-            out.put(i, value)
-            if progress:
-                progress(value)
-
-        self._run(len(items), lambda i: fn(items[i]), done, lambda: out.next)
-        return out.result()
+        return _collect(lambda done, folded: self._run(len(items), lambda i: fn(items[i]), done, folded),
+                        None, progress, lambda _, value: value)
 
     def close(self) -> None:
         """Nothing to release (threads live only during a call)."""
@@ -362,30 +368,17 @@ class ProcessBackend:
     def run_chunks(self, fn, sizes, seed_seq, progress=None, reduce=None):
         """As :meth:`ThreadBackend.run_chunks`, in worker processes."""
         payload = dumps_task(fn)
-        out = _Ordered(reduce)
-
-        def done(i, value):
-            out.put(i, value)
-            if progress:
-                progress(sizes[i])
-
-        self._run(len(sizes), lambda pool, i: pool.submit(run_chunk_task, payload, seed_seq, i, sizes[i]),
-                  done, lambda: out.next)
-        return out.result()
+        return _collect(lambda done, folded: self._run(
+            len(sizes), lambda pool, i: pool.submit(run_chunk_task, payload, seed_seq, i, sizes[i]), done, folded),
+            reduce, progress, lambda i, _: sizes[i])
 
     def map(self, fn, items, progress=None):
         """As :meth:`ThreadBackend.map`, in worker processes (``fn`` and items pickled)."""
         items = list(items)
         payload = dumps_task(fn, "the task")
-        out = _Ordered(None)
-
-        def done(i, value):
-            out.put(i, value)
-            if progress:
-                progress(value)
-
-        self._run(len(items), lambda pool, i: pool.submit(run_item_task, payload, items[i]), done, lambda: out.next)
-        return out.result()
+        return _collect(lambda done, folded: self._run(
+            len(items), lambda pool, i: pool.submit(run_item_task, payload, items[i]), done, folded),
+            None, progress, lambda _, value: value)
 
     def close(self) -> None:
         """Shut the worker pool down (it restarts on the next call)."""
@@ -488,33 +481,18 @@ class DaskBackend:
     def run_chunks(self, fn, sizes, seed_seq, progress=None, reduce=None):
         """As :meth:`ThreadBackend.run_chunks`, one Dask task per chunk."""
         payload = dumps_task(fn)
-        out = _Ordered(reduce)
-
-        def done(i, value):
-            out.put(i, value)
-            if progress:
-                progress(sizes[i])
-
-        self._run(payload, len(sizes),
-                  lambda pf, i: self.client.submit(run_chunk_task, pf, seed_seq, i, sizes[i], pure=False),
-                  done, lambda: out.next)
-        return out.result()
+        return _collect(lambda done, folded: self._run(
+            payload, len(sizes),
+            lambda pf, i: self.client.submit(run_chunk_task, pf, seed_seq, i, sizes[i], pure=False), done, folded),
+            reduce, progress, lambda i, _: sizes[i])
 
     def map(self, fn, items, progress=None):
         """As :meth:`ThreadBackend.map`, one Dask task per item."""
         items = list(items)
         payload = dumps_task(fn, "the task")
-        out = _Ordered(None)
-
-        def done(i, value):
-            out.put(i, value)
-            if progress:
-                progress(value)
-
-        self._run(payload, len(items),
-                  lambda pf, i: self.client.submit(run_item_task, pf, items[i], pure=False),
-                  done, lambda: out.next)
-        return out.result()
+        return _collect(lambda done, folded: self._run(
+            payload, len(items), lambda pf, i: self.client.submit(run_item_task, pf, items[i], pure=False), done, folded),
+            None, progress, lambda _, value: value)
 
     def close(self) -> None:
         """Close the client and LocalCluster this backend started (never a client it was given)."""
