@@ -73,14 +73,15 @@ def _takes_rng(fn: Callable) -> bool:
         return len(positional) >= 2 or not positional
     if len(required) > 2:
         raise PrivcheckUsageError(
-            f"per_sample needs fn(x) or fn(x, rng), but {_name(fn)} requires {len(required)} arguments "
+            f"per_sample needs fn(x) or fn(x, rng), but {callable_name(fn)} requires {len(required)} arguments "
             f"({', '.join(p.name for p in required)}); bind the others with functools.partial or a lambda")
     if not positional:
-        raise PrivcheckUsageError(f"per_sample needs fn(x) or fn(x, rng), but {_name(fn)} takes no positional argument")
+        raise PrivcheckUsageError(f"per_sample needs fn(x) or fn(x, rng), but {callable_name(fn)} takes no positional argument")
     return len(positional) >= 2 and (len(required) == 2 or positional[1].name in ("rng", "random_state", "generator"))
 
 
-def _name(fn) -> str:
+def callable_name(fn) -> str:
+    """A readable name of a callable (qualified name, else name, else its type), for messages and reprs."""
     return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
 
 
@@ -107,7 +108,7 @@ class PerSample:
         opts = [] if self.rng_type == "generator" else [f"rng_type={self.rng_type!r}"]
         if self.seed_global:
             opts.append("seed_global=True")
-        return f"per_sample({_name(self.fn)}{''.join(', ' + o for o in opts)})"
+        return f"per_sample({callable_name(self.fn)}{''.join(', ' + o for o in opts)})"
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in ("draws", "seconds")}

@@ -26,11 +26,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from privcheck.auditor.outputs import _object_codes
+from privcheck.auditor.per_sample import callable_name
 from privcheck.errors import PrivcheckUsageError
-
-
-def _name(fn) -> str:
-    return getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
 
 
 class Viewed:
@@ -75,7 +72,7 @@ class PerOutput:
         return [fn(o) for o in outputs]
 
     def __repr__(self) -> str:
-        return f"per_output({_name(self.fn)})"
+        return f"per_output({callable_name(self.fn)})"
 
 
 def per_output(fn: Callable) -> PerOutput:
@@ -192,7 +189,7 @@ class LocalHashingSupport:
         self.__name__ = "local_hashing_support"
 
     def __repr__(self) -> str:
-        return f"local_hashing_support({_name(self.hash_fn)}, domain of {len(self.domain)}, g={self.g})"
+        return f"local_hashing_support({callable_name(self.hash_fn)}, domain of {len(self.domain)}, g={self.g})"
 
     def _reports(self, outputs) -> tuple[np.ndarray, np.ndarray]:
         if isinstance(outputs, np.ndarray) and outputs.dtype != object:
