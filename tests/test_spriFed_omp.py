@@ -234,3 +234,19 @@ def test_restricted_isometry_constant_closed_forms():
     assert sign_test(0, 30, 0.05)["decision"] == "contradicts"
     assert sign_test(5, 5, 0.05)["decision"] == "undecided"
     assert sign_test(0, 0, 0.05)["decision"] == "undecided"
+
+
+def test_curve_figures_are_drawn_from_details(tmp_path):
+    from privcheck.claims import VerdictRecord
+    from privcheck.reports.plots import curve_figures, write_figures
+
+    fig = {"title": "t", "x": [100, 200, 400], "xlabel": "n", "ylabel": "share", "statement": "grows with n",
+           "series": {"omp": {"mean": [0.1, 0.5, 0.9], "interval": [[0, 0.3], [0.3, 0.7], [0.7, 1.0]]},
+                      "bad": {"mean": [1.0]}}}
+    rec = VerdictRecord("spriFed.omp.recovery", "002 x", "estimator", "mc", "holds", None, None,
+                        {"figure": fig, "figures": [{"x": "junk"}]}, 0, 10, 0.1)
+    figs = curve_figures(rec)
+    assert len(figs) == 1 and list(figs[0]["series"]) == ["omp"]
+    out = write_figures([rec], str(tmp_path))
+    assert [f.filename for f in out.figures] == ["spriFed.omp.recovery_mc_curve1.png"]
+    assert "grows with n" in out.figures[0].caption and (tmp_path / out.figures[0].filename).stat().st_size > 0
