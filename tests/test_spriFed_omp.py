@@ -250,3 +250,15 @@ def test_curve_figures_are_drawn_from_details(tmp_path):
     out = write_figures([rec], str(tmp_path))
     assert [f.filename for f in out.figures] == ["spriFed.omp.recovery_mc_curve1.png"]
     assert "grows with n" in out.figures[0].caption and (tmp_path / out.figures[0].filename).stat().st_size > 0
+
+
+@pytest.mark.parametrize("claim", ["spriFed.omp.enhancement2", "spriFed.omp.theorems"])
+def test_catalogue_checks_run_small_and_reproducibly(claim):
+    from privcheck.claims import RunContext
+    from privcheck.runner import select
+
+    (chk,) = select([claim])
+    ctx = lambda: RunContext(seed=3, seed_seq=np.random.SeedSequence(3), quick=True, samples=4)  # noqa: E731
+    a, b = chk.fn(ctx()), chk.fn(ctx())
+    assert a.verdict in ("holds", "inconclusive", "refuted") and a.samples == 4
+    assert a.measured == b.measured and "reconstruction" in a.details

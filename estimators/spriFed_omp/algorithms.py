@@ -20,6 +20,7 @@ from estimators.spriFed_omp.mechanisms import (
     solve,
     validate_run,
 )
+from privcheck.errors import PrivcheckUsageError
 from privcheck.validation import check_positive
 
 
@@ -48,7 +49,6 @@ def _prepare(X, y, s, mu1, mu2, c_x, c_y):
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float).ravel()
     if X.ndim != 2 or y.shape[0] != X.shape[0]:
-        from privcheck.errors import PrivcheckUsageError
         raise PrivcheckUsageError(f"X must be n×d and y of length n, got X{X.shape}, y{y.shape}")
     n, d = X.shape
     n, d, s, mu1, mu2, c_x, c_y = validate_run(n, d, s, mu1, mu2, c_x, c_y)
