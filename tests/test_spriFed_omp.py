@@ -262,3 +262,20 @@ def test_catalogue_checks_run_small_and_reproducibly(claim):
     a, b = chk.fn(ctx()), chk.fn(ctx())
     assert a.verdict in ("holds", "inconclusive", "refuted") and a.samples == 4
     assert a.measured == b.measured and "reconstruction" in a.details
+
+
+def test_released_noise_inside_the_algorithm_has_the_ledgers_variance():
+    # the ledger's μ is only true if each release carries (Δ/μ)² of noise: check the first release
+    # (d correlations) and the PRIVATE-OLS release over 600 whole runs, chi-square intervals
+    from estimators.spriFed_omp.mechanisms import corr_sensitivity, ols_sensitivity
+
+    X = np.clip(np.random.default_rng(0).normal(size=(12, 3)), -1, 1)
+    y = np.clip(X.sum(1), -1, 1)
+    rng = np.random.default_rng(1)
+    runs = [spriFed_omp(X, y, 1, 1.5, 1.0, 1.0, 1.0, rng, keep=True) for _ in range(600)]
+    corr = np.array([r.ledger.releases[0] for r in runs]) - X.T @ y
+    ols = np.array([r.ledger.releases[1][0] - X[:, r.support[0]] @ y for r in runs])
+    for x, var in ((corr.ravel(), (corr_sensitivity(1, 1, 3) / 1.5) ** 2), (ols, (ols_sensitivity(1, 1, 1) / 1.0) ** 2)):
+        k = len(x)
+        s2 = float(np.sum(x ** 2)) / k  # known mean 0
+        assert k * s2 / stats.chi2.ppf(0.9995, k) <= var <= k * s2 / stats.chi2.ppf(0.0005, k)
