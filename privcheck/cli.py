@@ -408,6 +408,9 @@ def _register_budget() -> None:
     from privcheck.cli_budget import budget
 
     main.add_command(budget)
+    from privcheck.cli_omp import omp_cmd
+
+    main.add_command(omp_cmd)
 
 
 _register_budget()

@@ -14,7 +14,11 @@ record's ``details``. The figures:
    :meth:`~privcheck.estimator_check.EstimatorCheckResult.record` dicts, or a
    plain ``details["interval"]``);
 5. for a refuted check whose claimed and measured values are numbers per
-   case, both on the same axis (:func:`plot_comparison`).
+   case, both on the same axis (:func:`plot_comparison`);
+6. curves a check attaches as ``details["figure"]`` / ``details["figures"]``
+   (x, series of means with optional intervals, the paper's statement as the
+   caption; e.g. the ``spriFed.omp.*`` recovery and MSE curves;
+   :func:`curve_figures`, :func:`plot_curves`).
 
 :func:`write_figures` draws all that apply into a directory and returns the
 list of :class:`Figure` written plus notes on the ones skipped (shown in the
@@ -311,6 +315,59 @@ def plot_figure3(curves: list[dict], path: str, verdict: str = "") -> None:
     _save(fig, path)
 
 
+# --------------------------------------------------------------------------- 6. curves attached by checks
+def curve_figures(record: VerdictRecord) -> list[dict]:
+    """The well-formed curve figures of a record: ``details["figure"]`` and ``details["figures"]``.
+
+    Each is a dict with ``x`` (numbers), ``series`` ({label: {"mean": [...], "interval": [[lo, hi], ...]?}}),
+    and optional ``title``, ``xlabel``, ``ylabel``, ``log_y``, ``band``, ``statement``. Malformed ones are dropped.
+    """
+    d = record.details if isinstance(record.details, dict) else {}
+    raw = [d["figure"]] if isinstance(d.get("figure"), dict) else []
+    if isinstance(d.get("figures"), list):
+        raw += [f for f in d["figures"] if isinstance(f, dict)]
+    out = []
+    for f in raw:
+        xs = _numbers(f.get("x"))
+        series = f.get("series")
+        if not xs or not isinstance(series, dict):
+            continue
+        ok = {k: v for k, v in series.items() if isinstance(v, dict) and len(_numbers(v.get("mean")) or []) == len(xs)}
+        if ok:
+            out.append(dict(f, x=xs, series=ok))
+    return out
+
+
+def plot_curves(fig_data: dict, path: str, verdict: str = "") -> None:
+    """One curve figure (see :func:`curve_figures`): means with interval bars, the paper's statement below."""
+    fig, ax = _new_figure(6.4, 4.4)
+    xs = fig_data["x"]
+    for i, (label, s) in enumerate(fig_data["series"].items()):
+        mean = _numbers(s.get("mean"))
+        iv = s.get("interval")
+        if isinstance(iv, list) and len(iv) == len(xs) and all(isinstance(q, (list, tuple)) and len(q) == 2 for q in iv):
+            lo = [max(mean[k] - float(iv[k][0]), 0.0) for k in range(len(xs))]
+            hi = [max(float(iv[k][1]) - mean[k], 0.0) for k in range(len(xs))]
+            ax.errorbar(xs, mean, yerr=[lo, hi], capsize=3, marker="o", ms=4, color=f"C{i % 10}", label=label)
+        else:
+            ax.plot(xs, mean, marker="o", ms=4, color=f"C{i % 10}", label=label)
+    if fig_data.get("log_y"):
+        ax.set_yscale("log")
+    if all(x > 0 for x in xs) and max(xs) / min(xs) >= 8:
+        ax.set_xscale("log")
+    ax.set_xlabel(str(fig_data.get("xlabel", "")))
+    ax.set_ylabel(str(fig_data.get("ylabel", "")))
+    import textwrap
+
+    title = str(fig_data.get("title", ""))
+    title = f"{title} ({verdict})" if verdict else title
+    if fig_data.get("statement"):
+        title += "\n" + textwrap.fill(str(fig_data["statement"]), 95)
+    ax.set_title(title, fontsize=8)
+    ax.legend(fontsize=7)
+    _save(fig, path)
+
+
 # --------------------------------------------------------------------------- 4. estimator intervals
 def estimator_components(record: VerdictRecord) -> list[dict]:
     """The estimator components found in a record: label, bias interval, variance interval and claims.
@@ -548,6 +605,13 @@ def write_figures(
                 out.figures.append(Figure(fn, "003 Figure 3", "Mean TV distance between the estimate and the data "
                                           "(with intervals) and communication cost, against the sampling probability π.",
                                           _record_anchor(r)))
+        elif curve_figures(r):
+            for i, fig in enumerate(curve_figures(r)):
+                fn = name(f"{r.id}_{r.method}_curve{i + 1}")
+                plot_curves(fig, os.path.join(directory, fn), r.verdict)
+                out.figures.append(Figure(fn, fig.get("title") or f"{r.id} [{r.method}]",
+                                          f"{fig.get('statement', '')} (check verdict: {r.verdict}; "
+                                          f"bands: {fig.get('band', 'none')}).", _record_anchor(r)))
         else:
             rows = estimator_components(r) if r.kind == "estimator" and r.verdict != "error" else []
             fn = name(f"{r.id}_{r.method}_{r.part}" if r.part else f"{r.id}_{r.method}")

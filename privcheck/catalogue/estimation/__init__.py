@@ -11,6 +11,7 @@ from privcheck.catalogue.estimation import (
     fedsel,  # noqa: F401
     seif,  # noqa: F401
     spriFed,  # noqa: F401
+    spriFed_omp,  # noqa: F401
     sqsgd,  # noqa: F401
 )
 from privcheck.catalogue.estimation.biswas import figure3_curves  # noqa: F401
