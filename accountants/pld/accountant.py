@@ -303,15 +303,25 @@ class PLDAccountant:
         return lo, np.maximum(up, lo)
 
     # ------------------------------------------------------------------ trade-off curves (accountants.pld.tradeoff)
+    def _curve(self, points: int):
+        from accountants.pld.tradeoff import certified_curve
+
+        self._need()
+        key = (tuple((e, c) for e, c in self._events), int(points))
+        hit = getattr(self, "_curve_cache", None)
+        if hit is None or hit[0] != key:
+            self._curve_cache = (key, certified_curve(self, points))
+        return self._curve_cache[1]
+
     def tradeoff(self, alpha, *, points: int = 241) -> Interval:
         """Certified interval on β(α), the symmetrised trade-off curve (f-DP) of the composition.
 
         alpha: scalar or array in [0, 1] (vectorised: ``.lower``/``.upper`` have alpha's shape).
         points: ε-grid size of the conjugate (more = tighter). See accountants.pld.tradeoff."""
-        from accountants.pld.tradeoff import tradeoff_interval
+        from accountants.pld.tradeoff import check_alpha, tradeoff_interval
 
-        self._need()
-        return tradeoff_interval(self, alpha, points=points)
+        check_alpha(alpha)
+        return tradeoff_interval(self._curve(points), alpha)
 
     def describe(self) -> dict:
         """Events, counts, relation, grid step (after a query)."""

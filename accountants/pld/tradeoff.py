@@ -50,6 +50,8 @@ __all__ = [
     "curve_bounds",
     "gaussian_curve",
     "tradeoff_interval",
+    "CertifiedCurve",
+    "certified_curve",
     "check_alpha",
     "ABS_PAD",
     "REL_PAD",
@@ -193,28 +195,43 @@ def _gdp_mu_interval(acc) -> tuple[float, float] | None:
     return max(0.0, m_lo * (1 - 1e-9) - 1e-12), m_hi * (1 + 1e-9) + 1e-12
 
 
-def tradeoff_interval(acc, alpha, points: int = DEFAULT_POINTS, grid: DeltaGrid | None = None):
-    """β(α) of the accountant's composition as a certified interval (lower, upper, method, notes).
+@dataclass(frozen=True)
+class CertifiedCurve:
+    """The certified symmetrised trade-off curve of one composition: exact G_μ with μ ∈ ``mu``
+    (Gaussian compositions) or the conjugate of the certified profile ``grid``."""
 
-    acc: composed PLDAccountant; alpha: scalar or array in [0, 1] (vectorised; the result has
-    alpha's shape, floats for a scalar); points: ε-grid size for the PLD route (more = tighter,
-    cost linear); grid: a precomputed DeltaGrid (reused by gdp()/risk())."""
+    method: str
+    notes: tuple
+    mu: tuple[float, float] | None = None
+    grid: DeltaGrid | None = None
+
+    def bounds(self, alpha) -> tuple[np.ndarray, np.ndarray]:
+        """Certified (lower, upper) arrays on f(α) for a 1-d array alpha in [0, 1]."""
+        a = np.asarray(alpha, dtype=float).ravel()
+        if self.mu is not None:
+            return _round_out(gaussian_curve(self.mu[1], a), gaussian_curve(self.mu[0], a), a)
+        return curve_bounds(self.grid, a)
+
+
+def certified_curve(acc, points: int = DEFAULT_POINTS) -> CertifiedCurve:
+    """The accountant's CertifiedCurve (acc: a composed PLDAccountant; points: ε-grid size ≥ 3)."""
+    mus = _gdp_mu_interval(acc)
+    if mus is not None:
+        return CertifiedCurve("exact GDP", (f"mu in [{mus[0]:.12g}, {mus[1]:.12g}]",), mu=mus)
+    g = delta_grid(acc, points)
+    return CertifiedCurve("pld-profile",
+                          (f"conjugate of the certified profile on {g.eps.size} eps points in [0, {g.eps[-1]:.6g}]",),
+                          grid=g)
+
+
+def tradeoff_interval(curve: CertifiedCurve, alpha):
+    """β(α) as a certified Interval from a CertifiedCurve.
+
+    alpha: scalar or array in [0, 1] (vectorised; the ends have alpha's shape, floats for a scalar)."""
     from accountants.pld.accountant import Interval
 
     a = check_alpha(alpha)
-    shape = a.shape
-    flat = a.ravel()
-    mus = None if grid is not None else _gdp_mu_interval(acc)
-    if mus is not None:
-        lo = gaussian_curve(mus[1], flat)
-        up = gaussian_curve(mus[0], flat)
-        lo, up = _round_out(lo, up, flat)
-        method, notes = "exact GDP", (f"mu in [{mus[0]:.12g}, {mus[1]:.12g}]",)
-    else:
-        g = grid if grid is not None else delta_grid(acc, points)
-        lo, up = curve_bounds(g, flat)
-        method = "pld-profile"
-        notes = (f"conjugate of the certified profile on {g.eps.size} eps points in [0, {g.eps[-1]:.6g}]",)
-    if shape == ():
-        return Interval(float(lo[0]), float(up[0]), method, notes)
-    return Interval(lo.reshape(shape), up.reshape(shape), method, notes)
+    lo, up = curve.bounds(a.ravel())
+    if a.shape == ():
+        return Interval(float(lo[0]), float(up[0]), curve.method, curve.notes)
+    return Interval(lo.reshape(a.shape), up.reshape(a.shape), curve.method, curve.notes)
