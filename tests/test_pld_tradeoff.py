@@ -192,3 +192,70 @@ def test_wrong_mu_is_excluded():
 def test_bad_alpha_refused(bad):
     with pytest.raises(PrivcheckUsageError, match="alpha"):
         _acc("gauss-exact").tradeoff(bad)
+
+
+# ---------------------------------------------------------------- μ-GDP, risk, advantage
+def test_gdp_of_gaussian_composition_is_its_mu():
+    for name in ("gauss-exact", "gauss-fft"):
+        mu, regret = _acc(name).gdp()
+        assert 1.5 in mu and mu.width < 5e-3, (name, mu)
+        assert regret.lower == 0.0 and regret.upper < 1e-3, (name, regret)
+
+
+def _hull_mu(a: float) -> float:
+    """sup of isf(α) + isf(β) over the reference hull's vertices with a <= α <= β."""
+    hx, hy = _subsampled_hull(1.25, 0.2)
+    keep = (hx >= a) & (hy >= hx)
+    return float(np.max(norm.isf(hx[keep]) + norm.isf(hy[keep])))
+
+
+@pytest.mark.parametrize("a", [1e-2, 1e-4])
+def test_gdp_of_subsampled_gaussian_against_reference(a):
+    res = _acc("sub-exact").gdp(alpha_min=a, points=121)
+    ref = _hull_mu(a)
+    assert res.mu.lower <= ref + 1e-6 and ref <= res.mu.upper, (res.mu, ref)
+    assert res.mu.width < 0.02
+    # regret of that μ by brute force on the reference (x grid 1e5 points)
+    hx, hy = _subsampled_hull(1.25, 0.2)
+    x = np.linspace(0, 1, 100_001)
+    g = _gauss(ref, x)
+    lo, hi = 0.0, 1.0
+    for _ in range(40):
+        d = 0.5 * (lo + hi)
+        if np.all(np.interp(np.minimum(x + d, 1), hx, hy) - d <= g):
+            hi = d
+        else:
+            lo = d
+    assert res.regret.lower - 1e-4 <= hi <= res.regret.upper + 1e-4, (res.regret, hi)
+
+
+def test_strict_mu_grows_as_alpha_min_shrinks():
+    """The strict μ is far larger than the μ at a moderate cut for a subsampled mechanism."""
+    acc = PLDAccountant().compose(PoissonSampledEvent(GaussianEvent(sigma=1.0), q=0.01))
+    m3 = acc.gdp(alpha_min=1e-3).mu
+    m10 = acc.gdp(alpha_min=1e-10).mu
+    assert m10.lower > 4 * m3.upper
+
+
+def test_risk_and_advantage_of_gaussian():
+    acc = _acc("gauss-fft")
+    f = np.array([0.0, 1e-6, 1e-3, 0.05, 0.5, 1.0])
+    r = acc.risk(fpr=f, points=121)
+    tpr = 1 - _gauss(1.5, f)
+    assert np.all(r.lower <= tpr) and np.all(tpr <= r.upper)
+    iv = acc.tradeoff(f, points=121)
+    assert np.array_equal(r.upper, 1 - iv.lower)
+    adv = acc.advantage()
+    assert (2 * norm.cdf(0.75) - 1) in adv
+
+
+@pytest.mark.parametrize("kw", [{"fpr": -1}, {"fpr": [0.1, 7]}])
+def test_bad_fpr_refused(kw):
+    with pytest.raises(PrivcheckUsageError, match="fpr"):
+        _acc("gauss-exact").risk(**kw)
+
+
+@pytest.mark.parametrize("a", [0, 0.5, -1, float("nan")])
+def test_bad_alpha_min_refused(a):
+    with pytest.raises(PrivcheckUsageError, match="alpha_min"):
+        _acc("gauss-exact").gdp(alpha_min=a)
