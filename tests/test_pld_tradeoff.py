@@ -259,3 +259,41 @@ def test_bad_fpr_refused(kw):
 def test_bad_alpha_min_refused(a):
     with pytest.raises(PrivcheckUsageError, match="alpha_min"):
         _acc("gauss-exact").gdp(alpha_min=a)
+
+
+# ---------------------------------------------------------------- CLI
+def _cli(*args):
+    from click.testing import CliRunner
+
+    from privcheck.cli import main
+
+    return CliRunner().invoke(main, ["budget", "pld", *args])
+
+
+def test_cli_tradeoff_gdp_risk_json():
+    import json
+
+    ev = ("--event", "gaussian:sigma=2x9")
+    d = json.loads(_cli(*ev, "--tradeoff", "--alpha", "0.01", "--alpha", "0.2", "--json", "-").output)
+    ex = _gauss(1.5, np.array([0.01, 0.2]))
+    assert np.all(np.array(d["beta_lower"]) <= ex) and np.all(ex <= np.array(d["beta_upper"]))
+    d = json.loads(_cli(*ev, "--gdp", "--json", "-").output)
+    assert d["mu_lower"] <= 1.5 <= d["mu_upper"] and d["regret_upper"] >= 0
+    d = json.loads(_cli(*ev, "--risk", "--fpr", "0.01", "--json", "-").output)
+    assert d["tpr_upper"][0] >= 1 - _gauss(1.5, 0.01) and d["advantage_upper"] >= 2 * norm.cdf(0.75) - 1
+    res = _cli(*ev, "--tradeoff")
+    assert res.exit_code == 0 and "alpha=     0.5" in res.output
+
+
+@pytest.mark.parametrize("args, msg", [
+    (("--tradeoff", "--alpha", "1.5"), "--alpha must be a probability in [0, 1]"),
+    (("--risk", "--fpr", "-0.1"), "--fpr must be a probability in [0, 1]"),
+    (("--gdp", "--alpha-min", "0.7"), "--alpha-min must be in (0, 0.5)"),
+    (("--gdp", "--alpha", "0.1"), "--alpha is only used with --tradeoff"),
+    (("--tradeoff", "--gdp"), "give exactly one of"),
+    (("--tradeoff", "--delta", "1e-5"), "give exactly one of"),
+])
+def test_cli_bad_curve_flags(args, msg):
+    res = _cli("--event", "gaussian:sigma=1", *args)
+    assert res.exit_code == 2 and msg in res.output and "Traceback" not in res.output
+    assert len(res.output.strip().splitlines()) == 1

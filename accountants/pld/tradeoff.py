@@ -53,6 +53,9 @@ __all__ = [
     "CertifiedCurve",
     "certified_curve",
     "check_alpha",
+    "check_alpha_min",
+    "GDPResult",
+    "gdp_description",
     "ABS_PAD",
     "REL_PAD",
 ]
@@ -83,7 +86,7 @@ def check_alpha(alpha, name: str = "alpha") -> np.ndarray:
         raise PrivcheckUsageError(f"{name} must be a number or an array of numbers in [0, 1], got {alpha!r}") from None
     bad = ~((a >= 0) & (a <= 1))  # NaN fails both comparisons
     if bad.any():
-        v = a[bad].flat[0]
+        v = float(a[bad].flat[0])
         raise PrivcheckUsageError(f"{name} must be a probability in [0, 1], got {v!r}")
     return a
 
@@ -334,6 +337,14 @@ def _regret_bounds(Y: np.ndarray, lo: np.ndarray, up: np.ndarray, mu_lo: float, 
         else:
             h2 = mid
     return l2, hi
+
+
+def check_alpha_min(alpha_min, name: str = "alpha_min") -> float:
+    """``alpha_min`` as a float in (0, 0.5), else PrivcheckUsageError (one line)."""
+    a = float(check_alpha(alpha_min, name))
+    if not 0 < a < 0.5:
+        raise PrivcheckUsageError(f"{name} must be in (0, 0.5), got {alpha_min!r}")
+    return a
 
 
 def gdp_description(curve: CertifiedCurve, alpha_min: float = GDP_ALPHA_MIN) -> GDPResult:
