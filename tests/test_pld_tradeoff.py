@@ -297,3 +297,47 @@ def test_cli_bad_curve_flags(args, msg):
     res = _cli("--event", "gaussian:sigma=1", *args)
     assert res.exit_code == 2 and msg in res.output and "Traceback" not in res.output
     assert len(res.output.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- peers.gdpnum / peers.riskcal judgement
+def _row(quantity, value, at=None):
+    from privcheck.catalogue.peers_curves import CurveRow
+
+    return CurveRow(f"{quantity}-row", quantity, 2.0, 1.0, 9, at, lambda: value, "lib.call()")
+
+
+@pytest.mark.parametrize("quantity, value, status", [
+    ("mu", 1.6, "holds"), ("mu", 1.4, "refuted"), ("mu", 1.5, "undecided"),
+    ("advantage", 0.6, "holds"), ("advantage", 0.5, "refuted"),
+    ("beta", 0.40, "holds"), ("beta", 0.42, "refuted"), ("beta", float(_gauss(1.5, 0.1)), "undecided"),
+])
+def test_curve_peer_rule(quantity, value, status):
+    """μ/advantage are safe when high, β when low; inside the certified interval: undecided."""
+    from privcheck.catalogue.peers_curves import certified_interval, judge_curve_row
+
+    row = judge_curve_row(_row(quantity, value, 0.1 if quantity == "beta" else None), certified_interval)
+    assert row["status"] == status, row
+    if status == "refuted":
+        assert "reproducer" in row and row["beyond_interval_by"] > 0
+
+
+def test_curve_peer_library_failure_and_absence(monkeypatch):
+    from privcheck.catalogue import peers_curves as pc
+    from privcheck.claims import RunContext
+
+    def boom():
+        raise RuntimeError("no")
+
+    r = pc.CurveRow("x", "mu", 2.0, 1.0, 9, None, boom, "lib.call()")
+    assert pc.judge_curve_row(r)["status"] == "no_answer"
+    monkeypatch.setattr(pc, "missing", lambda *m: m[0])
+    out = pc.run_curve_peer(pc._CURVE_PEERS[0], RunContext(quick=True))
+    assert out.verdict == "inconclusive" and "pip install" in out.details["reason"]
+
+
+def test_curve_peers_registered():
+    import privcheck.catalogue  # noqa: F401  (registers the built-in claims)
+    from privcheck.claims import CATALOGUE
+
+    assert {"peers.gdpnum", "peers.riskcal"} <= set(CATALOGUE.claims)
+    assert all(CATALOGUE.checks[c] for c in ("peers.gdpnum", "peers.riskcal"))
