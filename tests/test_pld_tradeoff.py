@@ -341,3 +341,17 @@ def test_curve_peers_registered():
 
     assert {"peers.gdpnum", "peers.riskcal"} <= set(CATALOGUE.claims)
     assert all(CATALOGUE.checks[c] for c in ("peers.gdpnum", "peers.riskcal"))
+
+
+# ---------------------------------------------------------------- plot
+def test_tradeoff_figure(tmp_path):
+    from privcheck.reports.tradeoff_plot import tradeoff_plot_data, write_tradeoff_figure
+
+    acc = _acc("gauss-exact")
+    data = tradeoff_plot_data(acc, points=40)
+    a = np.array(data["alpha"])
+    assert np.all(np.array(data["beta_lower"]) <= _gauss(1.5, a)) and data["mu_lower"] <= 1.5 <= data["mu_upper"]
+    fig = write_tradeoff_figure(acc, str(tmp_path), "tc", boxes=[(0.1, 0.12, 0.2, 0.25)])
+    png = (tmp_path / fig.filename).read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+    assert "μ ∈ [1.5" in fig.caption or "μ ∈ [1.499" in fig.caption
