@@ -110,36 +110,24 @@ def _subsampled_hull(mu: float, q: float, n: int = 50_001):
 
 
 # ---------------------------------------------------------------- containment (≥ 200 points each)
+CLOSED_FORMS = {  # accountant: (exact curve, route, width bound)
+    "gauss-exact": (lambda a: _gauss(1.5, a), "exact GDP", 1e-8),
+    "gauss-fft": (lambda a: _gauss(1.5, a), "pld-profile", 5e-3),
+    "laplace": (lambda a: _laplace_curve(1.3, a), "pld-profile", 5e-3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CLOSED_FORMS))
 @FEW
-@given(ALPHAS)
-def test_gaussian_exact_route_contains_g_mu(alphas):
+@given(alphas=ALPHAS)
+def test_contains_closed_form(name, alphas):
+    exact, method, width = CLOSED_FORMS[name]
     a = np.array(alphas)
-    iv = _acc("gauss-exact").tradeoff(a)
-    ex = _gauss(1.5, a)
-    assert iv.method == "exact GDP"
+    iv = _acc(name).tradeoff(a, points=121)
+    ex = exact(a)
+    assert iv.method == method
     assert np.all(iv.lower <= ex) and np.all(ex <= iv.upper)
-    assert np.max(iv.upper - iv.lower) < 1e-8
-
-
-@FEW
-@given(ALPHAS)
-def test_gaussian_fft_route_contains_g_mu(alphas):
-    a = np.array(alphas)
-    iv = _acc("gauss-fft").tradeoff(a, points=121)
-    ex = _gauss(1.5, a)
-    assert iv.method == "pld-profile"
-    assert np.all(iv.lower <= ex) and np.all(ex <= iv.upper)
-    assert np.max(iv.upper - iv.lower) < 5e-3
-
-
-@FEW
-@given(ALPHAS)
-def test_laplace_contains_closed_form(alphas):
-    a = np.array(alphas)
-    iv = _acc("laplace").tradeoff(a, points=121)
-    ex = _laplace_curve(1.3, a)
-    assert np.all(iv.lower <= ex) and np.all(ex <= iv.upper)
-    assert np.max(iv.upper - iv.lower) < 5e-3
+    assert np.max(iv.upper - iv.lower) < width
 
 
 @FEW

@@ -319,24 +319,21 @@ def _regret_bounds(Y: np.ndarray, lo: np.ndarray, up: np.ndarray, mu_lo: float, 
         fl = np.where(Y + d > 1.0, 0.0, lo0[np.minimum(k, Y.size)])
         return bool(np.any(fl - d > g_at))
 
-    hi = 1.0
-    l = 0.0
+    upper = _bisect(feasible_sure, 0.0, 1.0, iters)[1]  # 1.0 is always feasible (f − 1 <= 0 <= G)
+    if not infeasible_sure(0.0):
+        return 0.0, upper
+    return _bisect(lambda d: not infeasible_sure(d), 0.0, upper, iters)[0], upper
+
+
+def _bisect(pred, lo: float, hi: float, iters: int) -> tuple[float, float]:
+    """Bracket [lo, hi] of the switch of a monotone predicate (False at lo, True at hi), halved ``iters`` times."""
     for _ in range(iters):
-        mid = 0.5 * (l + hi)
-        if feasible_sure(mid):
+        mid = 0.5 * (lo + hi)
+        if pred(mid):
             hi = mid
         else:
-            l = mid
-    if not infeasible_sure(0.0):
-        return 0.0, hi
-    l2, h2 = 0.0, hi
-    for _ in range(iters):
-        mid = 0.5 * (l2 + h2)
-        if infeasible_sure(mid):
-            l2 = mid
-        else:
-            h2 = mid
-    return l2, hi
+            lo = mid
+    return lo, hi
 
 
 def check_alpha_min(alpha_min, name: str = "alpha_min") -> float:
