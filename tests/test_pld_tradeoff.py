@@ -343,3 +343,37 @@ def test_tradeoff_figure(tmp_path):
     png = (tmp_path / fig.filename).read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
     assert "μ ∈ [1.5" in fig.caption or "μ ∈ [1.499" in fig.caption
+
+
+# ---------------------------------------------------------------- asymmetric finite pair, replace-one
+def _np_vertices(P: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """Neyman–Pearson vertices (α, β) of T(P, Q): reject P on outcomes in decreasing Q/P order."""
+    order = np.argsort(-(Q / P))
+    al = np.concatenate([[0], np.cumsum(P[order])])
+    be = np.concatenate([[1], 1 - np.cumsum(Q[order])])
+    al[-1], be[-1] = 1.0, 0.0  # the sums are 1 up to rounding
+    return np.stack([al, be], 1)
+
+
+@pytest.mark.parametrize("relation", ["add_remove", "replace_one"])
+def test_asymmetric_finite_composition_contains_hull(relation):
+    """3-fold asymmetric pair: the curve is the lower convex hull of T(P,Q) and T(Q,P) (Def. F.1)."""
+    from accountants.pld import FiniteEvent
+
+    p, q = np.array([0.6, 0.3, 0.1]), np.array([0.3, 0.3, 0.4])
+    P = np.einsum("i,j,k->ijk", p, p, p).ravel()
+    Q = np.einsum("i,j,k->ijk", q, q, q).ravel()
+    pts = np.concatenate([_np_vertices(P, Q), _np_vertices(Q, P), [[1.0, 1.0]]])
+    hull = ConvexHull(pts)
+    v = pts[hull.vertices]
+    v = v[v[:, 1] <= 1 - v[:, 0] + 1e-12]
+    v = v[np.argsort(v[:, 0])]
+    acc = PLDAccountant(relation, target_fft_size=2**12).compose(FiniteEvent(p, q), 3)
+    a = np.concatenate([v[:, 0], np.linspace(0, 1, 201)])
+    ref = np.interp(a, v[:, 0], v[:, 1])  # exact: the hull is piecewise linear between its vertices
+    iv = acc.tradeoff(a, points=121)
+    assert np.all(iv.lower <= ref + 1e-12) and np.all(ref - 1e-12 <= iv.upper)
+    assert np.max(iv.upper - iv.lower) < 2e-2
+    # the one-sided curve T(P,Q) alone is not symmetric here: the symmetrisation matters
+    one = np.interp(a, *_np_vertices(P, Q).T)
+    assert np.max(one - ref) > 1e-3
