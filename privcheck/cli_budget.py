@@ -359,6 +359,23 @@ def parse_pld_event(spec: str):
     return ev, count, {"kind": kind, "params": params, "count": count}
 
 
+def pld_accountant(specs, relation: str = "add_remove", *, grid_step: float | None = None, option: str = "--event"):
+    """A ``PLDAccountant`` composed from ``KIND:NAME=VALUE,...[xCOUNT]`` specs (:func:`parse_pld_event`), and the
+    specs' description dicts; errors name ``option`` (``--event`` or ``--accountant``)."""
+    from accountants.pld import PLDAccountant
+
+    acc = PLDAccountant(relation, grid_step=grid_step)
+    described = []
+    for spec in specs:
+        try:
+            ev, count, d = parse_pld_event(spec)
+        except PrivcheckUsageError as exc:
+            raise PrivcheckUsageError(str(exc).replace("--event", option, 1)) from None
+        acc.compose(ev, count)
+        described.append(d)
+    return acc, described
+
+
 @budget.command("pld")
 @click.option("--event", "events", multiple=True, required=True, help=_PLD_SPEC_HELP + ". Repeat for a composition.")
 @click.option("--delta", type=float, default=None, help="Report ε at this δ.")
@@ -370,17 +387,10 @@ def pld_cmd(events, delta, eps, relation, grid_step, json_out):
     """Tight certified accounting (privacy-loss distributions): ε(δ) or δ(ε) as [lower, upper]."""
     import time
 
-    from accountants.pld import PLDAccountant
-
     if (delta is None) == (eps is None):
         raise PrivcheckUsageError("give exactly one of --delta or --eps")
     t0 = time.perf_counter()
-    acc = PLDAccountant(relation, grid_step=grid_step)
-    described = []
-    for spec in events:
-        ev, count, d = parse_pld_event(spec)
-        acc.compose(ev, count)
-        described.append(d)
+    acc, described = pld_accountant(events, relation, grid_step=grid_step)
     out = {"relation": relation, "events": described}
     if delta is not None:
         iv = acc.epsilon(delta)
