@@ -289,6 +289,30 @@ class PLDAccountant:
             notes.append("upper end from the Chernoff tail bound of the pessimistic measures (below the FFT error floor)")
         return Interval(float(lo), float(max(up, lo)), "pld-fft", tuple(notes))
 
+    def delta_bounds(self, eps) -> tuple[np.ndarray, np.ndarray]:
+        """Certified (lower, upper) arrays on δ(ε) for an array of ε ≥ 0 (for curves: the untilted
+        FFT bounds only — at δ below ~1e−8 they are looser than ``delta``, never wrong)."""
+        self._need()
+        eps = np.asarray(eps, dtype=float)
+        if self._gdp_mu() is not None or self._single_profiles() is not None:
+            ivs = [self.delta(float(e)) for e in eps]
+            return np.array([i.lower for i in ivs]), np.array([i.upper for i in ivs])
+        comps = self._build()["comps"]
+        up = np.array([max(p.delta_bound(e) for p, _ in comps) for e in eps])
+        lo = np.array([max(o.delta_bound(e) for _, o in comps) for e in eps])
+        return lo, np.maximum(up, lo)
+
+    # ------------------------------------------------------------------ trade-off curves (accountants.pld.tradeoff)
+    def tradeoff(self, alpha, *, points: int = 241) -> Interval:
+        """Certified interval on β(α), the symmetrised trade-off curve (f-DP) of the composition.
+
+        alpha: scalar or array in [0, 1] (vectorised: ``.lower``/``.upper`` have alpha's shape).
+        points: ε-grid size of the conjugate (more = tighter). See accountants.pld.tradeoff."""
+        from accountants.pld.tradeoff import tradeoff_interval
+
+        self._need()
+        return tradeoff_interval(self, alpha, points=points)
+
     def describe(self) -> dict:
         """Events, counts, relation, grid step (after a query)."""
         return {"relation": self.relation, "events": [(repr(e), c) for e, c in self._events],
