@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 import privcheck
 from accountants.gdp import gdp_delta, gdp_eps
 from accountants.pld import Interval
-from privcheck.auditor.curves import (curve_bound, eps_from_box, gdp_curve, mu_claim, mu_from_box)
+from accountants.pld.tradeoff import gaussian_curve
+from privcheck.auditor.curves import curve_bound, eps_from_box, mu_claim, mu_from_box
 from privcheck.auditor.scores import candidate_thresholds, fit_projection, moments, threshold_counts
 from privcheck.errors import PrivcheckUsageError
 
@@ -33,7 +34,7 @@ class GDPAccountant:
         self.mu = mu
 
     def tradeoff(self, alpha):
-        b = gdp_curve(alpha, self.mu)
+        b = gaussian_curve(self.mu, alpha)
         return Interval(b * (1 - 1e-9), np.minimum(b * (1 + 1e-9), 1.0))
 
 
@@ -56,7 +57,7 @@ def test_point_on_the_gdp_curve_certifies_at_most_mu(mu, a):
 @given(mu=st.floats(0.1, 4.0), a=st.floats(1e-8, 0.5), delta=st.floats(1e-10, 1e-2))
 def test_eps_from_a_point_of_the_curve_never_exceeds_the_exact_eps(mu, a, delta):
     """Any test of a μ-GDP mechanism gives ε(δ) at most the exact ε(δ) of G_μ (Dong et al. Cor. 2.13)."""
-    b = float(gdp_curve(a, mu))
+    b = float(gaussian_curve(mu, a))
     assert eps_from_box(a, b, delta) <= gdp_eps(mu, delta) * (1 + 1e-9) + 1e-9
 
 

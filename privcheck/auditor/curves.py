@@ -39,7 +39,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtri
+
+from accountants.pld.tradeoff import gaussian_curve
 
 from privcheck.auditor.core import _check_width, _draw_matrix, _is_reproducible, _plain, resolve_pairs
 from privcheck.auditor.scores import (Moments, Score, candidate_thresholds, fit_projection, llr_score, moments,
@@ -61,6 +63,11 @@ DIRECTION_DRAWS = 1 << 16
 SELECTION_SHARE = 0.2
 #: relative outward rounding of every reported bound and of claimed curves
 ROUND = 1e-12
+#: points of each of the two α grids on which an accountant's curve is queried
+ALPHA_GRID = 1501
+#: accountants' curves on the α grid, keyed by (type, composed events, settings); the last 8 kept
+_CURVE_CACHE: dict = {}
+_ACCOUNTANT_SETTINGS = ("relation", "grid_step", "method", "tail_mass", "target_fft_size", "max_fft_size")
 
 
 # ----------------------------------------------------------------------------- claimed curves
@@ -77,28 +84,41 @@ class ClaimedCurve:
     mu: float | None = None
 
 
-def gdp_curve(alpha, mu: float) -> np.ndarray:
-    """``G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) = Φ(−Φ⁻¹(α) − μ)`` (Dong et al. Def. 2.6), vectorised; α in [0, 1], μ ≥ 0."""
-    return ndtr(-ndtri(np.asarray(alpha, dtype=np.float64)) - mu)
-
-
 def mu_claim(mu: float) -> ClaimedCurve:
     """The claimed curve of a μ-GDP claim (μ > 0), rounded down by :data:`ROUND`."""
     mu = check_positive("mu", mu)
-    return ClaimedCurve("gdp", f"{mu:g}-GDP", lambda a: gdp_curve(a, mu) * (1.0 - ROUND), mu)
+    return ClaimedCurve("gdp", f"{mu:g}-GDP", lambda a: gaussian_curve(mu, a) * (1.0 - ROUND), mu)
 
 
 def accountant_claim(acc: Any) -> ClaimedCurve:
-    """The claimed curve of an accountant: ``acc.tradeoff(alpha).lower`` (its certified lower end)."""
+    """The claimed curve of an accountant: ``acc.tradeoff(alpha).lower`` (its certified lower end), queried
+    once on a fixed grid of :data:`ALPHA_GRID` log- and :data:`ALPHA_GRID` linearly spaced α and read at
+    the first grid point at or above each α (valid: trade-off functions are non-increasing)."""
     fn = getattr(acc, "tradeoff", None)
     if not callable(fn):
         raise PrivcheckUsageError("accountant= needs an accountant with tradeoff(alpha) (a composed PLDAccountant), "
                                   f"got {type(acc).__name__}")
 
+    grid = np.unique(np.concatenate([[0.0], np.geomspace(1e-15, 1.0, ALPHA_GRID), np.linspace(0.0, 1.0, ALPHA_GRID)]))
+    try:
+        events = tuple(getattr(acc, "events", ()) or ())
+        key = (type(acc), events, *(getattr(acc, k, None) for k in _ACCOUNTANT_SETTINGS)) if events else None
+        hash(key)
+    except TypeError:
+        key = None
+
     def lower(alpha):
-        a = np.asarray(alpha, dtype=np.float64)
-        lo = np.asarray(fn(a).lower, dtype=np.float64).reshape(a.shape)
-        return np.clip(np.nan_to_num(lo, nan=0.0), 0.0, 1.0) * (1.0 - ROUND)
+        values = _CURVE_CACHE.get(key) if key is not None else None
+        if values is None:  # one accountant query per composition, on a fixed α grid
+            lo = np.asarray(fn(grid).lower, dtype=np.float64).reshape(grid.shape)
+            values = (None, np.clip(np.nan_to_num(lo, nan=0.0), 0.0, 1.0) * (1.0 - ROUND))
+            if key is not None:
+                while len(_CURVE_CACHE) >= 8:
+                    _CURVE_CACHE.pop(next(iter(_CURVE_CACHE)))
+                _CURVE_CACHE[key] = values
+        a = np.clip(np.asarray(alpha, dtype=np.float64), 0.0, 1.0)
+        # f is non-increasing: f(α) ≥ f(g) ≥ lower(g) at the first grid point g ≥ α
+        return values[1][np.searchsorted(grid, a, side="left")]
 
     return ClaimedCurve("accountant", describe_accountant(acc), lower)
 
