@@ -180,3 +180,28 @@ def test_cli_mu_and_accountant(capsys):
                  ["--accountant", "gaussian:sigma=1", "--mu", "1"]):
         r = CliRunner().invoke(main, ["audit", "gaussian", *args])
         assert r.exit_code == 2 and "Traceback" not in r.output, (args, r.output)
+
+
+# ------------------------------------------------------------------ plot and catalogue claims
+def test_plot_of_an_audit_curve(tmp_path):
+    from privcheck.reports.audit_curve_plot import plot_audit_curve
+
+    res = privcheck.audit(gauss(1.0), inputs=[0.0, 1.0], mu=0.8, samples=20_000, seed=0)
+    plot_audit_curve(res, str(tmp_path / "a.png"))
+    plot_audit_curve(res.to_dict(), str(tmp_path / "b.png"), accountant=GDPAccountant(0.8))
+    assert (tmp_path / "a.png").stat().st_size > 1000 and (tmp_path / "b.png").stat().st_size > 1000
+    plain = privcheck.audit(gauss(1.0), inputs=[0.0, 1.0], eps=1.0, samples=1000, seed=0)
+    with pytest.raises(PrivcheckUsageError, match="no trade-off points"):
+        plot_audit_curve(plain, str(tmp_path / "c.png"))
+
+
+def test_catalogue_gdp_claims_hold_and_an_overstated_case_is_refuted():
+    from privcheck.catalogue import curves as cc
+    from privcheck.claims import RunContext
+
+    ctx = RunContext(samples=40_000)
+    for fn in (cc._noisysmpc_gdp, cc._seif_gdp):
+        assert fn(ctx).verdict == "holds"
+    label, mu, sampler = cc._seif_case(10, 2, 0.1, 1.0, 1.0)
+    out = cc._curve_outcome(ctx, [(label, mu / 2, sampler)], [-1, 1], 40_000, 40_000)
+    assert out.verdict == "refuted" and out.measured[label] > mu / 2
