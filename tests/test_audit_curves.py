@@ -205,3 +205,12 @@ def test_catalogue_gdp_claims_hold_and_an_overstated_case_is_refuted():
     label, mu, sampler = cc._seif_case(10, 2, 0.1, 1.0, 1.0)
     out = cc._curve_outcome(ctx, [(label, mu / 2, sampler)], [-1, 1], 40_000, 40_000)
     assert out.verdict == "refuted" and out.measured[label] > mu / 2
+
+
+def test_small_delta_audits_skip_the_curve_and_curve_claims_refuse_exact():
+    res = privcheck.audit(gauss(1.0), inputs=[0.0, 1.0], eps=4.0, delta=1e-5, samples=50, seed=0)
+    assert res.eps_lower_at_delta is None and res.curve_points is None
+    with pytest.raises(PrivcheckUsageError, match="exact"):
+        privcheck.audit(privcheck.mechanism("gaussian"), mu=1.0, exact=True, samples=1000)
+    with pytest.raises(PrivcheckUsageError, match=">= 100"):
+        privcheck.audit(gauss(1.0), inputs=[0.0, 1.0], mu=1.0, samples=50)

@@ -559,7 +559,8 @@ def audit(
     delta : claimed δ in [0, 1) (default: the mechanism's nominal δ); with
         δ > 0 the Monte Carlo part bounds δ at the claimed ε, and (``curve=True``)
         ``eps_lower_at_delta`` is certified from trade-off points on draws of
-        their own (reported at ``confidence`` by itself; the verdict stays the δ test's).
+        their own (reported at ``confidence`` by itself; the verdict stays the δ test's;
+        skipped below 100 samples).
     mu : a μ-GDP claim (μ > 0) instead of ``eps``: refuted when an empirical
         (α, β) box lies below ``G_μ``; the result has ``mu_lower``
         (:mod:`privcheck.auditor.curves`).
@@ -592,7 +593,7 @@ def audit(
     if claim is not None:
         return audit_curve_claim(mech, name, claim, inputs, samples, t0=t0, pairs=pairs, neighbours=neighbours,
                                  view=view, seed=seed, confidence=confidence, jobs=jobs, client=client,
-                                 progress=progress, monte_carlo=monte_carlo)
+                                 progress=progress, monte_carlo=monte_carlo, exact=exact)
     if eps is None:
         if not is_mech:
             raise PrivcheckUsageError("audit of a plain callable needs the claimed eps=...")
@@ -649,7 +650,8 @@ def audit(
         details["pilot_samples"] = bound.pilot_samples
         details["pairs_audited"] = bound.pairs_audited
     extra: dict = {}
-    if monte_carlo and delta > 0 and curve:
+    from privcheck.auditor.curves import MIN_SAMPLES as CURVE_MIN_SAMPLES
+    if monte_carlo and delta > 0 and curve and samples >= CURVE_MIN_SAMPLES:
         cb = curve_bound(mech, inputs, samples, delta=delta, confidence=confidence, seed=seed, jobs=jobs,
                          pairs=pairs, neighbours=neighbours, view=view, client=client, progress=progress)
         extra = curve_fields(cb)

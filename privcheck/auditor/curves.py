@@ -61,6 +61,8 @@ MAX_CURVE_PAIRS = 16
 #: selection draws per input that fit the projection direction (the rest place thresholds)
 DIRECTION_DRAWS = 1 << 16
 SELECTION_SHARE = 0.2
+#: fewest draws per input of a curve audit
+MIN_SAMPLES = 100
 #: relative outward rounding of every reported bound and of claimed curves
 ROUND = 1e-12
 #: points of each of the two α grids on which an accountant's curve is queried
@@ -278,7 +280,7 @@ def curve_bound(
     view : audit ``view(outputs)`` (post-processing).
     """
     confidence = check_confidence(confidence)
-    samples = check_int("samples", samples, minimum=100)
+    samples = check_int("samples", samples, minimum=MIN_SAMPLES)
     points = check_int("points", points, minimum=1)
     selection_share = check_probability("selection_share", selection_share, open_low=True, open_high=True)
     if delta is not None:
@@ -465,7 +467,8 @@ def curve_summary_lines(res: Any) -> list[str]:
 
 
 def audit_curve_claim(mech: Any, name: str, claim: ClaimedCurve, inputs, samples: int, *, t0: float,
-                      monte_carlo: bool = True, seed: int = 0, confidence: float = 0.95, **kwargs):
+                      monte_carlo: bool = True, exact: bool | None = None, seed: int = 0,
+                      confidence: float = 0.95, **kwargs):
     """Run a curve audit of ``claim`` (from :func:`resolve_claim`) and wrap it as an
     :class:`~privcheck.auditor.core.AuditResult` (``eps_claimed`` None; verdict by :func:`curve_decision`).
     ``kwargs``: ``pairs``, ``neighbours``, ``view``, ``jobs``, ``client``, ``progress`` of :func:`curve_bound`."""
@@ -473,8 +476,9 @@ def audit_curve_claim(mech: Any, name: str, claim: ClaimedCurve, inputs, samples
 
     from privcheck.auditor.core import AuditResult
 
-    if not monte_carlo:
-        raise PrivcheckUsageError("a mu= or accountant= claim is audited from samples; it cannot run with monte_carlo=False")
+    if not monte_carlo or exact:
+        raise PrivcheckUsageError("a mu= or accountant= claim is audited from samples: it takes neither "
+                                  "monte_carlo=False nor exact=True (exact ε is for ε claims)")
     seed = check_int("seed", seed, minimum=0)
     bound = curve_bound(mech, inputs, samples, claim=claim, confidence=confidence, seed=seed, **kwargs)
     verdict, reason = curve_decision(bound, claim)
