@@ -268,9 +268,9 @@ class _AuditCommand(click.Command):
 @click.option("--dask", "dask", type=str, default=None, metavar="ADDRESS",
               help="Run the Monte Carlo chunks on Dask: 'local' (a cluster here) or tcp://HOST:PORT (extra privcheck[dask]).")
 @click.option("--mu", type=float, default=None, help="Claimed μ of a μ-GDP claim (instead of --eps): audited as a trade-off curve.")
-@click.option("--accountant", "accountant_specs", multiple=True, metavar="KIND:NAME=VALUE,...[xCOUNT]",
-              help="Claim: the accountant of these events (the 'budget pld --event' syntax; repeat to compose), "
-                   "audited against its certified trade-off curve.  [default for dp-sgd/dp-fedavg: their own]")
+@click.option("--accountant", "accountant_specs", multiple=True, metavar="EVENT",
+              help="Claim: the accountant of these events, KIND:NAME=VALUE,...[xCOUNT] (the 'budget pld "
+                   "--event' syntax; repeat to compose), against its certified trade-off curve.  [default for dp-sgd/dp-fedavg: their own]")
 def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out,
           inputs, pairs, per_sample, seed_global, view, delta, max_memory, dask, mu, accountant_specs):
     """Audit one mechanism's ε: a built-in MECHANISM, or user code MODULE:FUNCTION.

@@ -41,8 +41,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from scipy.special import ndtri
 
-from accountants.pld.tradeoff import gaussian_curve
-
 from privcheck.auditor.core import _check_width, _draw_matrix, _is_reproducible, _plain, resolve_pairs
 from privcheck.auditor.scores import (Moments, Score, candidate_thresholds, fit_projection, llr_score, moments,
                                       threshold_counts)
@@ -88,6 +86,8 @@ class ClaimedCurve:
 
 def mu_claim(mu: float) -> ClaimedCurve:
     """The claimed curve of a μ-GDP claim (μ > 0), rounded down by :data:`ROUND`."""
+    from accountants.pld.tradeoff import gaussian_curve  # scipy.stats: imported only for a μ claim
+
     mu = check_positive("mu", mu)
     return ClaimedCurve("gdp", f"{mu:g}-GDP", lambda a: gaussian_curve(mu, a) * (1.0 - ROUND), mu)
 
