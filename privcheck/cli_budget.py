@@ -297,6 +297,21 @@ _PLD_SPEC_HELP = ("KIND:NAME=VALUE,...[xCOUNT], KIND one of " + ", ".join(_PLD_K
                   + " (e.g. subsampled-gaussian:q=0.01,sigma=1.1x10000)")
 
 
+def _check_curve_flags(tradeoff, alphas, gdp_mode, alpha_min, risk, fprs) -> None:
+    """--alpha only with --tradeoff, --alpha-min only with --gdp, --fpr only with --risk; values
+    checked before any accounting (one-line errors)."""
+    from accountants.pld.tradeoff import check_alpha, check_alpha_min
+
+    for flag, used, mode, name in (("--alpha", alphas, tradeoff, "--tradeoff"), ("--alpha-min", alpha_min is not None, gdp_mode, "--gdp"),
+                                   ("--fpr", fprs, risk, "--risk")):
+        if used and not mode:
+            raise PrivcheckUsageError(f"{flag} is only used with {name}")
+    check_alpha(list(alphas), "--alpha")
+    check_alpha(list(fprs), "--fpr")
+    if alpha_min is not None:
+        check_alpha_min(alpha_min, "--alpha-min")
+
+
 def parse_pld_event(spec: str):
     """Parse one ``--event`` spec into (event, count, description dict); bad specs raise
     PrivcheckUsageError naming what is wrong and what is allowed."""
@@ -382,16 +397,35 @@ def pld_accountant(specs, relation: str = "add_remove", *, grid_step: float | No
 @click.option("--eps", type=float, default=None, help="Report δ at this ε.")
 @click.option("--relation", type=click.Choice(["add_remove", "replace_one"]), default="add_remove", show_default=True)
 @click.option("--grid-step", type=float, default=None, help="Loss discretisation step (default: automatic).")
+@click.option("--tradeoff", is_flag=True, help="Report the certified trade-off curve β(α) (f-DP) at --alpha.")
+@click.option("--alpha", "alphas", type=float, multiple=True, help="Type I error α in [0, 1] for --tradeoff (repeatable).")
+@click.option("--gdp", "gdp_mode", is_flag=True, help="Report the μ-GDP description: μ and its worst-case regret.")
+@click.option("--alpha-min", type=float, default=None, help="Range cut for --gdp, in (0, 0.5) (default 1e-10, as gdpnum).")
+@click.option("--risk", is_flag=True, help="Report the best attack's TPR bound at --fpr and the advantage.")
+@click.option("--fpr", "fprs", type=float, multiple=True, help="False-positive rate in [0, 1] for --risk (repeatable).")
 @click.option("--json", "json_out", type=str, default=None, help=_JSON_HELP)
-def pld_cmd(events, delta, eps, relation, grid_step, json_out):
-    """Tight certified accounting (privacy-loss distributions): ε(δ) or δ(ε) as [lower, upper]."""
+def pld_cmd(events, delta, eps, relation, grid_step, tradeoff, alphas, gdp_mode, alpha_min, risk, fprs, json_out):
+    """Tight certified accounting (privacy-loss distributions): ε(δ) or δ(ε) as [lower, upper];
+    or the trade-off curve (--tradeoff), μ-GDP (--gdp), attack risk (--risk)."""
     import time
 
-    if (delta is None) == (eps is None):
-        raise PrivcheckUsageError("give exactly one of --delta or --eps")
+    modes = [delta is not None, eps is not None, tradeoff, gdp_mode, risk]
+    if sum(modes) != 1:
+        raise PrivcheckUsageError("give exactly one of --delta, --eps, --tradeoff, --gdp or --risk")
+    _check_curve_flags(tradeoff, alphas, gdp_mode, alpha_min, risk, fprs)
     t0 = time.perf_counter()
     acc, described = pld_accountant(events, relation, grid_step=grid_step)
     out = {"relation": relation, "events": described}
+    title = f"PLD accountant ({relation}): " + " + ".join(f"{d['kind']}({', '.join(f'{k}={_g(v)}' for k, v in d['params'].items())})x{d['count']}" for d in described)
+    if tradeoff or gdp_mode or risk:
+        from privcheck.cli_curves import curve_report
+
+        res, lines = curve_report(acc, tradeoff=tradeoff, alphas=alphas, gdp=gdp_mode, alpha_min=alpha_min,
+                                  risk=risk, fprs=fprs)
+        out.update(res)
+        out["seconds"] = time.perf_counter() - t0
+        _emit(out, [title] + lines, json_out)
+        return
     if delta is not None:
         iv = acc.epsilon(delta)
         out.update({"delta": delta, "eps_lower": iv.lower, "eps_upper": iv.upper})
@@ -401,7 +435,7 @@ def pld_cmd(events, delta, eps, relation, grid_step, json_out):
         out.update({"eps": eps, "delta_lower": iv.lower, "delta_upper": iv.upper})
         head = f"delta({_g(eps)}) in [{iv.lower:.7g}, {iv.upper:.7g}]"
     out.update({"method": iv.method, "notes": list(iv.notes), "seconds": time.perf_counter() - t0})
-    lines = [f"PLD accountant ({relation}): " + " + ".join(f"{d['kind']}({', '.join(f'{k}={_g(v)}' for k, v in d['params'].items())})x{d['count']}" for d in described),
+    lines = [title,
              f"  {head}  [{iv.method}; certified: the exact value lies in the interval, the upper end is the bound to quote]"]
     lines += [f"  note: {n}" for n in iv.notes]
     _emit(out, lines, json_out)

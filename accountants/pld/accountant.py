@@ -303,15 +303,48 @@ class PLDAccountant:
         return lo, np.maximum(up, lo)
 
     # ------------------------------------------------------------------ trade-off curves (accountants.pld.tradeoff)
+    def _curve(self, points: int):
+        from accountants.pld.tradeoff import certified_curve
+
+        self._need()
+        key = (tuple((e, c) for e, c in self._events), int(points))
+        hit = getattr(self, "_curve_cache", None)
+        if hit is None or hit[0] != key:
+            self._curve_cache = (key, certified_curve(self, points))
+        return self._curve_cache[1]
+
     def tradeoff(self, alpha, *, points: int = 241) -> Interval:
         """Certified interval on β(α), the symmetrised trade-off curve (f-DP) of the composition.
 
         alpha: scalar or array in [0, 1] (vectorised: ``.lower``/``.upper`` have alpha's shape).
         points: ε-grid size of the conjugate (more = tighter). See accountants.pld.tradeoff."""
-        from accountants.pld.tradeoff import tradeoff_interval
+        from accountants.pld.tradeoff import check_alpha, tradeoff_interval
 
-        self._need()
-        return tradeoff_interval(self, alpha, points=points)
+        check_alpha(alpha)
+        return tradeoff_interval(self._curve(points), alpha)
+
+    def gdp(self, alpha_min: float = 1e-10, *, points: int = 241):
+        """μ-GDP description: ``(mu, regret)`` certified Intervals (a GDPResult; gdpnum's definition).
+
+        alpha_min ∈ (0, 0.5): μ is the smallest with G_μ ≤ f wherever α ≥ alpha_min and β ≥ alpha_min.
+        The strict μ over all α can be far larger for subsampled mechanisms (see
+        accountants.pld.tradeoff.gdp_description)."""
+        from accountants.pld.tradeoff import gdp_description
+
+        return gdp_description(self._curve(points), alpha_min)
+
+    def risk(self, fpr, *, points: int = 241) -> Interval:
+        """Certified interval on the best membership-inference attack's TPR at false-positive rate
+        ``fpr`` ∈ [0, 1] (scalar or array): TPR = 1 − β(fpr). Its ``upper`` is the risk bound."""
+        from accountants.pld.tradeoff import check_alpha, tradeoff_interval
+
+        check_alpha(fpr, "fpr")
+        iv = tradeoff_interval(self._curve(points), fpr)
+        return Interval(1.0 - iv.upper, 1.0 - iv.lower, iv.method, iv.notes)
+
+    def advantage(self) -> Interval:
+        """Certified interval on the largest attack advantage max(TPR − FPR) = δ(0) (Kulynych et al. 2024)."""
+        return self.delta(0.0)
 
     def describe(self) -> dict:
         """Events, counts, relation, grid step (after a query)."""
