@@ -79,12 +79,14 @@ def test_correct_dp_sgd_holds_and_noise_ignoring_clip_is_refuted_exact_gdp(seed)
 
 
 def test_subsampled_dp_sgd_and_fedavg_against_their_pld_accountant():
+    """Same accountant for all three (queried once); N = 4 other clients: no LLR, the projection score is used."""
     kw = dict(q=0.5, sigma=1.0, C=3.0, T=2, d=2)
-    for name in ("dp-sgd", "dp-fedavg"):
-        ok = privcheck.audit(privcheck.mechanism(name, **kw), samples=N, seed=11)
+    for name, extra in (("dp-sgd", {}), ("dp-fedavg", {}), ("dp-fedavg", {"N": 4})):
+        ok = privcheck.audit(privcheck.mechanism(name, **kw, **extra), samples=N, seed=11)
         assert ok.verdict == "holds", ok.summary()
-        bad = privcheck.audit(privcheck.mechanism(name, bug="noise-ignores-clip", **kw), samples=N, seed=11)
+        bad = privcheck.audit(privcheck.mechanism(name, bug="noise-ignores-clip", **kw, **extra), samples=N, seed=11)
         assert bad.verdict == "refuted", bad.summary()
+        assert ("projection" in bad.curve_points[0]["score"]) == ("N" in extra)
 
 
 def test_cli_audits_dp_sgd_against_its_accountant_by_default():
