@@ -267,8 +267,12 @@ class _AuditCommand(click.Command):
               help="Refuse requests estimated above this size (e.g. 4G, 50%; default: half the machine's RAM).")
 @click.option("--dask", "dask", type=str, default=None, metavar="ADDRESS",
               help="Run the Monte Carlo chunks on Dask: 'local' (a cluster here) or tcp://HOST:PORT (extra privcheck[dask]).")
+@click.option("--mu", type=float, default=None, help="Claimed μ of a μ-GDP claim (instead of --eps): audited as a trade-off curve.")
+@click.option("--accountant", "accountant_specs", multiple=True, metavar="EVENT",
+              help="Claim: the accountant of these events, KIND:NAME=VALUE,...[xCOUNT] (the 'budget pld "
+                   "--event' syntax; repeat to compose), against its certified trade-off curve.  [default for dp-sgd/dp-fedavg: their own]")
 def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out,
-          inputs, pairs, per_sample, seed_global, view, delta, max_memory, dask):
+          inputs, pairs, per_sample, seed_global, view, delta, max_memory, dask, mu, accountant_specs):
     """Audit one mechanism's ε: a built-in MECHANISM, or user code MODULE:FUNCTION.
 
     User code is a sampler f(x, n, rng) returning n outputs (or, with
@@ -287,18 +291,20 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     limit = parse_memory(max_memory) if max_memory is not None else None
     if samples is not None and samples < 20:
         raise PrivcheckUsageError(f"--samples must be an integer >= 20, got {samples}")
+    curve = _curve_claim(mu, accountant_specs, eps, delta)
     if is_reference(mechanism_name):
         if params or exact:
             raise PrivcheckUsageError("--param and --exact are for built-in mechanisms; user code takes --input/--pair")
         _audit_user_code(mechanism_name, inputs, pairs, per_sample, seed_global, view, eps, delta, samples,
-                         monte_carlo, confidence, seed, jobs, json_out, dask)
+                         monte_carlo, confidence, seed, jobs, json_out, dask, curve)
         return
     for flag, val in (("--input", inputs), ("--pair", pairs), ("--per-sample", per_sample),
                       ("--seed-global", seed_global), ("--view", view)):
         if val:
             raise PrivcheckUsageError(f"{flag} is for user code (MODULE:FUNCTION); built-in mechanisms take --param")
     mech = mechanism(mechanism_name, **_parse_params(params))
-    if eps is None and not math.isfinite(float(getattr(mech, "eps_nominal", math.inf) or math.inf)):
+    if (eps is None and not curve and not callable(getattr(mech, "accountant", None))
+            and not math.isfinite(float(getattr(mech, "eps_nominal", math.inf) or math.inf))):
         _no_eps_claim(mech, json_out)
         return
     from privcheck.auditor import DEFAULT_SAMPLES
@@ -307,8 +313,25 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     check_audit_request(mech, n, jobs=jobs, max_memory=limit, monte_carlo=monte_carlo)
     res = _run_audit(mech, n * len(mech.inputs()), eps=eps, samples=n, seed=seed, confidence=confidence,
                      exact=exact, monte_carlo=monte_carlo, jobs=jobs, client=dask,
-                     **({"delta": delta} if delta is not None else {}))
+                     **({"delta": delta} if delta is not None else {}), **curve)
     _print_audit(res, json_out)
+
+
+def _curve_claim(mu, accountant_specs, eps, delta) -> dict:
+    """``audit``'s curve claim as keyword arguments: ``{"mu": M}``, ``{"accountant": PLDAccountant}`` or ``{}``."""
+    if mu is not None and accountant_specs:
+        raise PrivcheckUsageError("give one claim: --mu or --accountant, not both")
+    if (mu is not None or accountant_specs) and (eps is not None or delta is not None):
+        raise PrivcheckUsageError("--mu/--accountant are claims of their own; drop --eps/--delta")
+    if mu is not None:
+        if not (math.isfinite(mu) and mu > 0):
+            raise PrivcheckUsageError(f"--mu must be a finite number > 0, got {mu}")
+        return {"mu": mu}
+    if accountant_specs:
+        from privcheck.cli_budget import pld_accountant
+
+        return {"accountant": pld_accountant(accountant_specs, option="--accountant")[0]}
+    return {}
 
 
 def _run_audit(sampler, total: int, **kwargs):
@@ -325,15 +348,16 @@ def _run_audit(sampler, total: int, **kwargs):
 
 
 def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, delta, samples, monte_carlo,
-                     confidence, seed, jobs, json_out, dask=None) -> None:
+                     confidence, seed, jobs, json_out, dask=None, curve: dict | None = None) -> None:
     """``privcheck audit MODULE:FUNCTION ...``: resolve the user's code and audit it."""
     from privcheck.auditor import DEFAULT_SAMPLES
     from privcheck.auditor.user_code import load_reference, parse_literal, parse_pair, probe_sampler
 
     if not monte_carlo:
         raise PrivcheckUsageError("--no-mc leaves nothing to run for user code (no exact ε without a built-in mechanism)")
-    if eps is None:
-        raise PrivcheckUsageError("--eps (the claimed ε) is required for user code")
+    curve = curve or {}
+    if eps is None and not curve:
+        raise PrivcheckUsageError("--eps (the claimed ε), --mu or --accountant is required for user code")
     if seed_global and not per_sample:
         raise PrivcheckUsageError("--seed-global needs --per-sample")
     xs = [parse_literal(t) for t in inputs]
@@ -352,7 +376,8 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
                   ref, view_fn, per_sample)
     n = samples or DEFAULT_SAMPLES
     res = _run_audit(sampler, n * max(2, len(xs)), inputs=xs or None, eps=eps, samples=n, seed=seed,
-                     confidence=confidence, jobs=jobs, delta=delta, pairs=prs or None, view=view_fn, client=dask)
+                     confidence=confidence, jobs=jobs, delta=delta, pairs=prs or None, view=view_fn, client=dask,
+                     **curve)
     res.mechanism = ref
     _print_audit(res, json_out)
 

@@ -374,6 +374,23 @@ def parse_pld_event(spec: str):
     return ev, count, {"kind": kind, "params": params, "count": count}
 
 
+def pld_accountant(specs, relation: str = "add_remove", *, grid_step: float | None = None, option: str = "--event"):
+    """A ``PLDAccountant`` composed from ``KIND:NAME=VALUE,...[xCOUNT]`` specs (:func:`parse_pld_event`), and the
+    specs' description dicts; errors name ``option`` (``--event`` or ``--accountant``)."""
+    from accountants.pld import PLDAccountant
+
+    acc = PLDAccountant(relation, grid_step=grid_step)
+    described = []
+    for spec in specs:
+        try:
+            ev, count, d = parse_pld_event(spec)
+        except PrivcheckUsageError as exc:
+            raise PrivcheckUsageError(str(exc).replace("--event", option, 1)) from None
+        acc.compose(ev, count)
+        described.append(d)
+    return acc, described
+
+
 @budget.command("pld")
 @click.option("--event", "events", multiple=True, required=True, help=_PLD_SPEC_HELP + ". Repeat for a composition.")
 @click.option("--delta", type=float, default=None, help="Report ε at this δ.")
@@ -392,19 +409,12 @@ def pld_cmd(events, delta, eps, relation, grid_step, tradeoff, alphas, gdp_mode,
     or the trade-off curve (--tradeoff), μ-GDP (--gdp), attack risk (--risk)."""
     import time
 
-    from accountants.pld import PLDAccountant
-
     modes = [delta is not None, eps is not None, tradeoff, gdp_mode, risk]
     if sum(modes) != 1:
         raise PrivcheckUsageError("give exactly one of --delta, --eps, --tradeoff, --gdp or --risk")
     _check_curve_flags(tradeoff, alphas, gdp_mode, alpha_min, risk, fprs)
     t0 = time.perf_counter()
-    acc = PLDAccountant(relation, grid_step=grid_step)
-    described = []
-    for spec in events:
-        ev, count, d = parse_pld_event(spec)
-        acc.compose(ev, count)
-        described.append(d)
+    acc, described = pld_accountant(events, relation, grid_step=grid_step)
     out = {"relation": relation, "events": described}
     title = f"PLD accountant ({relation}): " + " + ".join(f"{d['kind']}({', '.join(f'{k}={_g(v)}' for k, v in d['params'].items())})x{d['count']}" for d in described)
     if tradeoff or gdp_mode or risk:

@@ -8,7 +8,10 @@ Entry point :func:`audit` (also ``privcheck.audit``). Modules:
 - :mod:`privcheck.auditor.events` — compatibility re-exports of the two.
 - :mod:`privcheck.auditor.outputs` — outputs of any type (strings, tuples, sets, complex…) as numbers;
 - :mod:`privcheck.auditor.per_sample` — one-output code as a sampler (:func:`per_sample`);
-- :mod:`privcheck.auditor.views` — post-processing views (``view=``), e.g. local-hashing support.
+- :mod:`privcheck.auditor.views` — post-processing views (``view=``), e.g. local-hashing support;
+- :mod:`privcheck.auditor.curves` — trade-off-curve audits: μ-GDP claims (``mu=``), ``eps_lower_at_delta``,
+  accountant claims (``accountant=``);
+- :mod:`privcheck.auditor.scores` — one-dimensional statistics (projection, likelihood ratio) and thresholds.
 
 Chunked, seeded execution goes through the one scheduler, :mod:`privcheck.scheduler`.
 """

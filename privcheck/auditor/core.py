@@ -131,6 +131,11 @@ class AuditResult:
     details: dict = field(default_factory=dict)
     certified_fraction: float | None = None
     reason: str | None = None
+    mu_claimed: float | None = None
+    mu_lower: float | None = None
+    eps_lower_at_delta: float | None = None
+    accountant: str | None = None
+    curve_points: list | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready dict with the DESIGN.md field names."""
@@ -157,6 +162,9 @@ class AuditResult:
             lines.append(f"  event        {self.event} for inputs {_fmt(self.worst_pair)}")
         if self.delta_lower is not None:
             lines.append(f"delta lower    {self.delta_lower:.6g} at eps claimed")
+        from privcheck.auditor.curves import curve_summary_lines
+
+        lines += curve_summary_lines(self)
         if not self.reproducible:
             lines.append("note           the sampler ignores the generator: results are not reproducible from the seed")
         if self.reason:
@@ -521,8 +529,11 @@ def audit(
     max_events: int = MAX_EVENTS,
     selection_share: float = SELECTION_SHARE,
     progress: Callable[[int], None] | None = None,
+    mu: float | None = None,
+    accountant=None,
+    curve: bool = True,
 ) -> AuditResult:
-    """Audit the ε (and δ) of a mechanism or of a plain sampler.
+    """Audit the ε (and δ) of a mechanism or of a plain sampler, or its μ-GDP or accountant curve.
 
     Parameters
     ----------
@@ -546,7 +557,17 @@ def audit(
         ``True`` on a mechanism without it is an error).
     monte_carlo : run the Monte Carlo lower bound.
     delta : claimed δ in [0, 1) (default: the mechanism's nominal δ); with
-        δ > 0 the Monte Carlo part bounds δ at the claimed ε.
+        δ > 0 the Monte Carlo part bounds δ at the claimed ε, and (``curve=True``)
+        ``eps_lower_at_delta`` is certified from trade-off points on draws of
+        their own (reported at ``confidence`` by itself; the verdict stays the δ test's;
+        skipped below 100 samples).
+    mu : a μ-GDP claim (μ > 0) instead of ``eps``: refuted when an empirical
+        (α, β) box lies below ``G_μ``; the result has ``mu_lower``
+        (:mod:`privcheck.auditor.curves`).
+    accountant : an accountant with ``tradeoff(alpha)`` (a composed
+        ``PLDAccountant``) instead of ``eps``: refuted when a box lies below its
+        certified curve's lower end. A mechanism with ``accountant()`` and no
+        finite ε claim (``dp-sgd``) is audited against it by default.
     jobs, client : workers of the chunk backend (threads by default; a Dask
         client or ``"local"``; see :func:`privcheck.scheduler.get_backend`).
 
@@ -566,6 +587,13 @@ def audit(
             raise PrivcheckUsageError("audit of a plain callable needs inputs=[x0, x1, ...] (or pairs=[(x0, x1), ...])")
         inputs = mech.inputs()
     inputs, _ = resolve_pairs(inputs, pairs, neighbours)
+    from privcheck.auditor.curves import audit_curve_claim, curve_bound, curve_details, curve_fields, resolve_claim
+
+    claim = resolve_claim(mech, mu, accountant, eps)
+    if claim is not None:
+        return audit_curve_claim(mech, name, claim, inputs, samples, t0=t0, pairs=pairs, neighbours=neighbours,
+                                 view=view, seed=seed, confidence=confidence, jobs=jobs, client=client,
+                                 progress=progress, monte_carlo=monte_carlo, exact=exact)
     if eps is None:
         if not is_mech:
             raise PrivcheckUsageError("audit of a plain callable needs the claimed eps=...")
@@ -621,6 +649,13 @@ def audit(
         details["estimation_samples"] = bound.estimation_samples
         details["pilot_samples"] = bound.pilot_samples
         details["pairs_audited"] = bound.pairs_audited
+    extra: dict = {}
+    from privcheck.auditor.curves import MIN_SAMPLES as CURVE_MIN_SAMPLES
+    if monte_carlo and delta > 0 and curve and samples >= CURVE_MIN_SAMPLES:
+        cb = curve_bound(mech, inputs, samples, delta=delta, confidence=confidence, seed=seed, jobs=jobs,
+                         pairs=pairs, neighbours=neighbours, view=view, client=client, progress=progress)
+        extra = curve_fields(cb)
+        details.update(curve_details(cb))
     if "refuted" in (v_exact, v_mc):
         verdict = "refuted"
         reason = None
@@ -656,6 +691,7 @@ def audit(
         details=details,
         certified_fraction=fraction,
         reason=reason,
+        **extra,
     )
 
 
