@@ -161,7 +161,9 @@ class GuardedGroup(click.Group):
         code = EXIT_OK
         if real_process:
             _install_sigint_watchdog()
-        with warnings.catch_warnings():
+        from privcheck.resources import memory_limit_scope
+
+        with warnings.catch_warnings(), memory_limit_scope():
             if not debug:  # scipy/autodp/numpy RuntimeWarnings are not the user's business
                 warnings.simplefilter("ignore")
             try:
@@ -193,6 +195,12 @@ class GuardedGroup(click.Group):
                 code = exc.exit_code
             except SystemExit:
                 raise
+            except RecursionError as exc:  # built-in code does not recurse deeply: the input is nested too deeply
+                if debug:
+                    traceback.print_exc()
+                click.echo("privcheck: error: the input is nested too deeply to be read (Python's recursion limit: "
+                           f"{_one_line(str(exc))[:120]}); flatten the claim file or value", err=True)
+                code = EXIT_USAGE
             except MemoryError as exc:
                 if debug:
                     traceback.print_exc()

@@ -9,13 +9,22 @@ the auditor streams and says so with ``privcheck.auditor.core.PILOT`` — and on
 chunk of fresh draws per worker); the limit is ``--max-memory`` (default
 :data:`DEFAULT_MEMORY_SHARE` of the machine's RAM).
 
+The same limit guards every path — the CLI, claim files and the Python API:
+:func:`memory_limit` is ``--max-memory`` when the command line set it
+(:func:`set_memory_limit`), else the environment variable
+``PRIVCHECK_MAX_MEMORY``, else the default; size checks in mechanisms,
+estimators and accountants call :func:`check_memory` with their own estimate
+before they allocate. A limit above the machine's RAM is refused.
+
 Functions: :func:`total_memory`, :func:`default_max_memory`,
-:func:`parse_memory`, :func:`estimate_audit_memory`, :func:`check_audit_request`,
-:func:`check_samples`. Exceptions: :class:`ResourceLimitError` (a
+:func:`parse_memory`, :func:`memory_limit`, :func:`set_memory_limit`,
+:func:`check_memory`, :func:`estimate_audit_memory`, :func:`check_audit_request`,
+:func:`check_samples`, :func:`check_timeout`. Exceptions: :class:`ResourceLimitError` (a
 :class:`PrivcheckUsageError`: one line, CLI exit code 2).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -26,8 +35,14 @@ from privcheck.errors import PrivcheckUsageError
 
 #: share of the machine's RAM a request may use by default
 DEFAULT_MEMORY_SHARE = 0.5
-#: the largest Monte Carlo size per input accepted (≈ hours of sampling at 10^6–10^7 draws/s)
-MAX_SAMPLES = 10**10
+#: the largest Monte Carlo size per input accepted (≈ minutes to an hour of sampling at 10^6–10^7 draws/s)
+MAX_SAMPLES = 10**9
+#: the longest per-check deadline accepted (seconds; 30 days)
+MAX_TIMEOUT = 30 * 86400.0
+#: environment variable holding the memory limit (same syntax as --max-memory) for every path
+MEMORY_ENV = "PRIVCHECK_MAX_MEMORY"
+#: how to raise the limit, ending every refusal
+RAISE_HINT = f"raise --max-memory (or the environment variable {MEMORY_ENV})"
 #: default per-check timeout (seconds) for checks from user claim files
 DEFAULT_USER_TIMEOUT = 600.0
 #: bytes per element of a candidate input held as a Python tuple (pointer + int object) or array
@@ -65,7 +80,11 @@ _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 
 
 
 def parse_memory(text: Any, name: str = "--max-memory") -> int:
-    """Bytes from ``"4G"``, ``"512MiB"``, ``"1e9"`` (bytes) or ``"50%"`` (of the machine's RAM); > 0."""
+    """Bytes from ``"4G"``, ``"512MiB"``, ``"1e9"`` (bytes) or ``"50%"`` (of the machine's RAM).
+
+    Domain: (0, :func:`total_memory`]; a size above the machine's RAM is refused
+    (a limit the machine cannot honour protects nothing).
+    """
     s = str(text).strip().lower()
     m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*(%|[a-z]*)", s)
     if not m or (m.group(2) not in _UNITS and m.group(2) != "%"):
@@ -78,13 +97,76 @@ def parse_memory(text: Any, name: str = "--max-memory") -> int:
     out = val * _UNITS[m.group(2)]
     if not (math.isfinite(out) and out >= 1):
         raise ResourceLimitError(f"{name} must be a positive size, got {text!r}")
+    ram = total_memory()
+    if out > ram:
+        raise ResourceLimitError(f"{name} {text} is more than this machine's RAM ({format_bytes(ram)}); "
+                                 f"give at most {ram >> 20}M or a percentage such as 80%")
     return int(out)
+
+
+_LIMIT: list[int | None] = [None]  # set by the command line's --max-memory
+
+
+def set_memory_limit(limit: int | str | None) -> int | None:
+    """Set the process-wide memory limit (bytes, a size text for :func:`parse_memory`, or None for the default).
+
+    The command line calls it with ``--max-memory``; forked workers inherit it.
+    Returns the previous explicit limit (None when there was none).
+    """
+    prev = _LIMIT[0]
+    _LIMIT[0] = None if limit is None else (parse_memory(limit) if isinstance(limit, str) else int(limit))
+    return prev
+
+
+@contextlib.contextmanager
+def memory_limit_scope():
+    """Restore the explicit limit in force on entry when the block ends (one CLI command = one scope)."""
+    prev = _LIMIT[0]
+    try:
+        yield
+    finally:
+        _LIMIT[0] = prev
+
+
+def memory_limit() -> int:
+    """The limit in force: :func:`set_memory_limit`, else ``$PRIVCHECK_MAX_MEMORY``, else :func:`default_max_memory`."""
+    if _LIMIT[0] is not None:
+        return _LIMIT[0]
+    env = os.environ.get(MEMORY_ENV)
+    if env:
+        return parse_memory(env, MEMORY_ENV)
+    return default_max_memory()
+
+
+def check_memory(what: str, nbytes: float, lower: str) -> None:
+    """Refuse (one line, :class:`ResourceLimitError`) a computation estimated at ``nbytes`` above :func:`memory_limit`.
+
+    what: the request in the user's words (``"randomised response with k=1e9"``);
+    nbytes: the estimate (may be a float or inf: no overflow); lower: what to
+    lower (``"lower k"``). The message says what, the estimate, the limit and
+    how to raise it. Called before the allocation, from the parameters alone.
+    """
+    limit = memory_limit()
+    if not nbytes <= limit:
+        est = format_bytes(nbytes) if math.isfinite(nbytes) else "an unbounded amount"
+        raise ResourceLimitError(f"{what} would need about {est}, more than the limit {format_bytes(limit)}; "
+                                 f"{lower}, or {RAISE_HINT}")
+
+
+def check_timeout(value: Any, name: str = "--timeout") -> float:
+    """A per-check deadline in seconds: a number in (0, :data:`MAX_TIMEOUT`] (one-line refusal otherwise)."""
+    from privcheck.validation import check_positive
+
+    out = check_positive(name, value)
+    if out > MAX_TIMEOUT:
+        raise ResourceLimitError(f"{name} must be a number of seconds in (0, {MAX_TIMEOUT:.0f}] (30 days), got {value!r}")
+    return out
 
 
 def format_bytes(n: float) -> str:
     """``n`` bytes as a short human-readable string (``1.5 GiB``)."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if abs(n) < 1024 or unit == "PiB":
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if abs(n) < 1024 or unit == "EiB":
             return f"{n:.3g} {unit}"
         n /= 1024
     return f"{n:.3g} EiB"  # pragma: no cover
@@ -162,18 +244,18 @@ def check_audit_request(mech: Any, samples: int, *, jobs: int | None = 1, max_me
                         monte_carlo: bool = True) -> MemoryEstimate:
     """Raise :class:`ResourceLimitError` (one line) when an audit would exceed ``max_memory`` bytes.
 
-    ``max_memory`` defaults to :func:`default_max_memory`. Returns the estimate otherwise.
+    ``max_memory`` defaults to :func:`memory_limit`. Returns the estimate otherwise.
     """
     if monte_carlo:
         check_samples(samples)
-    limit = default_max_memory() if max_memory is None else int(max_memory)
+    limit = memory_limit() if max_memory is None else int(max_memory)
     est = estimate_audit_memory(mech, samples if monte_carlo else 0, jobs=jobs)
     if est.total > limit:
         name = getattr(mech, "name", type(mech).__name__)
         raise ResourceLimitError(
             f"auditing {name} with d={est.dimension} and {samples:g} samples/input needs about "
             f"{format_bytes(est.total)} (inputs {format_bytes(est.inputs)}, draws {format_bytes(est.selection + est.chunk)}), "
-            f"more than the limit {format_bytes(limit)}; lower d or --samples, or raise --max-memory")
+            f"more than the limit {format_bytes(limit)}; lower d or --samples, or {RAISE_HINT}")
     return est
 
 
@@ -247,10 +329,10 @@ def check_run_samples(samples: int | None, *, jobs: int | None = 1, max_memory: 
     if samples is None:
         return
     check_samples(samples)
-    limit = default_max_memory() if max_memory is None else int(max_memory)
+    limit = memory_limit() if max_memory is None else int(max_memory)
     workers = max(1, int(jobs or 1))
     est = estimate_audit_memory(_ScalarMechanism(), samples, jobs=1, n_inputs=4)
     if est.total * workers > limit:
         raise ResourceLimitError(
             f"--samples {samples:g} needs about {format_bytes(est.total * workers)} across {workers} worker(s), "
-            f"more than the limit {format_bytes(limit)}; lower --samples or --jobs, or raise --max-memory")
+            f"more than the limit {format_bytes(limit)}; lower --samples or --jobs, or {RAISE_HINT}")

@@ -51,6 +51,7 @@ from estimators.base import ExactEpsilon, Mechanism
 from privcheck.auditor.coding import OutputCoding, to_matrix
 from privcheck.auditor.selection import candidate_events, pair_columns
 from privcheck.errors import PrivcheckUsageError
+from privcheck.resources import check_audit_request, check_samples
 from privcheck.auditor.views import apply_view
 from privcheck.scheduler import get_backend, map_chunks
 from privcheck.seeding import derive
@@ -561,6 +562,12 @@ def audit(
     name = mech.name if is_mech else getattr(mech, "__name__", type(mech).__name__)
     if not callable(mech):
         raise PrivcheckUsageError("audit needs a mechanism or a callable f(x, n, rng)")
+    if monte_carlo:
+        samples = check_int("samples", samples, minimum=20)
+    if is_mech:  # refused from the parameters before the inputs are built (d = 10^9 would exhaust memory)
+        check_audit_request(mech, samples if monte_carlo else 0, jobs=jobs, monte_carlo=monte_carlo)
+    elif monte_carlo:
+        check_samples(samples, "samples")
     if inputs is None and pairs is None:
         if not is_mech:
             raise PrivcheckUsageError("audit of a plain callable needs inputs=[x0, x1, ...] (or pairs=[(x0, x1), ...])")
