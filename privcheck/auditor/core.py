@@ -49,7 +49,7 @@ import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
 from privcheck.auditor.coding import OutputCoding, to_matrix
-from privcheck.auditor.selection import candidate_events, pair_columns
+from privcheck.auditor.selection import candidate_events, delta_gap, pair_columns
 from privcheck.errors import PrivcheckUsageError
 from privcheck.resources import check_audit_request, check_samples
 from privcheck.auditor.views import apply_view
@@ -155,7 +155,8 @@ class AuditResult:
                          f"at most {self.eps_max_certifiable:.4g} certifiable)")
             if self.certified_fraction is not None:
                 lines.append(f"  certified    {self.certified_fraction:.1%} of the claimed eps")
-            lines.append(f"  event        {self.event} for inputs {_fmt(self.worst_pair)}")
+            lines.append(f"  event        {self.event} for inputs {_fmt(self.worst_pair)}" if self.event is not None
+                         else "  event        none: no event could separate the inputs at these sample sizes")
         if self.delta_lower is not None:
             lines.append(f"delta lower    {self.delta_lower:.6g} at eps claimed")
         if not self.reproducible:
@@ -382,7 +383,7 @@ def monte_carlo_bound(
         lo = clopper_pearson(k1, n_est, a_each / 2, "lower")
         hi = clopper_pearson(k0, n_est, a_each / 2, "upper")
         eps_lo = math.log(lo / hi) if lo > 0 else -math.inf
-        d_lo = (lo - math.exp(delta_eps) * hi) if delta_eps is not None else None
+        d_lo = delta_gap(lo, hi, delta_eps) if delta_eps is not None else None
         cands.append({"pair": [_plain(inputs[a]), _plain(inputs[b])], "event": ev.description,
                       "kind": ev.kind, "counts": [k1, n_est, k0, n_est], "p_lower": lo, "p_upper": hi,
                       "eps_lower": eps_lo, "delta_lower": d_lo, "predicted": ev.predicted})
@@ -430,7 +431,7 @@ def max_certifiable_delta(bound: MonteCarloBound) -> float:
     a_each = (1.0 - bound.confidence) / max(1, len(bound.candidates))
     lo = clopper_pearson(n, n, a_each / 2, "lower")
     hi = clopper_pearson(0, n, a_each / 2, "upper")
-    return max(0.0, lo - math.exp(bound.delta_eps) * hi)
+    return max(0.0, delta_gap(lo, hi, bound.delta_eps))
 
 
 def detectable_delta(bound: MonteCarloBound, delta_claimed: float) -> float | None:
@@ -443,13 +444,13 @@ def detectable_delta(bound: MonteCarloBound, delta_claimed: float) -> float | No
         return None
     n = bound.estimation_samples
     a_each = (1.0 - bound.confidence) / max(1, len(bound.candidates))
-    hi = math.exp(bound.delta_eps) * clopper_pearson(0, n, a_each / 2, "upper")
-    if clopper_pearson(n, n, a_each / 2, "lower") - hi <= delta_claimed:
+    hi = clopper_pearson(0, n, a_each / 2, "upper")
+    if delta_gap(clopper_pearson(n, n, a_each / 2, "lower"), hi, bound.delta_eps) <= delta_claimed:
         return None
     lo_k, hi_k = 0, n  # invariant: count hi_k detects, lo_k does not
     while hi_k - lo_k > 1:
         mid = (lo_k + hi_k) // 2
-        if clopper_pearson(mid, n, a_each / 2, "lower") - hi > delta_claimed:
+        if delta_gap(clopper_pearson(mid, n, a_each / 2, "lower"), hi, bound.delta_eps) > delta_claimed:
             hi_k = mid
         else:
             lo_k = mid
