@@ -106,7 +106,30 @@ def _one_line(text: str) -> str:
 _INTERRUPT_REPORTED = threading.Event()
 
 
+def _remove_scratch() -> None:
+    """Remove the scratch folders of local Dask clusters this process started (when the scheduler was loaded)."""
+    sched = sys.modules.get("privcheck.scheduler")
+    if sched is not None:
+        try:
+            sched.remove_scratch_dirs()
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
+
+
+def _stop_children() -> None:
+    """Kill this process's worker processes (pools, local Dask workers): they must not outlive a forced exit."""
+    try:
+        import multiprocessing
+
+        for child in multiprocessing.active_children():
+            child.kill()
+    except Exception:  # noqa: BLE001 - best effort at exit
+        pass
+
+
 def _force_exit(code: int) -> None:
+    _stop_children()
+    _remove_scratch()
     if code == EXIT_INTERRUPTED and not _INTERRUPT_REPORTED.is_set():
         _INTERRUPT_REPORTED.set()
         try:
