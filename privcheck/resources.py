@@ -183,7 +183,7 @@ class MemoryEstimate:
     dimension: int
 
 
-def _dimension(mech: Any) -> int:
+def dimension_of(mech: Any) -> int:
     """The length of one input/output vector of a built-in mechanism (1 for scalars), from its parameters."""
     params = getattr(mech, "params", {}) or {}
     d = params.get("d", getattr(mech, "d", 1))
@@ -198,32 +198,29 @@ def _output_width(mech: Any, d: int) -> int:
     return d if kind == "vector" else (2 if kind == "index_value" else 1)
 
 
-def estimate_audit_memory(mech: Any, samples: int, *, jobs: int | None = 1, n_inputs: int | None = None) -> MemoryEstimate:
+def estimate_audit_memory(mech: Any, samples: int, *, jobs: int | None = 1, n_inputs: int | None = None,
+                          width: int | None = None) -> MemoryEstimate:
     """Bytes an audit of ``mech`` with ``samples`` draws per input holds at once (an over-estimate).
 
     Computed from the mechanism's parameters only (its candidate inputs are not
     built: for ``d = 10^9`` building them is what exhausts memory). Parts: the
     candidate inputs (≤ 4 vectors of ``d`` elements for large ``d``), the stored
-    selection draws (the auditor's selection share of ``samples`` per input), and
-    one chunk of fresh draws per worker with its temporaries.
+    selection draws (the auditor's pilot: ``min(n_sel, PILOT, max(2048,
+    PILOT_VALUES / (inputs × width)))`` rows per input, as
+    :func:`privcheck.auditor.core.monte_carlo_bound` takes it), and one chunk of
+    fresh draws per worker with its temporaries. ``width``: the values per
+    output when known (a user sampler's probe); default from the mechanism.
     """
     from privcheck.auditor import core
     from privcheck.seeding import DEFAULT_CHUNK
 
-    d = _dimension(mech)
-    width = _output_width(mech, d)
+    d = dimension_of(mech)
+    width = _output_width(mech, d) if width is None else max(1, int(width))
     k = n_inputs if n_inputs is not None else (4 if d > 4 else 24)
     inputs = k * d * _BYTES_PER_INPUT_ELEMENT
-    share = float(getattr(core, "SELECTION_SHARE", 0.2))
-    n_sel = max(10, int(round(samples * share)))
-    # a streaming auditor keeps only a pilot of the selection draws (PILOT per input, PILOT_VALUES overall)
-    pilot = getattr(core, "PILOT", None)
-    if isinstance(pilot, int):
-        n_sel = min(n_sel, pilot)
-    selection = k * n_sel * width * 8 * 2
-    pilot_values = getattr(core, "PILOT_VALUES", None)
-    if isinstance(pilot_values, int):
-        selection = min(selection, pilot_values * 8 * 2)
+    n_sel = max(10, int(round(samples * float(core.SELECTION_SHARE))))
+    n_pilot = min(n_sel, core.PILOT, max(2048, core.PILOT_VALUES // max(1, k * width)))
+    selection = k * n_pilot * width * 8 * 2
     workers = max(1, int(jobs or 1))
     chunk = workers * min(samples, DEFAULT_CHUNK) * width * 8 * _TEMPORARIES
     return MemoryEstimate(total=inputs + selection + chunk, inputs=inputs, selection=selection, chunk=chunk, dimension=d)
@@ -241,21 +238,26 @@ def check_samples(samples: Any, name: str = "--samples") -> int | None:
 
 
 def check_audit_request(mech: Any, samples: int, *, jobs: int | None = 1, max_memory: int | None = None,
-                        monte_carlo: bool = True) -> MemoryEstimate:
+                        monte_carlo: bool = True, width: int | None = None,
+                        n_inputs: int | None = None) -> MemoryEstimate:
     """Raise :class:`ResourceLimitError` (one line) when an audit would exceed ``max_memory`` bytes.
 
-    ``max_memory`` defaults to :func:`memory_limit`. Returns the estimate otherwise.
+    ``max_memory`` defaults to :func:`memory_limit`; ``width`` and ``n_inputs``
+    as in :func:`estimate_audit_memory` (the auditor passes them once a user
+    sampler's probe has shown its output width). Returns the estimate otherwise.
     """
     if monte_carlo:
         check_samples(samples)
     limit = memory_limit() if max_memory is None else int(max_memory)
-    est = estimate_audit_memory(mech, samples if monte_carlo else 0, jobs=jobs)
+    est = estimate_audit_memory(mech, samples if monte_carlo else 0, jobs=jobs, width=width, n_inputs=n_inputs)
     if est.total > limit:
-        name = getattr(mech, "name", type(mech).__name__)
+        name = getattr(mech, "name", None) or getattr(mech, "__name__", type(mech).__name__)
+        size = f"d={est.dimension}" if width is None else f"outputs of {width} values"
         raise ResourceLimitError(
-            f"auditing {name} with d={est.dimension} and {samples:g} samples/input needs about "
+            f"auditing {name} with {size} and {samples:g} samples/input needs about "
             f"{format_bytes(est.total)} (inputs {format_bytes(est.inputs)}, draws {format_bytes(est.selection + est.chunk)}), "
-            f"more than the limit {format_bytes(limit)}; lower d or --samples, or {RAISE_HINT}")
+            f"more than the limit {format_bytes(limit)}; lower {'d' if width is None else 'the output size'} "
+            f"or --samples, or {RAISE_HINT}")
     return est
 
 

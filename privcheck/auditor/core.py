@@ -320,6 +320,8 @@ def monte_carlo_bound(
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     needed = sorted({i for p in ordered for i in p})
     reproducible, width = _is_reproducible(sampler, inputs[needed[0]])
+    # the probe showed the output width: refuse what the pilot and the chunks would not fit (huge user outputs)
+    check_audit_request(sampler, samples, jobs=jobs, width=width, n_inputs=len(needed))
 
     # 1. pilot: the first draws of the selection share fix the coding
     n_pilot = min(n_sel, PILOT, max(2048, PILOT_VALUES // max(1, len(needed) * width)))
