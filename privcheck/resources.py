@@ -276,6 +276,7 @@ def call_with_timeout(fn, args: tuple, timeout: float):
     """
     import multiprocessing as mp
 
+    timeout = check_timeout(timeout, "timeout")
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
 

@@ -19,6 +19,7 @@ report progress as tasks finish, fold or collect results in chunk order, and on
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import hashlib
 import logging
 import multiprocessing as mp
@@ -606,30 +607,60 @@ def remove_scratch_dirs() -> None:
         _SCRATCH_DIRS.discard(path)
 
 
+#: preloaded by every local worker (a script, as distributed accepts it): Ctrl-C is the client's to handle
+_WORKER_IGNORES_SIGINT = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+
+
 def _start_local_cluster(distributed, n: int, scratch: str):
     """A LocalCluster of ``n`` single-threaded worker processes whose files live in ``scratch``.
 
-    The workers are started with Ctrl-C ignored (they inherit it): a Ctrl-C sent
-    to the terminal's process group is this process's to handle — it closes
-    the cluster — instead of printing a traceback from every worker.
+    Every worker ignores Ctrl-C (a preload script run in its main thread): a
+    Ctrl-C sent to the terminal's process group is this process's alone to
+    handle — it closes the cluster, or kills the workers on a forced exit —
+    instead of printing a traceback from every worker.
     """
     import os
-    import threading
 
     import dask
 
     # workers killed at Ctrl-C leave semaphores the resource tracker reports at exit: noise, not the user's business
     os.environ.setdefault("PYTHONWARNINGS", "ignore::UserWarning:multiprocessing.resource_tracker")
-    main = threading.current_thread() is threading.main_thread()
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    preload = list(dask.config.get("distributed.worker.preload", None) or []) + [_WORKER_IGNORES_SIGINT]
+    with dask.config.set({"temporary-directory": scratch, "distributed.worker.preload": preload}), \
+            _children_start_with_sigint_blocked():
+        return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                        dashboard_address=":0", silence_logs=logging.CRITICAL,
+                                        local_directory=scratch)
+
+
+@contextlib.contextmanager
+def _children_start_with_sigint_blocked():
+    """While the block runs, processes spawned by multiprocessing start with SIGINT blocked.
+
+    The signal mask survives fork and exec, so a worker interrupted while it is
+    still importing (before its preload makes it ignore Ctrl-C) prints nothing;
+    only the spawning thread's mask changes, for the instant of the spawn.
+    """
+    from multiprocessing import util
+
+    mask = getattr(signal, "pthread_sigmask", None)
+    original = util.spawnv_passfds
+    if mask is None:
+        yield
+        return
+
+    def spawn(path, args, passfds):
+        old = mask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return original(path, args, passfds)
+        finally:
+            mask(signal.SIG_SETMASK, old)
+
+    util.spawnv_passfds = spawn
     try:
-        with dask.config.set({"temporary-directory": scratch}):
-            return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                            dashboard_address=":0", silence_logs=logging.CRITICAL,
-                                            local_directory=scratch)
+        yield
     finally:
-        if main:
-            signal.signal(signal.SIGINT, old)
+        util.spawnv_passfds = original
 
 
 def _close_all(objects: list) -> None:
