@@ -63,6 +63,7 @@ CASES = [
     (["budget", "wireless", "--K", "1e9", "--c", "30", "--p", "0.5"], 2, "budget wireless with K=1e+09"),
     (["budget", "wireless", "--K", "100", "--c", "30", "--p", "0.5", "--steps", "1e18"], 2, "--steps 1e+18"),
     (["budget", "wireless", "--K", "100", "--c", "30", "--p", "0.5", "--steps", "2e8"], 2, "--steps 2e+08"),
+    (["budget", "wireless", "--K", "1e4", "--c", "30", "--p", "0.5", "--max-memory", "1K"], 2, "more than the limit 1 KiB"),
     (["audit", "de", "--max-memory", ABOVE_RAM], 2, "more than this machine's RAM"),
     (["verify", "fedsel.ps.ratio", "--max-memory", ABOVE_RAM], 2, "more than this machine's RAM"),
     (["audit", "de", "--samples", "1e10", "--max-memory", "1G"], 2, "the limit is 1e+09 draws per input"),
