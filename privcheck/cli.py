@@ -165,7 +165,7 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
     from privcheck.seeding import default_jobs
 
     set_memory_limit(max_memory)  # every check of the run (claim files included) is sized against it
-    check_run_samples(samples, jobs=jobs or default_jobs())
+    check_run_samples(samples, jobs=jobs or default_jobs(), distributed=dask is not None)
     if timeout is not None:
         timeout = check_timeout(timeout)
     if timeout is None and files:
@@ -304,7 +304,8 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     from privcheck.auditor import DEFAULT_SAMPLES
 
     n = samples or DEFAULT_SAMPLES
-    check_audit_request(mech, n, jobs=jobs, monte_carlo=monte_carlo)  # before len(mech.inputs()) builds them
+    check_audit_request(mech, n, jobs=jobs, monte_carlo=monte_carlo,  # before len(mech.inputs()) builds them
+                        distributed=dask is not None)
     res = _run_audit(mech, n * len(mech.inputs()), eps=eps, samples=n, seed=seed, confidence=confidence,
                      exact=exact, monte_carlo=monte_carlo, jobs=jobs, client=dask,
                      **({"delta": delta} if delta is not None else {}))
@@ -351,7 +352,6 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
     probe_sampler(sampler, xs or list(dict.fromkeys(v for pr in prs for v in pr if _hashable(v))) or [prs[0][0]],
                   ref, view_fn, per_sample)
     n = samples or DEFAULT_SAMPLES
-    check_audit_request(mech, n, jobs=jobs, monte_carlo=monte_carlo)  # before len(mech.inputs()) builds them
     res = _run_audit(sampler, n * max(2, len(xs)), inputs=xs or None, eps=eps, samples=n, seed=seed,
                      confidence=confidence, jobs=jobs, delta=delta, pairs=prs or None, view=view_fn, client=dask)
     res.mechanism = ref

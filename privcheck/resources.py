@@ -35,8 +35,10 @@ from privcheck.errors import PrivcheckUsageError
 
 #: share of the machine's RAM a request may use by default
 DEFAULT_MEMORY_SHARE = 0.5
-#: the largest Monte Carlo size per input accepted (≈ minutes to an hour of sampling at 10^6–10^7 draws/s)
-MAX_SAMPLES = 10**9
+#: the largest Monte Carlo size per input accepted on this machine (≈ minutes to an hour at 10^6–10^7 draws/s)
+MAX_SAMPLES_LOCAL = 10**9
+#: the largest Monte Carlo size per input accepted on a Dask cluster (10^10 draws in an hour on ~a dozen cores)
+MAX_SAMPLES = 10**10
 #: the longest per-check deadline accepted (seconds; 30 days)
 MAX_TIMEOUT = 30 * 86400.0
 #: environment variable holding the memory limit (same syntax as --max-memory) for every path
@@ -226,28 +228,36 @@ def estimate_audit_memory(mech: Any, samples: int, *, jobs: int | None = 1, n_in
     return MemoryEstimate(total=inputs + selection + chunk, inputs=inputs, selection=selection, chunk=chunk, dimension=d)
 
 
-def check_samples(samples: Any, name: str = "--samples") -> int | None:
-    """Refuse Monte Carlo sizes above :data:`MAX_SAMPLES` per input (``None`` passes)."""
+def check_samples(samples: Any, name: str = "--samples", *, distributed: bool = True) -> int | None:
+    """Refuse Monte Carlo sizes above :data:`MAX_SAMPLES` per input (``None`` passes).
+
+    ``distributed=False`` (the run samples on this machine) lowers the limit to
+    :data:`MAX_SAMPLES_LOCAL`: 10^10 draws per input are hours here, so such a
+    request is refused instead of looking like a hang.
+    """
     if samples is None:
         return None
-    if samples > MAX_SAMPLES:
+    limit = MAX_SAMPLES if distributed else MAX_SAMPLES_LOCAL
+    if samples > limit:
+        where = "" if distributed else f" on this machine ({MAX_SAMPLES:.0e} with --dask on a cluster)"
         raise ResourceLimitError(
             f"{name} {samples:g} is beyond what can be sampled in reasonable time and memory; "
-            f"the limit is {MAX_SAMPLES:.0e} draws per input")
+            f"the limit is {limit:.0e} draws per input{where}")
     return samples
 
 
 def check_audit_request(mech: Any, samples: int, *, jobs: int | None = 1, max_memory: int | None = None,
                         monte_carlo: bool = True, width: int | None = None,
-                        n_inputs: int | None = None) -> MemoryEstimate:
+                        n_inputs: int | None = None, distributed: bool = False) -> MemoryEstimate:
     """Raise :class:`ResourceLimitError` (one line) when an audit would exceed ``max_memory`` bytes.
 
     ``max_memory`` defaults to :func:`memory_limit`; ``width`` and ``n_inputs``
     as in :func:`estimate_audit_memory` (the auditor passes them once a user
-    sampler's probe has shown its output width). Returns the estimate otherwise.
+    sampler's probe has shown its output width); ``distributed``: the draws run
+    on a Dask cluster (:func:`check_samples`). Returns the estimate otherwise.
     """
     if monte_carlo:
-        check_samples(samples)
+        check_samples(samples, distributed=distributed)
     limit = memory_limit() if max_memory is None else int(max_memory)
     est = estimate_audit_memory(mech, samples if monte_carlo else 0, jobs=jobs, width=width, n_inputs=n_inputs)
     if est.total > limit:
@@ -322,7 +332,8 @@ class _ScalarMechanism:
     params: dict = {}
 
 
-def check_run_samples(samples: int | None, *, jobs: int | None = 1, max_memory: int | None = None) -> None:
+def check_run_samples(samples: int | None, *, jobs: int | None = 1, max_memory: int | None = None,
+                      distributed: bool = False) -> None:
     """Refuse a ``verify --samples`` override whose per-check audit would not fit ``max_memory``.
 
     Every Monte Carlo check of a run may use ``samples`` draws per input; the
@@ -331,7 +342,7 @@ def check_run_samples(samples: int | None, *, jobs: int | None = 1, max_memory: 
     """
     if samples is None:
         return
-    check_samples(samples)
+    check_samples(samples, distributed=distributed)
     limit = memory_limit() if max_memory is None else int(max_memory)
     workers = max(1, int(jobs or 1))
     est = estimate_audit_memory(_ScalarMechanism(), samples, jobs=1, n_inputs=4)

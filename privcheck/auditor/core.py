@@ -321,7 +321,7 @@ def monte_carlo_bound(
     needed = sorted({i for p in ordered for i in p})
     reproducible, width = _is_reproducible(sampler, inputs[needed[0]])
     # the probe showed the output width: refuse what the pilot and the chunks would not fit (huge user outputs)
-    check_audit_request(sampler, samples, jobs=jobs, width=width, n_inputs=len(needed))
+    check_audit_request(sampler, samples, jobs=jobs, width=width, n_inputs=len(needed), distributed=client is not None)
 
     # 1. pilot: the first draws of the selection share fix the coding
     n_pilot = min(n_sel, PILOT, max(2048, PILOT_VALUES // max(1, len(needed) * width)))
@@ -568,9 +568,10 @@ def audit(
     if monte_carlo:
         samples = check_int("samples", samples, minimum=20)
     if is_mech:  # refused from the parameters before the inputs are built (d = 10^9 would exhaust memory)
-        check_audit_request(mech, samples if monte_carlo else 0, jobs=jobs, monte_carlo=monte_carlo)
+        check_audit_request(mech, samples if monte_carlo else 0, jobs=jobs, monte_carlo=monte_carlo,
+                            distributed=client is not None)
     elif monte_carlo:
-        check_samples(samples, "samples")
+        check_samples(samples, "samples", distributed=client is not None)
     if inputs is None and pairs is None:
         if not is_mech:
             raise PrivcheckUsageError("audit of a plain callable needs inputs=[x0, x1, ...] (or pairs=[(x0, x1), ...])")
