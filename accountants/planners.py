@@ -49,6 +49,9 @@ def _rdp_eps(sigma: float, q: float, steps: int, delta: float) -> float:
 
 
 PLD_FFT_SIZES = {"coarse": 2**14, "fine": 2**18}  # accuracy of the search and of the final check
+#: the largest target ε the sampled noise planner searches: beyond it σ is so small that each certified
+#: PLD evaluation takes minutes (ε = 1e4, q = 0.01, T = 1000 needs σ ≈ 0.03: 25 s per coarse evaluation)
+MAX_PLAN_EPS = 100.0
 
 
 def _pld_interval(events, delta: float, fine: bool):
@@ -78,8 +81,17 @@ def _bisect(events_of, good: float, bad: float, eps: float, delta: float, increa
     def away(v):
         return (max(1, v // 2) if integer else v / 2) if increasing else v * 2
 
-    def toward(v):
-        nv = v * 2 if increasing else v / 2
+    def toward(v, i):
+        # 1, 2, 4, ... doublings per move (at most 1000): a far boundary (b from 1e300 down to 5e4) is
+        # bracketed in ~10 moves instead of never within 60 halvings; the bracket is then bisected in log
+        k = int(min(2 ** i, 1000))
+        try:
+            nv = math.ldexp(v, k if increasing else -k)
+        except OverflowError:
+            nv = math.inf
+        nv = max(nv, 5e-324)
+        if integer:
+            nv = int(min(nv, 2.0**62))
         return min(nv, cap) if cap is not None else nv
 
     for fine, tol in ((False, max(20 * rel, 2e-3)), (True, rel)):
@@ -92,18 +104,22 @@ def _bisect(events_of, good: float, bad: float, eps: float, delta: float, increa
         else:
             raise PrivcheckUsageError("no value in the search range meets the budget")
         fb = f(bad, fine)
-        for _ in range(60):
+        for i in range(60):
             if fb > 0:
                 break
             if cap is not None and bad >= cap:
                 return bad, bad, _pld_interval(events_of(bad), delta, True)
             good, fg = bad, fb
-            bad = toward(bad)
+            bad = toward(bad, i)
             fb = f(bad, fine)
+        else:
+            raise PrivcheckUsageError("no value in the search range violates the budget: the boundary is out of range")
         side = 0
         while (abs(good - bad) > 1) if integer else (abs(bad - good) > tol * abs(good)):
             lg, lb = math.log(good), math.log(bad)
-            if math.isfinite(fb) and fb != fg:
+            if abs(lb - lg) > math.log(4.0):  # a wide bracket: halve it in log first
+                lm = 0.5 * (lg + lb)
+            elif math.isfinite(fb) and fb != fg:
                 lm = lg - fg * (lb - lg) / (fb - fg)
                 lo_, hi_ = min(lg, lb), max(lg, lb)
                 lm = min(max(lm, lo_ + 0.02 * (hi_ - lo_)), hi_ - 0.02 * (hi_ - lo_))
@@ -153,6 +169,10 @@ def noise_for_budget(eps: float, delta: float, steps: int, sensitivity: float = 
     q = check_probability("q", q, open_low=True)
     if accountant == "rdp":
         return _noise_rdp(eps, delta, T, sens, q)
+    if eps > MAX_PLAN_EPS:
+        raise PrivcheckUsageError(
+            f"plan sigma with sampling searches eps <= {MAX_PLAN_EPS:g} (the noise for eps={eps:g} is so small that "
+            "the certified accountant's grid takes minutes per evaluation); plan a smaller eps, or q=1 for the exact GDP answer")
     if accountant != "pld":
         raise PrivcheckUsageError(f"accountant must be 'pld' or 'rdp', got {accountant!r}")
     from accountants.pld import GaussianEvent, PoissonSampledEvent

@@ -100,6 +100,10 @@ class Mechanism:
         return f"{type(self).__name__}({args})"
 
 
+#: bytes per coordinate an exact-ε route holds (a few d-long tuples and lists of Python objects)
+_EXACT_BYTES_PER_COORDINATE = 64
+
+
 def _at_eps_precision(fn):
     """Wrap a mechanism's ``exact_epsilon`` so it runs at the mpmath precision its ε needs.
 
@@ -112,7 +116,11 @@ def _at_eps_precision(fn):
     @functools.wraps(fn)
     def wrapper(self):
         from privcheck.exact import precision_for
+        from privcheck.resources import check_memory, dimension_of
 
+        d = dimension_of(self)  # exact routes build a few d-long vectors (status vectors, rankings): size them first
+        check_memory(f"the exact eps of {self.name} with d={d}", d * _EXACT_BYTES_PER_COORDINATE,
+                     "lower d (or skip the exact eps: --no-exact)")
         if not self.exact_in_mpmath:
             return fn(self)
         with precision_for(*self.eps_parameters()):

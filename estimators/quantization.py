@@ -115,10 +115,23 @@ def _binom(n: int, k: int) -> int:
 # --------------------------------------------------------------------------------------
 
 
+#: bytes per quantisation level while the levels are built (int64 index, float64 level, temporaries)
+_BYTES_PER_LEVEL = 32
+#: bytes per term of the exact PrivQuant sums (three lists of 50-digit mpmath numbers)
+_BYTES_PER_TERM_MP = 3 * 120
+
+
 def grid_levels(K: int, U: float = 1.0) -> np.ndarray:
-    """The K quantisation levels ``B_k = −U + 2(k−1)U/(K−1)``, k = 1..K (001 eq. 5), as floats."""
+    """The K quantisation levels ``B_k = −U + 2(k−1)U/(K−1)``, k = 1..K (001 eq. 5), as floats.
+
+    ``K`` ≥ 2 with the levels' memory (about 32 bytes each) within
+    :func:`privcheck.resources.memory_limit` (refused up front otherwise).
+    """
+    from privcheck.resources import check_memory
+
     K = _check_K(K)
     U = _check_U(U)
+    check_memory(f"the K={K} quantisation levels", K * _BYTES_PER_LEVEL, "lower K")
     return -U + 2.0 * np.arange(K) * U / (K - 1)
 
 
@@ -277,6 +290,10 @@ def tau_of(d: int, kappa: int) -> int:
 @lru_cache(maxsize=64)
 def _terms_mp(d: int, K: int) -> tuple:
     """(t_ℓ, prefix sums Σ_{ℓ'<ℓ}, suffix sums Σ_{ℓ'≥ℓ}) with t_ℓ = C(d, ℓ)(K−1)^{d−ℓ}, ℓ = 0..d, in mpmath (the number of outputs with ℓ matches)."""
+    from privcheck.resources import check_memory
+
+    check_memory(f"the exact PrivQuant sums for d={d} (d+1 terms in 50-digit arithmetic)",
+                 (d + 2) * _BYTES_PER_TERM_MP, "lower d")
     with mpmath.workdps(_DPS):
         km = mpmath.mpf(K - 1)
         t = km ** d
@@ -715,7 +732,7 @@ class PrivQuant(Mechanism):
 
     def inputs(self) -> list:
         """The whole grid B^d when K^d ≤ 16; else −U·1, U·1 (differ everywhere: the worst pair) and an alternating vector."""
-        if self.K ** self.d <= 16:
+        if self.d * math.log2(self.K) <= 4:  # K^d <= 16, without computing K^d for large d
             grid = np.array(np.meshgrid(*[self.levels] * self.d, indexing="ij")).reshape(self.d, -1).T
             return [row.copy() for row in grid]
         alt = np.where(np.arange(self.d) % 2 == 0, -self.U, self.U)

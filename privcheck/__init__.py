@@ -21,19 +21,9 @@ __all__ = [
 
 
 def audit(*args, **kwargs):
-    """Audit a mechanism's ε; see :func:`privcheck.auditor.audit`."""
-    import inspect
-
+    """Audit a mechanism's ε; see :func:`privcheck.auditor.audit` (oversize requests are refused there)."""
     from privcheck.auditor import audit as _audit
-    from privcheck.auditor import DEFAULT_SAMPLES
-    from privcheck.resources import check_audit_request
 
-    bound = inspect.signature(_audit).bind_partial(*args, **kwargs).arguments
-    mech = bound.get("mech")
-    if hasattr(mech, "exact_epsilon") and hasattr(mech, "params"):  # a built-in mechanism: refuse oversize requests
-        samples = bound.get("samples", DEFAULT_SAMPLES)
-        if isinstance(samples, (int, float)) and not isinstance(samples, bool):
-            check_audit_request(mech, samples, jobs=bound.get("jobs"), monte_carlo=bound.get("monte_carlo", True))
     return _audit(*args, **kwargs)
 
 

@@ -157,17 +157,17 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
     from rich.console import Console
 
     from privcheck import reports
-    from privcheck.resources import DEFAULT_USER_TIMEOUT, check_run_samples, parse_memory
+    from privcheck.resources import DEFAULT_USER_TIMEOUT, check_run_samples, check_timeout, set_memory_limit
     from privcheck.runner import MIN_SAMPLES, RunOptions, load_catalogue, run, select
 
     if samples is not None and samples < MIN_SAMPLES:
         raise PrivcheckUsageError(f"--samples must be an integer >= {MIN_SAMPLES}, got {samples}")
     from privcheck.seeding import default_jobs
 
-    check_run_samples(samples, jobs=jobs or default_jobs(),
-                      max_memory=parse_memory(max_memory) if max_memory is not None else None)
-    if timeout is not None and not timeout > 0:
-        raise PrivcheckUsageError(f"--timeout must be a number of seconds > 0, got {timeout:g}")
+    set_memory_limit(max_memory)  # every check of the run (claim files included) is sized against it
+    check_run_samples(samples, jobs=jobs or default_jobs(), distributed=dask is not None)
+    if timeout is not None:
+        timeout = check_timeout(timeout)
     if timeout is None and files:
         timeout = DEFAULT_USER_TIMEOUT
     if quiet and verbose:
@@ -283,12 +283,12 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     Exits 1 when the verdict is refuted (so CI can gate on it), 0 otherwise.
     """
     from privcheck.auditor.user_code import is_reference
-    from privcheck.resources import check_audit_request, parse_memory
+    from privcheck.resources import check_audit_request, set_memory_limit
     from estimators.registry import mechanism
 
     if exact is False and not monte_carlo:
         raise PrivcheckUsageError("--no-exact with --no-mc leaves nothing to audit; drop one of them")
-    limit = parse_memory(max_memory) if max_memory is not None else None
+    set_memory_limit(max_memory)  # mechanism constructors and the auditor size their work against it
     if samples is not None and samples < 20:
         raise PrivcheckUsageError(f"--samples must be an integer >= 20, got {samples}")
     curve = _curve_claim(mu, accountant_specs, eps, delta)
@@ -310,7 +310,8 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     from privcheck.auditor import DEFAULT_SAMPLES
 
     n = samples or DEFAULT_SAMPLES
-    check_audit_request(mech, n, jobs=jobs, max_memory=limit, monte_carlo=monte_carlo)
+    check_audit_request(mech, n, jobs=jobs, monte_carlo=monte_carlo,  # before len(mech.inputs()) builds them
+                        distributed=dask is not None)
     res = _run_audit(mech, n * len(mech.inputs()), eps=eps, samples=n, seed=seed, confidence=confidence,
                      exact=exact, monte_carlo=monte_carlo, jobs=jobs, client=dask,
                      **({"delta": delta} if delta is not None else {}), **curve)

@@ -167,11 +167,20 @@ def amplify_cmd(q, eps, delta, sigma, steps, json_out):
 @click.option("--delta-prime", type=float, default=None, help="δ′ (default: 2e^{-2μ_K²/K} + 1e-5 as in Sec. IV).")
 @click.option("--steps", type=int, default=None, help="Iterations T for the totals (eq. 18–20, DRV).")
 @click.option("--delta-tilde", type=float, default=1e-5, show_default=True)
+@click.option("--max-memory", type=str, default=None,
+              help="Refuse K and --steps whose estimated memory exceeds this (e.g. 4G, 50%; default: half the RAM).")
 @click.option("--json", "json_out", type=str, default=None, help=_JSON_HELP)
-def wireless_cmd(K, p, c, L, sigma, delta_l, delta_prime, steps, delta_tilde, json_out):
+def wireless_cmd(K, p, c, L, sigma, delta_l, delta_prime, steps, delta_tilde, max_memory, json_out):
     """Wireless aggregation with user sampling (004): eq. 14, Lemma 1 (p* and the true optimum), eq. 16, Lemma 2, totals."""
     from accountants import wireless as wl
+    from privcheck.resources import check_memory, set_memory_limit
 
+    set_memory_limit(max_memory)
+
+    # K sampling probabilities (a list and its array), and for the totals a T x K matrix of them (eq. 19)
+    T = 0 if steps is None else steps
+    check_memory(f"budget wireless with K={K:g}" + (f" over --steps {steps:g}" if steps else ""),
+                 float(K) * 8 * 3 + float(T) * (float(K) * 8 * 2 + 64), "lower --K or --steps")
     if c is None:
         if L is None or sigma is None:
             raise PrivcheckUsageError("give --c, or both --L and --sigma")

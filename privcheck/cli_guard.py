@@ -106,7 +106,43 @@ def _one_line(text: str) -> str:
 _INTERRUPT_REPORTED = threading.Event()
 
 
+def _remove_scratch() -> None:
+    """Remove the scratch folders of local Dask clusters this process started (when the scheduler was loaded)."""
+    sched = sys.modules.get("privcheck.scheduler")
+    if sched is not None:
+        try:
+            sched.remove_scratch_dirs()
+        except Exception:  # noqa: BLE001 - best effort at exit
+            pass
+
+
+def _stop_children() -> None:
+    """Kill and reap this process's worker processes (pools, local Dask workers), then stop multiprocessing's
+    resource tracker (it unlinks what the workers left): nothing may outlive a forced exit, not even as a zombie."""
+    try:
+        import multiprocessing
+
+        children = multiprocessing.active_children()
+        for child in children:
+            child.kill()
+        for child in children:
+            child.join(0.5)
+        tracker = sys.modules.get("multiprocessing.resource_tracker")
+        if tracker is not None:
+            t = threading.Thread(target=tracker._resource_tracker._stop, daemon=True)
+            t.start()
+            t.join(1.0)
+    except Exception:  # noqa: BLE001 - best effort at exit
+        pass
+
+
 def _force_exit(code: int) -> None:
+    """Exit now with ``code``: report an interrupt once, then stop the workers and remove scratch folders silently.
+
+    After "privcheck: interrupted" nothing else is printed: standard error is
+    pointed at the null device before the workers are killed (finalizers and
+    trackers of killed workers would otherwise complain).
+    """
     if code == EXIT_INTERRUPTED and not _INTERRUPT_REPORTED.is_set():
         _INTERRUPT_REPORTED.set()
         try:
@@ -118,6 +154,13 @@ def _force_exit(code: int) -> None:
             stream.flush()
         except Exception:  # noqa: BLE001
             pass
+    if code == EXIT_INTERRUPTED:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
+        except OSError:
+            pass
+    _stop_children()
+    _remove_scratch()
     os._exit(code)
 
 
@@ -161,7 +204,9 @@ class GuardedGroup(click.Group):
         code = EXIT_OK
         if real_process:
             _install_sigint_watchdog()
-        with warnings.catch_warnings():
+        from privcheck.resources import memory_limit_scope
+
+        with warnings.catch_warnings(), memory_limit_scope():
             if not debug:  # scipy/autodp/numpy RuntimeWarnings are not the user's business
                 warnings.simplefilter("ignore")
             try:
@@ -175,8 +220,8 @@ class GuardedGroup(click.Group):
                     _INTERRUPT_REPORTED.set()
                     click.echo("privcheck: interrupted", err=True)
                 code = EXIT_INTERRUPTED
-                if real_process:
-                    _arm_exit_watchdog(code)
+                if real_process:  # the run is over: no atexit hook (e.g. Dask's cluster closer) may print now
+                    _force_exit(code)
             except click.ClickException as exc:
                 no_args = getattr(click.exceptions, "NoArgsIsHelpError", None)
                 if no_args is not None and isinstance(exc, no_args):  # bare `privcheck`: the help text
@@ -193,6 +238,12 @@ class GuardedGroup(click.Group):
                 code = exc.exit_code
             except SystemExit:
                 raise
+            except RecursionError as exc:  # built-in code does not recurse deeply: the input is nested too deeply
+                if debug:
+                    traceback.print_exc()
+                click.echo("privcheck: error: the input is nested too deeply to be read (Python's recursion limit: "
+                           f"{_one_line(str(exc))[:120]}); flatten the claim file or value", err=True)
+                code = EXIT_USAGE
             except MemoryError as exc:
                 if debug:
                     traceback.print_exc()

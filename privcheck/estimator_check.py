@@ -42,6 +42,9 @@ from privcheck.validation import check_confidence, check_int, check_positive
 Estimator = Callable[[Any], np.ndarray]
 
 
+#: temporaries per estimate while one chunk is drawn and estimated (observations, estimator intermediates)
+_CHUNK_TEMPORARIES = 8
+
 @dataclass
 class Scenario:
     """A data-generating process and what is claimed about an estimator under it.
@@ -212,6 +215,12 @@ def simulate_estimates(
             raise PrivcheckUsageError("estimators must name at least one estimator")
     seed_seq = seed if isinstance(seed, np.random.SeedSequence) else derive(int(seed), "estimator_check")
     k = scenario.target.size
+    from privcheck.resources import check_memory
+
+    # every estimate is kept (chunk results, then their concatenation): refuse up front what cannot fit
+    check_memory(f"simulating {replicates:.3g} replicates of {k} estimate(s) for {len(ests)} estimator(s)",
+                 float(replicates) * k * len(ests) * 8 * 2 + min(replicates, chunk) * k * 8 * _CHUNK_TEMPORARIES,
+                 "lower replicates")
 
     def run(rng: np.random.Generator, size: int) -> dict[str, np.ndarray]:
         obs = scenario.draw(rng, size)

@@ -9,13 +9,22 @@ the auditor streams and says so with ``privcheck.auditor.core.PILOT`` — and on
 chunk of fresh draws per worker); the limit is ``--max-memory`` (default
 :data:`DEFAULT_MEMORY_SHARE` of the machine's RAM).
 
+The same limit guards every path — the CLI, claim files and the Python API:
+:func:`memory_limit` is ``--max-memory`` when the command line set it
+(:func:`set_memory_limit`), else the environment variable
+``PRIVCHECK_MAX_MEMORY``, else the default; size checks in mechanisms,
+estimators and accountants call :func:`check_memory` with their own estimate
+before they allocate. A limit above the machine's RAM is refused.
+
 Functions: :func:`total_memory`, :func:`default_max_memory`,
-:func:`parse_memory`, :func:`estimate_audit_memory`, :func:`check_audit_request`,
-:func:`check_samples`. Exceptions: :class:`ResourceLimitError` (a
+:func:`parse_memory`, :func:`memory_limit`, :func:`set_memory_limit`,
+:func:`check_memory`, :func:`estimate_audit_memory`, :func:`check_audit_request`,
+:func:`check_samples`, :func:`check_timeout`. Exceptions: :class:`ResourceLimitError` (a
 :class:`PrivcheckUsageError`: one line, CLI exit code 2).
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -26,8 +35,16 @@ from privcheck.errors import PrivcheckUsageError
 
 #: share of the machine's RAM a request may use by default
 DEFAULT_MEMORY_SHARE = 0.5
-#: the largest Monte Carlo size per input accepted (≈ hours of sampling at 10^6–10^7 draws/s)
+#: the largest Monte Carlo size per input accepted on this machine (≈ minutes to an hour at 10^6–10^7 draws/s)
+MAX_SAMPLES_LOCAL = 10**9
+#: the largest Monte Carlo size per input accepted on a Dask cluster (10^10 draws in an hour on ~a dozen cores)
 MAX_SAMPLES = 10**10
+#: the longest per-check deadline accepted (seconds; 30 days)
+MAX_TIMEOUT = 30 * 86400.0
+#: environment variable holding the memory limit (same syntax as --max-memory) for every path
+MEMORY_ENV = "PRIVCHECK_MAX_MEMORY"
+#: how to raise the limit, ending every refusal
+RAISE_HINT = f"raise --max-memory (or the environment variable {MEMORY_ENV})"
 #: default per-check timeout (seconds) for checks from user claim files
 DEFAULT_USER_TIMEOUT = 600.0
 #: bytes per element of a candidate input held as a Python tuple (pointer + int object) or array
@@ -65,7 +82,11 @@ _UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 
 
 
 def parse_memory(text: Any, name: str = "--max-memory") -> int:
-    """Bytes from ``"4G"``, ``"512MiB"``, ``"1e9"`` (bytes) or ``"50%"`` (of the machine's RAM); > 0."""
+    """Bytes from ``"4G"``, ``"512MiB"``, ``"1e9"`` (bytes) or ``"50%"`` (of the machine's RAM).
+
+    Domain: (0, :func:`total_memory`]; a size above the machine's RAM is refused
+    (a limit the machine cannot honour protects nothing).
+    """
     s = str(text).strip().lower()
     m = re.fullmatch(r"([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*(%|[a-z]*)", s)
     if not m or (m.group(2) not in _UNITS and m.group(2) != "%"):
@@ -78,13 +99,76 @@ def parse_memory(text: Any, name: str = "--max-memory") -> int:
     out = val * _UNITS[m.group(2)]
     if not (math.isfinite(out) and out >= 1):
         raise ResourceLimitError(f"{name} must be a positive size, got {text!r}")
+    ram = total_memory()
+    if out > ram:
+        raise ResourceLimitError(f"{name} {text} is more than this machine's RAM ({format_bytes(ram)}); "
+                                 f"give at most {ram >> 20}M or a percentage such as 80%")
     return int(out)
+
+
+_LIMIT: list[int | None] = [None]  # set by the command line's --max-memory
+
+
+def set_memory_limit(limit: int | str | None) -> int | None:
+    """Set the process-wide memory limit (bytes, a size text for :func:`parse_memory`, or None for the default).
+
+    The command line calls it with ``--max-memory``; forked workers inherit it.
+    Returns the previous explicit limit (None when there was none).
+    """
+    prev = _LIMIT[0]
+    _LIMIT[0] = None if limit is None else (parse_memory(limit) if isinstance(limit, str) else int(limit))
+    return prev
+
+
+@contextlib.contextmanager
+def memory_limit_scope():
+    """Restore the explicit limit in force on entry when the block ends (one CLI command = one scope)."""
+    prev = _LIMIT[0]
+    try:
+        yield
+    finally:
+        _LIMIT[0] = prev
+
+
+def memory_limit() -> int:
+    """The limit in force: :func:`set_memory_limit`, else ``$PRIVCHECK_MAX_MEMORY``, else :func:`default_max_memory`."""
+    if _LIMIT[0] is not None:
+        return _LIMIT[0]
+    env = os.environ.get(MEMORY_ENV)
+    if env:
+        return parse_memory(env, MEMORY_ENV)
+    return default_max_memory()
+
+
+def check_memory(what: str, nbytes: float, lower: str) -> None:
+    """Refuse (one line, :class:`ResourceLimitError`) a computation estimated at ``nbytes`` above :func:`memory_limit`.
+
+    what: the request in the user's words (``"randomised response with k=1e9"``);
+    nbytes: the estimate (may be a float or inf: no overflow); lower: what to
+    lower (``"lower k"``). The message says what, the estimate, the limit and
+    how to raise it. Called before the allocation, from the parameters alone.
+    """
+    limit = memory_limit()
+    if not nbytes <= limit:
+        est = format_bytes(nbytes) if math.isfinite(nbytes) else "an unbounded amount"
+        raise ResourceLimitError(f"{what} would need about {est}, more than the limit {format_bytes(limit)}; "
+                                 f"{lower}, or {RAISE_HINT}")
+
+
+def check_timeout(value: Any, name: str = "--timeout") -> float:
+    """A per-check deadline in seconds: a number in (0, :data:`MAX_TIMEOUT`] (one-line refusal otherwise)."""
+    from privcheck.validation import check_positive
+
+    out = check_positive(name, value)
+    if out > MAX_TIMEOUT:
+        raise ResourceLimitError(f"{name} must be a number of seconds in (0, {MAX_TIMEOUT:.0f}] (30 days), got {value!r}")
+    return out
 
 
 def format_bytes(n: float) -> str:
     """``n`` bytes as a short human-readable string (``1.5 GiB``)."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB"):
-        if abs(n) < 1024 or unit == "PiB":
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if abs(n) < 1024 or unit == "EiB":
             return f"{n:.3g} {unit}"
         n /= 1024
     return f"{n:.3g} EiB"  # pragma: no cover
@@ -101,7 +185,7 @@ class MemoryEstimate:
     dimension: int
 
 
-def _dimension(mech: Any) -> int:
+def dimension_of(mech: Any) -> int:
     """The length of one input/output vector of a built-in mechanism (1 for scalars), from its parameters."""
     params = getattr(mech, "params", {}) or {}
     d = params.get("d", getattr(mech, "d", 1))
@@ -116,64 +200,74 @@ def _output_width(mech: Any, d: int) -> int:
     return d if kind == "vector" else (2 if kind == "index_value" else 1)
 
 
-def estimate_audit_memory(mech: Any, samples: int, *, jobs: int | None = 1, n_inputs: int | None = None) -> MemoryEstimate:
+def estimate_audit_memory(mech: Any, samples: int, *, jobs: int | None = 1, n_inputs: int | None = None,
+                          width: int | None = None) -> MemoryEstimate:
     """Bytes an audit of ``mech`` with ``samples`` draws per input holds at once (an over-estimate).
 
     Computed from the mechanism's parameters only (its candidate inputs are not
     built: for ``d = 10^9`` building them is what exhausts memory). Parts: the
     candidate inputs (≤ 4 vectors of ``d`` elements for large ``d``), the stored
-    selection draws (the auditor's selection share of ``samples`` per input), and
-    one chunk of fresh draws per worker with its temporaries.
+    selection draws (the auditor's pilot: ``min(n_sel, PILOT, max(2048,
+    PILOT_VALUES / (inputs × width)))`` rows per input, as
+    :func:`privcheck.auditor.core.monte_carlo_bound` takes it), and one chunk of
+    fresh draws per worker with its temporaries. ``width``: the values per
+    output when known (a user sampler's probe); default from the mechanism.
     """
     from privcheck.auditor import core
     from privcheck.seeding import DEFAULT_CHUNK
 
-    d = _dimension(mech)
-    width = _output_width(mech, d)
+    d = dimension_of(mech)
+    width = _output_width(mech, d) if width is None else max(1, int(width))
     k = n_inputs if n_inputs is not None else (4 if d > 4 else 24)
     inputs = k * d * _BYTES_PER_INPUT_ELEMENT
-    share = float(getattr(core, "SELECTION_SHARE", 0.2))
-    n_sel = max(10, int(round(samples * share)))
-    # a streaming auditor keeps only a pilot of the selection draws (PILOT per input, PILOT_VALUES overall)
-    pilot = getattr(core, "PILOT", None)
-    if isinstance(pilot, int):
-        n_sel = min(n_sel, pilot)
-    selection = k * n_sel * width * 8 * 2
-    pilot_values = getattr(core, "PILOT_VALUES", None)
-    if isinstance(pilot_values, int):
-        selection = min(selection, pilot_values * 8 * 2)
+    n_sel = max(10, int(round(samples * float(core.SELECTION_SHARE))))
+    n_pilot = min(n_sel, core.PILOT, max(2048, core.PILOT_VALUES // max(1, k * width)))
+    selection = k * n_pilot * width * 8 * 2
     workers = max(1, int(jobs or 1))
     chunk = workers * min(samples, DEFAULT_CHUNK) * width * 8 * _TEMPORARIES
     return MemoryEstimate(total=inputs + selection + chunk, inputs=inputs, selection=selection, chunk=chunk, dimension=d)
 
 
-def check_samples(samples: Any, name: str = "--samples") -> int | None:
-    """Refuse Monte Carlo sizes above :data:`MAX_SAMPLES` per input (``None`` passes)."""
+def check_samples(samples: Any, name: str = "--samples", *, distributed: bool = True) -> int | None:
+    """Refuse Monte Carlo sizes above :data:`MAX_SAMPLES` per input (``None`` passes).
+
+    ``distributed=False`` (the run samples on this machine) lowers the limit to
+    :data:`MAX_SAMPLES_LOCAL`: 10^10 draws per input are hours here, so such a
+    request is refused instead of looking like a hang.
+    """
     if samples is None:
         return None
-    if samples > MAX_SAMPLES:
+    limit = MAX_SAMPLES if distributed else MAX_SAMPLES_LOCAL
+    if samples > limit:
+        where = "" if distributed else f" on this machine ({MAX_SAMPLES:.0e} with --dask on a cluster)"
         raise ResourceLimitError(
             f"{name} {samples:g} is beyond what can be sampled in reasonable time and memory; "
-            f"the limit is {MAX_SAMPLES:.0e} draws per input")
+            f"the limit is {limit:.0e} draws per input{where}")
     return samples
 
 
 def check_audit_request(mech: Any, samples: int, *, jobs: int | None = 1, max_memory: int | None = None,
-                        monte_carlo: bool = True) -> MemoryEstimate:
+                        monte_carlo: bool = True, width: int | None = None,
+                        n_inputs: int | None = None, distributed: bool = False) -> MemoryEstimate:
     """Raise :class:`ResourceLimitError` (one line) when an audit would exceed ``max_memory`` bytes.
 
-    ``max_memory`` defaults to :func:`default_max_memory`. Returns the estimate otherwise.
+    ``max_memory`` defaults to :func:`memory_limit`; ``width`` and ``n_inputs``
+    as in :func:`estimate_audit_memory` (the auditor passes them once a user
+    sampler's probe has shown its output width); ``distributed``: the draws run
+    on a Dask cluster (:func:`check_samples`). Returns the estimate otherwise.
     """
     if monte_carlo:
-        check_samples(samples)
-    limit = default_max_memory() if max_memory is None else int(max_memory)
-    est = estimate_audit_memory(mech, samples if monte_carlo else 0, jobs=jobs)
+        check_samples(samples, distributed=distributed)
+    limit = memory_limit() if max_memory is None else int(max_memory)
+    est = estimate_audit_memory(mech, samples if monte_carlo else 0, jobs=jobs, width=width, n_inputs=n_inputs)
     if est.total > limit:
-        name = getattr(mech, "name", type(mech).__name__)
+        name = getattr(mech, "name", None) or getattr(mech, "__name__", type(mech).__name__)
+        size = f"d={est.dimension}" if width is None else f"outputs of {width} values"
         raise ResourceLimitError(
-            f"auditing {name} with d={est.dimension} and {samples:g} samples/input needs about "
+            f"auditing {name} with {size} and {samples:g} samples/input needs about "
             f"{format_bytes(est.total)} (inputs {format_bytes(est.inputs)}, draws {format_bytes(est.selection + est.chunk)}), "
-            f"more than the limit {format_bytes(limit)}; lower d or --samples, or raise --max-memory")
+            f"more than the limit {format_bytes(limit)}; lower {'d' if width is None else 'the output size'} "
+            f"or --samples, or {RAISE_HINT}")
     return est
 
 
@@ -192,6 +286,7 @@ def call_with_timeout(fn, args: tuple, timeout: float):
     """
     import multiprocessing as mp
 
+    timeout = check_timeout(timeout, "timeout")
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
 
@@ -237,7 +332,8 @@ class _ScalarMechanism:
     params: dict = {}
 
 
-def check_run_samples(samples: int | None, *, jobs: int | None = 1, max_memory: int | None = None) -> None:
+def check_run_samples(samples: int | None, *, jobs: int | None = 1, max_memory: int | None = None,
+                      distributed: bool = False) -> None:
     """Refuse a ``verify --samples`` override whose per-check audit would not fit ``max_memory``.
 
     Every Monte Carlo check of a run may use ``samples`` draws per input; the
@@ -246,11 +342,11 @@ def check_run_samples(samples: int | None, *, jobs: int | None = 1, max_memory: 
     """
     if samples is None:
         return
-    check_samples(samples)
-    limit = default_max_memory() if max_memory is None else int(max_memory)
+    check_samples(samples, distributed=distributed)
+    limit = memory_limit() if max_memory is None else int(max_memory)
     workers = max(1, int(jobs or 1))
     est = estimate_audit_memory(_ScalarMechanism(), samples, jobs=1, n_inputs=4)
     if est.total * workers > limit:
         raise ResourceLimitError(
             f"--samples {samples:g} needs about {format_bytes(est.total * workers)} across {workers} worker(s), "
-            f"more than the limit {format_bytes(limit)}; lower --samples or --jobs, or raise --max-memory")
+            f"more than the limit {format_bytes(limit)}; lower --samples or --jobs, or {RAISE_HINT}")

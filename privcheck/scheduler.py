@@ -19,6 +19,7 @@ report progress as tasks finish, fold or collect results in chunk order, and on
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import hashlib
 import logging
 import multiprocessing as mp
@@ -431,12 +432,17 @@ class DaskBackend:
             self.client = client
         elif isinstance(client, str) and client.strip() == "local":
             n = default_jobs() if jobs is None else max(1, int(jobs))
-            cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                               dashboard_address=":0", silence_logs=logging.ERROR)
-            self.client = distributed.Client(cluster)
-            self._owned = [self.client, cluster]
+            scratch = _ScratchDir(_new_scratch_dir())
+            try:
+                cluster = _start_local_cluster(distributed, n, scratch.path)
+                self.client = distributed.Client(cluster)
+            except BaseException:
+                scratch.close()
+                raise
+            self._owned = [self.client, cluster, scratch]
         elif isinstance(client, str) and _looks_like_address(client.strip()):
             addr = client.strip()
+            probe_scheduler(addr, connect_timeout)
             try:
                 self.client = distributed.Client(addr, timeout=connect_timeout)
             except (OSError, TimeoutError) as exc:
@@ -505,6 +511,156 @@ class DaskBackend:
 
     def __exit__(self, *exc):
         self.close()
+
+
+#: the largest first message (bytes) a Dask scheduler's handshake may announce; anything above is another protocol
+MAX_HANDSHAKE_BYTES = 1 << 26
+#: scratch folders of the local clusters started by this process (removed on close and on Ctrl-C)
+_SCRATCH_DIRS: set = set()
+
+
+def _split_host_port(addr: str) -> tuple[str, int] | None:
+    """(host, port) of ``tcp://HOST:PORT`` / ``HOST:PORT`` / ``tcp://[v6]:PORT``; None for other schemes."""
+    scheme, sep, rest = addr.partition("://")
+    if not sep:
+        scheme, rest = "tcp", addr
+    if scheme != "tcp":
+        return None
+    host, _, port = rest.rstrip("/").rpartition(":")
+    if not port.isdigit() or not host:
+        return None
+    return host.strip("[]"), int(port)
+
+
+def probe_scheduler(addr: str, timeout: float = DASK_CONNECT_TIMEOUT) -> None:
+    """Refuse (one line) an address where no Dask scheduler answers, before ``distributed.Client`` is made.
+
+    A Dask scheduler sends its handshake as soon as a connection is accepted:
+    8 bytes (little-endian length of the message) then the message. This opens
+    a TCP connection within ``timeout`` seconds and reads those 8 bytes within
+    ``timeout`` seconds more; a refused or silent address, or a server that
+    speaks another protocol (an HTTP port such as the dashboard's: "HTTP/1.0"
+    read as a length is 3.5 exabytes, which ``distributed`` would try to
+    allocate), is refused with a :class:`PrivcheckUsageError`. Only plain
+    ``tcp://`` addresses are probed (TLS and other transports go straight to
+    ``distributed``).
+    """
+    import socket
+    import struct
+
+    hp = _split_host_port(addr)
+    if hp is None:
+        return
+    start = f"start one with 'dask scheduler' and 'dask worker {addr}'"
+    try:
+        sock = socket.create_connection(hp, timeout=timeout)
+    except socket.timeout:
+        raise PrivcheckUsageError(f"cannot reach the Dask scheduler at {addr}: no answer within {timeout:g} s; "
+                                  f"{start}") from None
+    except OSError as exc:
+        raise PrivcheckUsageError(f"cannot reach the Dask scheduler at {addr}: {exc.strerror or exc}; {start}") from None
+    head = b""
+    try:
+        sock.settimeout(timeout)
+        while len(head) < 8:
+            part = sock.recv(8 - len(head))
+            if not part:
+                break
+            head += part
+    except OSError:  # socket.timeout included: the server waits for us to speak first
+        pass
+    finally:
+        sock.close()
+    size = struct.unpack("<Q", head)[0] if len(head) == 8 else None
+    if size is None or not 0 < size <= MAX_HANDSHAKE_BYTES:
+        raise PrivcheckUsageError(
+            f"{addr} does not answer as a Dask scheduler (no Dask handshake within {timeout:g} s; is it another "
+            f"service, e.g. the dashboard's HTTP port?); give the scheduler's address, usually tcp://HOST:8786")
+
+
+class _ScratchDir:
+    """A local cluster's scratch folder, removed when closed (also at Ctrl-C: :func:`remove_scratch_dirs`)."""
+
+    def __init__(self, path: str):
+        self.path = path
+        _SCRATCH_DIRS.add(path)
+
+    def close(self) -> None:
+        import shutil
+
+        shutil.rmtree(self.path, ignore_errors=True)
+        _SCRATCH_DIRS.discard(self.path)
+
+
+def _new_scratch_dir() -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="privcheck-dask-")
+
+
+def remove_scratch_dirs() -> None:
+    """Remove the scratch folders of every local cluster this process started (the CLI calls it on exit and Ctrl-C)."""
+    import shutil
+
+    for path in list(_SCRATCH_DIRS):
+        shutil.rmtree(path, ignore_errors=True)
+        _SCRATCH_DIRS.discard(path)
+
+
+#: preloaded by every local worker (a script, as distributed accepts it): Ctrl-C is the client's to handle
+_WORKER_IGNORES_SIGINT = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+
+
+def _start_local_cluster(distributed, n: int, scratch: str):
+    """A LocalCluster of ``n`` single-threaded worker processes whose files live in ``scratch``.
+
+    Every worker ignores Ctrl-C (a preload script run in its main thread): a
+    Ctrl-C sent to the terminal's process group is this process's alone to
+    handle — it closes the cluster, or kills the workers on a forced exit —
+    instead of printing a traceback from every worker.
+    """
+    import os
+
+    import dask
+
+    # workers killed at Ctrl-C leave semaphores the resource tracker reports at exit: noise, not the user's business
+    os.environ.setdefault("PYTHONWARNINGS", "ignore::UserWarning:multiprocessing.resource_tracker")
+    preload = list(dask.config.get("distributed.worker.preload", None) or []) + [_WORKER_IGNORES_SIGINT]
+    with dask.config.set({"temporary-directory": scratch, "distributed.worker.preload": preload}), \
+            _children_start_with_sigint_blocked():
+        return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                        dashboard_address=":0", silence_logs=logging.CRITICAL,
+                                        local_directory=scratch)
+
+
+@contextlib.contextmanager
+def _children_start_with_sigint_blocked():
+    """While the block runs, processes spawned by multiprocessing start with SIGINT blocked.
+
+    The signal mask survives fork and exec, so a worker interrupted while it is
+    still importing (before its preload makes it ignore Ctrl-C) prints nothing;
+    only the spawning thread's mask changes, for the instant of the spawn.
+    """
+    from multiprocessing import util
+
+    mask = getattr(signal, "pthread_sigmask", None)
+    original = util.spawnv_passfds
+    if mask is None:
+        yield
+        return
+
+    def spawn(path, args, passfds):
+        old = mask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            return original(path, args, passfds)
+        finally:
+            mask(signal.SIG_SETMASK, old)
+
+    util.spawnv_passfds = spawn
+    try:
+        yield
+    finally:
+        util.spawnv_passfds = original
 
 
 def _close_all(objects: list) -> None:

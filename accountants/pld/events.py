@@ -292,8 +292,15 @@ class RandomizedResponseEvent(PLDEvent):
             raise PrivcheckUsageError(f"eps must be <= 700 for randomised response, got {self.eps}")
 
     def pair(self):
+        """The dominating pair: outputs x, x' and one atom for the k − 2 other outputs.
+
+        The k − 2 other outputs have probability 1/z under both inputs (privacy
+        loss 0); merging outputs with equal likelihood ratio leaves the privacy-loss
+        distribution unchanged, so one atom of mass (k − 2)/z stands for them and
+        any k (10^9 included) costs three atoms.
+        """
         z = math.exp(self.eps) + self.k - 1
-        rest = [1.0 / z] * (self.k - 2)
+        rest = [(self.k - 2) / z] if self.k > 2 else []
         p = np.array([math.exp(self.eps) / z, 1.0 / z] + rest)
         q = np.array([1.0 / z, math.exp(self.eps) / z] + rest)
         return p, q

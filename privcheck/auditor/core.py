@@ -49,8 +49,9 @@ import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
 from privcheck.auditor.coding import OutputCoding, to_matrix
-from privcheck.auditor.selection import candidate_events, pair_columns
+from privcheck.auditor.selection import candidate_events, delta_gap, pair_columns
 from privcheck.errors import PrivcheckUsageError
+from privcheck.resources import check_audit_request, check_samples
 from privcheck.auditor.views import apply_view
 from privcheck.scheduler import get_backend, map_chunks
 from privcheck.seeding import derive
@@ -159,7 +160,8 @@ class AuditResult:
                          f"at most {self.eps_max_certifiable:.4g} certifiable)")
             if self.certified_fraction is not None:
                 lines.append(f"  certified    {self.certified_fraction:.1%} of the claimed eps")
-            lines.append(f"  event        {self.event} for inputs {_fmt(self.worst_pair)}")
+            lines.append(f"  event        {self.event} for inputs {_fmt(self.worst_pair)}" if self.event is not None
+                         else "  event        none: no event could separate the inputs at these sample sizes")
         if self.delta_lower is not None:
             lines.append(f"delta lower    {self.delta_lower:.6g} at eps claimed")
         from privcheck.auditor.curves import curve_summary_lines
@@ -326,6 +328,8 @@ def monte_carlo_bound(
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     needed = sorted({i for p in ordered for i in p})
     reproducible, width = _is_reproducible(sampler, inputs[needed[0]])
+    # the probe showed the output width: refuse what the pilot and the chunks would not fit (huge user outputs)
+    check_audit_request(sampler, samples, jobs=jobs, width=width, n_inputs=len(needed), distributed=client is not None)
 
     # 1. pilot: the first draws of the selection share fix the coding
     n_pilot = min(n_sel, PILOT, max(2048, PILOT_VALUES // max(1, len(needed) * width)))
@@ -389,7 +393,7 @@ def monte_carlo_bound(
         lo = clopper_pearson(k1, n_est, a_each / 2, "lower")
         hi = clopper_pearson(k0, n_est, a_each / 2, "upper")
         eps_lo = math.log(lo / hi) if lo > 0 else -math.inf
-        d_lo = (lo - math.exp(delta_eps) * hi) if delta_eps is not None else None
+        d_lo = delta_gap(lo, hi, delta_eps) if delta_eps is not None else None
         cands.append({"pair": [_plain(inputs[a]), _plain(inputs[b])], "event": ev.description,
                       "kind": ev.kind, "counts": [k1, n_est, k0, n_est], "p_lower": lo, "p_upper": hi,
                       "eps_lower": eps_lo, "delta_lower": d_lo, "predicted": ev.predicted})
@@ -437,7 +441,7 @@ def max_certifiable_delta(bound: MonteCarloBound) -> float:
     a_each = (1.0 - bound.confidence) / max(1, len(bound.candidates))
     lo = clopper_pearson(n, n, a_each / 2, "lower")
     hi = clopper_pearson(0, n, a_each / 2, "upper")
-    return max(0.0, lo - math.exp(bound.delta_eps) * hi)
+    return max(0.0, delta_gap(lo, hi, bound.delta_eps))
 
 
 def detectable_delta(bound: MonteCarloBound, delta_claimed: float) -> float | None:
@@ -450,13 +454,13 @@ def detectable_delta(bound: MonteCarloBound, delta_claimed: float) -> float | No
         return None
     n = bound.estimation_samples
     a_each = (1.0 - bound.confidence) / max(1, len(bound.candidates))
-    hi = math.exp(bound.delta_eps) * clopper_pearson(0, n, a_each / 2, "upper")
-    if clopper_pearson(n, n, a_each / 2, "lower") - hi <= delta_claimed:
+    hi = clopper_pearson(0, n, a_each / 2, "upper")
+    if delta_gap(clopper_pearson(n, n, a_each / 2, "lower"), hi, bound.delta_eps) <= delta_claimed:
         return None
     lo_k, hi_k = 0, n  # invariant: count hi_k detects, lo_k does not
     while hi_k - lo_k > 1:
         mid = (lo_k + hi_k) // 2
-        if clopper_pearson(mid, n, a_each / 2, "lower") - hi > delta_claimed:
+        if delta_gap(clopper_pearson(mid, n, a_each / 2, "lower"), hi, bound.delta_eps) > delta_claimed:
             hi_k = mid
         else:
             lo_k = mid
@@ -582,6 +586,13 @@ def audit(
     name = mech.name if is_mech else getattr(mech, "__name__", type(mech).__name__)
     if not callable(mech):
         raise PrivcheckUsageError("audit needs a mechanism or a callable f(x, n, rng)")
+    if monte_carlo:
+        samples = check_int("samples", samples, minimum=20)
+    if is_mech:  # refused from the parameters before the inputs are built (d = 10^9 would exhaust memory)
+        check_audit_request(mech, samples if monte_carlo else 0, jobs=jobs, monte_carlo=monte_carlo,
+                            distributed=client is not None)
+    elif monte_carlo:
+        check_samples(samples, "samples", distributed=client is not None)
     if inputs is None and pairs is None:
         if not is_mech:
             raise PrivcheckUsageError("audit of a plain callable needs inputs=[x0, x1, ...] (or pairs=[(x0, x1), ...])")

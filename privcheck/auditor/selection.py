@@ -84,6 +84,23 @@ def wilson(k, n, z: float, side: str):
     return np.minimum((centre + half) / (1 + z2 / n), 1.0)
 
 
+def delta_gap(lo, hi, eps: float):
+    """``lo − e^eps · hi`` (a δ lower bound at ε from bounds on two event probabilities), never overflowing.
+
+    lo, hi: probabilities in [0, 1] (scalars or arrays); eps ≥ 0 may exceed
+    709 (e^eps overflows a float). ``hi = 0`` gives ``lo``; when ``e^eps · hi``
+    exceeds the float range the result is ``-inf`` (no δ can be certified),
+    so the value is never above the exact expression. Returns a float for
+    scalar inputs, else an array.
+    """
+    lo = np.asarray(lo, dtype=float)
+    hi = np.asarray(hi, dtype=float)
+    with np.errstate(divide="ignore"):
+        log_term = eps + np.log(hi)  # -inf when hi == 0
+    out = np.where(log_term > 709.0, -np.inf, lo - np.exp(np.minimum(log_term, 709.0)))
+    return float(out) if out.ndim == 0 else out
+
+
 def predicted_bound(k1, n1: int, k0, n0: int, n_est: int, alpha: float, delta_eps: float | None = None):
     """Predicted ε (or, with ``delta_eps``, δ) bound of events with selection counts ``k1/n1`` and ``k0/n0``.
 
@@ -97,7 +114,7 @@ def predicted_bound(k1, n1: int, k0, n0: int, n_est: int, alpha: float, delta_ep
     lo = wilson(p1 * n_est, n_est, z, "lower")
     hi = wilson(p0 * n_est, n_est, z, "upper")
     if delta_eps is not None:
-        return lo - np.exp(delta_eps) * hi
+        return delta_gap(lo, hi, delta_eps)
     with np.errstate(divide="ignore"):
         return np.where(lo > 0, np.log(np.maximum(lo, 1e-300) / np.maximum(hi, 1e-300)), -np.inf)
 
