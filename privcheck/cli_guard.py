@@ -27,6 +27,11 @@ from privcheck.errors import PrivcheckUsageError
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
+#: ``--debug`` was given (set by :class:`GuardedGroup`): user code's own tracebacks are printed too
+DEBUG = False
+#: set by the CLI's SIGINT handler: a KeyboardInterrupt is Ctrl-C only if this is set (else user code raised it)
+SIGINT_SEEN = threading.Event()
+
 #: options whose value is a report file written after the run
 REPORT_OPTIONS = {"--json": True, "--markdown": False, "--junit": False, "--html": False}
 
@@ -139,10 +144,12 @@ def _install_sigint_watchdog() -> None:
     main_pid = os.getpid()
 
     def handler(signum, frame):
+        SIGINT_SEEN.set()
         if os.getpid() == main_pid:
             _arm_exit_watchdog(EXIT_INTERRUPTED, 1.0)
         raise KeyboardInterrupt
 
+    handler.sigint_seen = SIGINT_SEEN  # read by privcheck.auditor.user_code to tell Ctrl-C from user code
     try:
         signal.signal(signal.SIGINT, handler)
     except (ValueError, OSError):  # not the main thread: keep the default
@@ -155,7 +162,8 @@ class GuardedGroup(click.Group):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         real_process = args is None  # the console script; CliRunner and tests pass args explicitly
         argv = list(sys.argv[1:] if args is None else args)
-        debug = "--debug" in argv
+        global DEBUG
+        debug = DEBUG = "--debug" in argv
         if debug:
             argv = [a for a in argv if a != "--debug"]
         code = EXIT_OK
@@ -215,5 +223,20 @@ class GuardedGroup(click.Group):
 def usage_error_exit(ctx: click.Context, exc: BaseException) -> None:
     """Print a usage error as one line and exit with code 2 (used by the group's ``invoke``)."""
     msg = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    _user_traceback(exc)
     click.echo(f"privcheck: error: {_one_line(msg) or type(exc).__name__}", err=True)
     ctx.exit(EXIT_USAGE)
+
+
+def user_code_error_exit(ctx: click.Context, exc: BaseException) -> None:
+    """User code failed (exit, crash, hang, ±inf) outside a check's line: one line naming it, exit code 1."""
+    _user_traceback(exc)
+    click.echo(f"privcheck: error: {_one_line(str(exc)) or type(exc).__name__}", err=True)
+    ctx.exit(EXIT_MISMATCH)
+
+
+def _user_traceback(exc: BaseException) -> None:
+    """Under ``--debug``, the user's own traceback carried by ``exc`` (``user_traceback``), if any."""
+    tb = getattr(exc, "user_traceback", None)
+    if DEBUG and tb:
+        click.echo(str(tb).rstrip("\n"), err=True)

@@ -177,18 +177,61 @@ def check_audit_request(mech: Any, samples: int, *, jobs: int | None = 1, max_me
     return est
 
 
+#: the longest timeout accepted (seconds; about 11.6 days): longer ones overflow the system timers
+MAX_TIMEOUT = 1e6
+
+
+def check_timeout(seconds: Any, name: str = "--timeout") -> float:
+    """A timeout in seconds: a finite number in (0, :data:`MAX_TIMEOUT`]; one line otherwise."""
+    try:
+        val = float(seconds)
+    except (TypeError, ValueError):
+        raise ResourceLimitError(f"{name} must be a number of seconds, got {seconds!r}") from None
+    if not (val > 0 and math.isfinite(val)) or val > MAX_TIMEOUT:
+        raise ResourceLimitError(f"{name} must be a number of seconds in (0, {MAX_TIMEOUT:g}], got {seconds!r}")
+    return val
+
+
 class CheckTimeout(Exception):
     """A call that did not finish within its time limit (the process running it was stopped)."""
 
 
-def call_with_timeout(fn, args: tuple, timeout: float):
+class ChildDied(RuntimeError):
+    """The child process of :func:`call_with_timeout` ended without an answer; ``what`` says how, in words."""
+
+    def __init__(self, exitcode: int | None):
+        self.exitcode = exitcode
+        self.what = describe_exit(exitcode)
+        super().__init__(f"the process running the check died: {self.what}")
+
+
+def describe_exit(exitcode: int | None) -> str:
+    """How a process ended, in words: ``os._exit(N)``/``exit(N)`` for a code, the signal's name for a crash."""
+    import signal
+
+    if exitcode is None:
+        return "stopped the process running it without an exit code"
+    if exitcode < 0:
+        try:
+            sig = signal.Signals(-exitcode).name
+        except ValueError:
+            sig = f"signal {-exitcode}"
+        hint = {"SIGSEGV": "a segmentation fault", "SIGKILL": "killed, e.g. by the out-of-memory killer",
+                "SIGABRT": "aborted", "SIGBUS": "a bus error", "SIGFPE": "a floating-point exception"}.get(sig, "")
+        return f"crashed the process running it ({sig}{': ' + hint if hint else ''})"
+    return f"ended the process running it with exit code {exitcode} (os._exit or an exit from C code)"
+
+
+def call_with_timeout(fn, args: tuple, timeout: float, passthrough: tuple = ()):
     """Run ``fn(*args)`` in a forked child process and return its result, or raise :class:`CheckTimeout`.
 
     The child is terminated (then killed) when ``timeout`` seconds pass, so a
     check that loops forever cannot block a run. The result travels back pickled;
     an exception in the child is re-raised here as ``RuntimeError`` with its
-    one-line description. Works the same inside the runner's worker processes
-    (jobs > 1) and in the main process (jobs = 1). Ctrl-C stops the child too.
+    one-line description, or as itself when it is an instance of one of the
+    ``passthrough`` types; a child that dies without answering (``os._exit``, a
+    segfault) raises :class:`ChildDied`. Works the same inside the runner's
+    worker processes (jobs > 1) and in the main process (jobs = 1). Ctrl-C stops the child too.
     """
     import multiprocessing as mp
 
@@ -199,7 +242,8 @@ def call_with_timeout(fn, args: tuple, timeout: float):
         try:
             res = ("ok", fn(*args))
         except BaseException as exc:  # noqa: BLE001 — reported to the parent, never hidden
-            res = ("exc", f"{type(exc).__name__}: {exc}")
+            res = ("raise", exc) if passthrough and isinstance(exc, passthrough) else \
+                ("exc", f"{type(exc).__name__}: {exc}")
         try:
             send.send(res)
         except Exception as exc:  # noqa: BLE001
@@ -215,7 +259,7 @@ def call_with_timeout(fn, args: tuple, timeout: float):
             kind, val = recv.recv()
         except EOFError:
             proc.join(1)
-            raise RuntimeError(f"the process running the check died (exit code {proc.exitcode})") from None
+            raise ChildDied(proc.exitcode) from None
     finally:
         if proc.is_alive():
             proc.terminate()
@@ -224,6 +268,8 @@ def call_with_timeout(fn, args: tuple, timeout: float):
                 proc.kill()
         proc.join(1)
         recv.close()
+    if kind == "raise":
+        raise val
     if kind == "exc":
         raise RuntimeError(val)
     return val
