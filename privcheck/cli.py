@@ -170,8 +170,10 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
 
     check_run_samples(samples, jobs=jobs or default_jobs(),
                       max_memory=parse_memory(max_memory) if max_memory is not None else None)
-    if timeout is not None and not timeout > 0:
-        raise PrivcheckUsageError(f"--timeout must be a number of seconds > 0, got {timeout:g}")
+    if timeout is not None:
+        from privcheck.resources import check_timeout
+
+        timeout = check_timeout(timeout)
     if timeout is None and files:
         timeout = DEFAULT_USER_TIMEOUT
     if quiet and verbose:
@@ -181,39 +183,43 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
                       client=dask)
     load_catalogue()
     user_ids: list[str] = []
-    if files:
-        from privcheck.userfile import load_user_file
+    from privcheck.auditor.user_code import stdout_to_stderr, user_deadline
 
-        for f in files:
-            user_ids.extend(load_user_file(f))
-    pats = list(patterns) or (user_ids if files else None)
-    checks = select(pats, methods=list(methods) or None)
-    if not checks:
-        raise PrivcheckUsageError("the selection contains no checks (try without --method)")
-    to_stdout = json_out == "-"
-    console = Console(stderr=to_stdout, highlight=False)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(stderr=to_stdout, width=160, highlight=False)  # logs and pipes: room for the values
-    if quick and verbosity >= 0:
-        console.print("[yellow]--quick: reduced Monte Carlo power; verdicts are labelled quick[/]")
-    streaming = not console.is_terminal and verbosity >= 0
-    t0 = time.perf_counter()
-    if streaming:  # CI: one line per check as it finishes, no progress bar
-        vw = len("inconclusive")  # the widest standard verdict: columns stay aligned while streaming
+    with stdout_to_stderr(json_out == "-"):  # a user's print must not corrupt the JSON on stdout
+        if files:
+            from privcheck.userfile import load_user_file
 
-        def on_record(rec):
-            if quick and isinstance(rec.details, dict):
-                rec.details.setdefault("quick", True)
-            reports.print_check(rec, console, verbosity, vw)
-            console.file.flush()
+            for f in files:  # importing the file and probing its samplers run user code: under the deadline
+                with user_deadline(timeout, f"loading {f}"):
+                    user_ids.extend(load_user_file(f))
+        pats = list(patterns) or (user_ids if files else None)
+        checks = select(pats, methods=list(methods) or None)
+        if not checks:
+            raise PrivcheckUsageError("the selection contains no checks (try without --method)")
+        to_stdout = json_out == "-"
+        console = Console(stderr=to_stdout, highlight=False)
+        if not console.is_terminal and "COLUMNS" not in os.environ:
+            console = Console(stderr=to_stdout, width=160, highlight=False)  # logs and pipes: room for the values
+        if quick and verbosity >= 0:
+            console.print("[yellow]--quick: reduced Monte Carlo power; verdicts are labelled quick[/]")
+        streaming = not console.is_terminal and verbosity >= 0
+        t0 = time.perf_counter()
+        if streaming:  # CI: one line per check as it finishes, no progress bar
+            vw = len("inconclusive")  # the widest standard verdict: columns stay aligned while streaming
 
-        records = run(checks, opts, progress=on_record)
-    else:
-        from rich.progress import Progress
+            def on_record(rec):
+                if quick and isinstance(rec.details, dict):
+                    rec.details.setdefault("quick", True)
+                reports.print_check(rec, console, verbosity, vw)
+                console.file.flush()
 
-        with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
-            task = bar.add_task("verifying", total=len(checks))
-            records = run(checks, opts, progress=lambda rec: bar.advance(task))
+            records = run(checks, opts, progress=on_record)
+        else:
+            from rich.progress import Progress
+
+            with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
+                task = bar.add_task("verifying", total=len(checks))
+                records = run(checks, opts, progress=lambda rec: bar.advance(task))
     seconds = time.perf_counter() - t0
     if quick:
         for r in records:

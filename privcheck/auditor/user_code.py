@@ -86,6 +86,10 @@ def _import(mod_name: str, base: str, ref: str):
         raise PrivcheckUsageError(f"reference {ref!r}: {exc.filename}:{exc.lineno}: SyntaxError: {exc.msg}") from None
     except SystemExit as exc:
         raise PrivcheckUsageError(f"reference {ref!r}: importing {mod_name!r} called exit({exc.code})") from None
+    except KeyboardInterrupt:
+        if interrupt_is_real():
+            raise
+        raise PrivcheckUsageError(f"reference {ref!r}: importing {mod_name!r} raised KeyboardInterrupt") from None
     except Exception as exc:  # noqa: BLE001 - user code failing at import is bad input, one line
         raise PrivcheckUsageError(f"reference {ref!r}: importing {mod_name!r} failed: {_one_line(exc)}") from None
 
@@ -113,6 +117,10 @@ def _load_file(path: str, ref: str):
         raise PrivcheckUsageError(f"reference {ref!r}: {path}:{exc.lineno}: SyntaxError: {exc.msg}") from None
     except SystemExit as exc:
         raise PrivcheckUsageError(f"reference {ref!r}: loading {path} called exit({exc.code})") from None
+    except KeyboardInterrupt:
+        if interrupt_is_real():
+            raise
+        raise PrivcheckUsageError(f"reference {ref!r}: loading {path} raised KeyboardInterrupt") from None
     except Exception as exc:  # noqa: BLE001
         raise PrivcheckUsageError(f"reference {ref!r}: loading {path} failed: {_one_line(exc)}") from None
     return module
@@ -223,7 +231,7 @@ class UserCodeError(Exception):
         return (type(self), (str(self), self.function, self.kind, self.user_traceback, self.cause))
 
 
-def _interrupt_is_real() -> bool:
+def interrupt_is_real() -> bool:
     """Whether a KeyboardInterrupt seen now comes from Ctrl-C (True) or was raised by user code (False).
 
     Worker processes ignore SIGINT, so a KeyboardInterrupt there was raised by
@@ -287,7 +295,7 @@ def call_user(fn: Callable, args: tuple, name: str, where: str) -> Any:
     except (PrivcheckUsageError, UserCodeError):
         raise
     except KeyboardInterrupt as exc:
-        if _interrupt_is_real():
+        if interrupt_is_real():
             raise
         raise describe_failure(exc, name, where) from None
     except GeneratorExit:
