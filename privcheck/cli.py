@@ -393,7 +393,7 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
 
 def _user_code_audit(ref, xs, prs, per_sample, seed_global, view, kwargs):
     """Load, probe and audit user code ``ref`` (runs in the child process of :func:`_audit_user_code`)."""
-    from privcheck.auditor.user_code import guard_user_code, load_reference, probe_sampler
+    from privcheck.auditor.user_code import UserCodeError, guard_user_code, load_reference, probe_sampler
 
     fn = load_reference(ref)
     view_fn = load_reference(view, what="view") if view else None
@@ -405,8 +405,13 @@ def _user_code_audit(ref, xs, prs, per_sample, seed_global, view, kwargs):
         sampler = fn
     probe_sampler(sampler, xs or list(dict.fromkeys(v for pr in prs for v in pr if _hashable(v))) or [prs[0][0]],
                   ref, view_fn, per_sample)
-    res = _run_audit(guard_user_code(sampler, ref), kwargs["samples"] * max(2, len(xs)), inputs=xs or None,
-                     pairs=prs or None, view=view_fn, **kwargs)
+    try:
+        res = _run_audit(guard_user_code(sampler, ref), kwargs["samples"] * max(2, len(xs)), inputs=xs or None,
+                         pairs=prs or None, view=view_fn, **kwargs)
+    except UserCodeError as exc:
+        if exc.function is not None:
+            raise
+        raise UserCodeError(str(exc).replace("the sampler", ref, 1), ref, exc.kind) from None
     res.mechanism = ref
     return res
 

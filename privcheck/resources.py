@@ -239,6 +239,11 @@ def call_with_timeout(fn, args: tuple, timeout: float, passthrough: tuple = ()):
     recv, send = ctx.Pipe(duplex=False)
 
     def target() -> None:
+        try:  # its own process group: whatever it starts (worker pools, a forkserver) ends with it
+            os.setpgid(0, 0)
+        except OSError:  # pragma: no cover - not permitted: the child alone is stopped
+            pass
+        _forget_forkserver()
         try:
             res = ("ok", fn(*args))
         except BaseException as exc:  # noqa: BLE001 — reported to the parent, never hidden
@@ -260,7 +265,9 @@ def call_with_timeout(fn, args: tuple, timeout: float, passthrough: tuple = ()):
         except EOFError:
             proc.join(1)
             raise ChildDied(proc.exitcode) from None
+        proc.join(1)  # it answered: let it finish its own clean-up before its group is stopped
     finally:
+        _kill_group(proc.pid)
         if proc.is_alive():
             proc.terminate()
             proc.join(1)
@@ -273,6 +280,36 @@ def call_with_timeout(fn, args: tuple, timeout: float, passthrough: tuple = ()):
     if kind == "exc":
         raise RuntimeError(val)
     return val
+
+
+def _forget_forkserver() -> None:
+    """In a forked child: start its own multiprocessing forkserver when it needs one.
+
+    The inherited handle names the parent's server, which the child cannot
+    ``waitpid`` (``ChildProcessError``) and which lies outside the child's process group.
+    """
+    try:
+        from multiprocessing import forkserver
+
+        server = forkserver._forkserver
+        if getattr(server, "_forkserver_pid", None) is not None:
+            server._forkserver_pid = None
+            server._forkserver_address = None
+            server._forkserver_alive_fd = None
+    except Exception:  # noqa: BLE001 - a different multiprocessing layout: nothing inherited to forget
+        pass
+
+
+def _kill_group(pgid: int | None) -> None:
+    """SIGKILL the process group ``pgid`` (a child of :func:`call_with_timeout` and what it started), if any."""
+    import signal
+
+    if pgid is None or pgid <= 0 or pgid == os.getpgrp():
+        return
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
 
 
 class _ScalarMechanism:
