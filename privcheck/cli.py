@@ -251,8 +251,8 @@ class _AuditCommand(click.Command):
         with formatter.section("Mechanisms (parameters=defaults)"):
             formatter.write_dl([(m["name"], mechanism_signature(m)) for m in mechs])
         formatter.write_paragraph()
-        formatter.write_text("Exit codes: 0 holds or inconclusive, 1 refuted, 2 bad usage or a refused request, "
-                              "3 internal error, 130 interrupted.")
+        formatter.write_text("Exit codes: 0 holds or inconclusive, 1 refuted or error (user code failed or timed "
+                              "out), 2 bad usage or a refused request, 3 internal error, 130 interrupted.")
 
 
 @main.command(cls=_AuditCommand)
