@@ -112,6 +112,7 @@ _INTERRUPT_REPORTED = threading.Event()
 
 
 def _force_exit(code: int) -> None:
+    report_exit(code)
     if code == EXIT_INTERRUPTED and not _INTERRUPT_REPORTED.is_set():
         _INTERRUPT_REPORTED.set()
         try:
@@ -167,6 +168,8 @@ class GuardedGroup(click.Group):
         if debug:
             argv = [a for a in argv if a != "--debug"]
         code = EXIT_OK
+        if real_process and any(a == "--file" or a.startswith("--file=") for a in argv):
+            _supervise()  # claim files run user code in this process: it must not be able to end the run
         if real_process:
             _install_sigint_watchdog()
         with warnings.catch_warnings():
@@ -199,7 +202,8 @@ class GuardedGroup(click.Group):
                     hint = f" (see '{exc.ctx.command_path} --help')"
                 click.echo(f"privcheck: error: {msg}{hint}", err=True)
                 code = exc.exit_code
-            except SystemExit:
+            except SystemExit as exc:
+                report_exit(exc.code)
                 raise
             except MemoryError as exc:
                 if debug:
@@ -215,9 +219,72 @@ class GuardedGroup(click.Group):
                 click.echo(f"privcheck: internal error: {type(exc).__name__}"
                            f"{': ' + detail[:300] if detail else ''} (rerun with --debug for the traceback)", err=True)
                 code = EXIT_INTERNAL
+        report_exit(code)
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+#: in a supervised run (:func:`_supervise`), the pipe on which the final exit code is reported
+_REPORT_FD: int | None = None
+
+
+def report_exit(code) -> None:
+    """Tell the supervising parent (if any) that the run ends normally with ``code`` (idempotent)."""
+    global _REPORT_FD
+    fd, _REPORT_FD = _REPORT_FD, None
+    if fd is None:
+        return
+    if code is None:
+        code = EXIT_OK
+    elif not isinstance(code, int):
+        code = EXIT_MISMATCH
+    try:
+        os.write(fd, str(int(code)).encode("ascii"))
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def _supervise() -> None:
+    """Run the rest of this command in a forked child; this process only waits and exits with its code.
+
+    A claims file is imported (and its samplers probed) in the running process:
+    user code calling ``os._exit(0)`` or crashing there would end the run with
+    no report and — worst for a CI gate — possibly exit code 0. The child reports
+    its exit code on a pipe as it ends normally; when it ends without reporting,
+    the parent prints one line saying how it ended and exits 1. Ctrl-C is the
+    child's to handle (it exits 130); the parent ignores it while waiting.
+    """
+    global _REPORT_FD
+    if not hasattr(os, "fork"):  # pragma: no cover - not POSIX
+        return
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        _REPORT_FD = w
+        return
+    os.close(w)
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _, status = os.waitpid(pid, 0)
+    data = b""
+    while True:
+        chunk = os.read(r, 32)
+        if not chunk:
+            break
+        data += chunk
+    if data.strip().isdigit():
+        os._exit(int(data))
+    from privcheck.resources import describe_exit
+
+    code = os.waitstatus_to_exitcode(status)
+    sys.stderr.write(f"privcheck: error: the user's code {describe_exit(code).replace('running it', 'running the claims')}"
+                     " before the run finished; no report was written\n")
+    sys.stderr.flush()
+    os._exit(EXIT_MISMATCH)
 
 
 def usage_error_exit(ctx: click.Context, exc: BaseException) -> None:

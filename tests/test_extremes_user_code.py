@@ -217,3 +217,18 @@ def test_debug_shows_the_users_traceback_without_a_misleading_hint(workdir):
     last = r.stderr.strip().splitlines()[-1]
     assert last.startswith("privcheck: error: calling usermech:crash_one at input 0 failed: KeyError")
     assert "per-sample" not in last
+
+
+@pytest.mark.parametrize("name, text", [
+    ("exit_claims.py", "import os\nos._exit(0)\n"),
+    ("probe_exit.toml", '[[privacy]]\nid = "u.probe_exit"\nsampler = "exitmod:f"\ninputs = [0, 1]\neps = 1.0\n'),
+])
+def test_os_exit_while_loading_a_claims_file_never_passes(workdir, name, text):
+    """os._exit(0) at import of a claims file or in a sampler probed while it loads: exit 1 and one line, not 0."""
+    (workdir / "exitmod.py").write_text("import os\ndef f(x, n, rng):\n    os._exit(0)\n")
+    (workdir / name).write_text(text)
+    r = _privcheck(workdir, ["verify", "--file", name])
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    lines = r.stderr.strip().splitlines()
+    assert lines == ["privcheck: error: the user's code ended the process running the claims with exit code 0 "
+                     "(os._exit or an exit from C code) before the run finished; no report was written"]

@@ -399,6 +399,9 @@ def user_deadline(seconds: float | None, what: str) -> Iterator[None]:
         try:
             sys.stderr.write(f"privcheck: error: {message}\n")
             sys.stderr.flush()
+            guard = sys.modules.get("privcheck.cli_guard")
+            if guard is not None:
+                guard.report_exit(2)
         finally:
             os._exit(2)
 
