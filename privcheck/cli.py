@@ -16,7 +16,7 @@ import sys
 
 import click
 
-from privcheck.cli_guard import GuardedGroup, harden_options, usage_error_exit
+from privcheck.cli_guard import GuardedGroup, harden_options, usage_error_exit, user_code_error_exit
 from privcheck.errors import PrivcheckUsageError
 
 
@@ -24,8 +24,12 @@ class _Group(GuardedGroup):
     """Turns every usage error raised inside a command into one line and exit code 2."""
 
     def invoke(self, ctx):
+        from privcheck.auditor.user_code import UserCodeError
+
         try:
             return super().invoke(ctx)
+        except UserCodeError as exc:  # the user's code failed outside a check's line: one line, exit 1
+            user_code_error_exit(ctx, exc)
         except (PrivcheckUsageError, ValueError, KeyError, FileNotFoundError, OSError) as exc:
             if isinstance(exc, click.exceptions.Exit):
                 raise
@@ -177,39 +181,43 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
                       client=dask)
     load_catalogue()
     user_ids: list[str] = []
-    if files:
-        from privcheck.userfile import load_user_file
+    from privcheck.auditor.user_code import stdout_to_stderr, user_deadline
 
-        for f in files:
-            user_ids.extend(load_user_file(f))
-    pats = list(patterns) or (user_ids if files else None)
-    checks = select(pats, methods=list(methods) or None)
-    if not checks:
-        raise PrivcheckUsageError("the selection contains no checks (try without --method)")
-    to_stdout = json_out == "-"
-    console = Console(stderr=to_stdout, highlight=False)
-    if not console.is_terminal and "COLUMNS" not in os.environ:
-        console = Console(stderr=to_stdout, width=160, highlight=False)  # logs and pipes: room for the values
-    if quick and verbosity >= 0:
-        console.print("[yellow]--quick: reduced Monte Carlo power; verdicts are labelled quick[/]")
-    streaming = not console.is_terminal and verbosity >= 0
-    t0 = time.perf_counter()
-    if streaming:  # CI: one line per check as it finishes, no progress bar
-        vw = len("inconclusive")  # the widest standard verdict: columns stay aligned while streaming
+    with stdout_to_stderr(json_out == "-"):  # a user's print must not corrupt the JSON on stdout
+        if files:
+            from privcheck.userfile import load_user_file
 
-        def on_record(rec):
-            if quick and isinstance(rec.details, dict):
-                rec.details.setdefault("quick", True)
-            reports.print_check(rec, console, verbosity, vw)
-            console.file.flush()
+            for f in files:  # importing the file and probing its samplers run user code: under the deadline
+                with user_deadline(timeout, f"loading {f}"):
+                    user_ids.extend(load_user_file(f))
+        pats = list(patterns) or (user_ids if files else None)
+        checks = select(pats, methods=list(methods) or None)
+        if not checks:
+            raise PrivcheckUsageError("the selection contains no checks (try without --method)")
+        to_stdout = json_out == "-"
+        console = Console(stderr=to_stdout, highlight=False)
+        if not console.is_terminal and "COLUMNS" not in os.environ:
+            console = Console(stderr=to_stdout, width=160, highlight=False)  # logs and pipes: room for the values
+        if quick and verbosity >= 0:
+            console.print("[yellow]--quick: reduced Monte Carlo power; verdicts are labelled quick[/]")
+        streaming = not console.is_terminal and verbosity >= 0
+        t0 = time.perf_counter()
+        if streaming:  # CI: one line per check as it finishes, no progress bar
+            vw = len("inconclusive")  # the widest standard verdict: columns stay aligned while streaming
 
-        records = run(checks, opts, progress=on_record)
-    else:
-        from rich.progress import Progress
+            def on_record(rec):
+                if quick and isinstance(rec.details, dict):
+                    rec.details.setdefault("quick", True)
+                reports.print_check(rec, console, verbosity, vw)
+                console.file.flush()
 
-        with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
-            task = bar.add_task("verifying", total=len(checks))
-            records = run(checks, opts, progress=lambda rec: bar.advance(task))
+            records = run(checks, opts, progress=on_record)
+        else:
+            from rich.progress import Progress
+
+            with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
+                task = bar.add_task("verifying", total=len(checks))
+                records = run(checks, opts, progress=lambda rec: bar.advance(task))
     seconds = time.perf_counter() - t0
     if quick:
         for r in records:
@@ -241,8 +249,8 @@ class _AuditCommand(click.Command):
         with formatter.section("Mechanisms (parameters=defaults)"):
             formatter.write_dl([(m["name"], mechanism_signature(m)) for m in mechs])
         formatter.write_paragraph()
-        formatter.write_text("Exit codes: 0 holds or inconclusive, 1 refuted, 2 bad usage or a refused request, "
-                              "3 internal error, 130 interrupted.")
+        formatter.write_text("Exit codes: 0 holds or inconclusive, 1 refuted or error (user code failed or timed "
+                              "out), 2 bad usage or a refused request, 3 internal error, 130 interrupted.")
 
 
 @main.command(cls=_AuditCommand)
@@ -271,8 +279,11 @@ class _AuditCommand(click.Command):
 @click.option("--accountant", "accountant_specs", multiple=True, metavar="EVENT",
               help="Claim: the accountant of these events, KIND:NAME=VALUE,...[xCOUNT] (the 'budget pld "
                    "--event' syntax; repeat to compose), against its certified trade-off curve.  [default for dp-sgd/dp-fedavg: their own]")
+@click.option("--timeout", type=float, default=None,
+              help="Seconds the audit may run (user code: importing it, probing and drawing) before it stops with "
+                   "verdict error 'timed out'.  [default: 600 for user code, none for built-in mechanisms]")
 def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out,
-          inputs, pairs, per_sample, seed_global, view, delta, max_memory, dask, mu, accountant_specs):
+          inputs, pairs, per_sample, seed_global, view, delta, max_memory, dask, mu, accountant_specs, timeout):
     """Audit one mechanism's ε: a built-in MECHANISM, or user code MODULE:FUNCTION.
 
     User code is a sampler f(x, n, rng) returning n outputs (or, with
@@ -280,10 +291,12 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     (all ordered pairs) or --pair neighbours, e.g.
     privcheck audit mypkg.mech:sample --input 0 --input 1 --eps 1
 
-    Exits 1 when the verdict is refuted (so CI can gate on it), 0 otherwise.
+    Exits 1 when the verdict is refuted or error (so CI can gate on it), 0 otherwise.
+    User code runs in a child process under --timeout: whatever it does (exit,
+    crash, hang) is reported as verdict error naming the function.
     """
     from privcheck.auditor.user_code import is_reference
-    from privcheck.resources import check_audit_request, set_memory_limit
+    from privcheck.resources import DEFAULT_USER_TIMEOUT, check_audit_request, check_timeout, set_memory_limit
     from estimators.registry import mechanism
 
     if exact is False and not monte_carlo:
@@ -296,7 +309,8 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
         if params or exact:
             raise PrivcheckUsageError("--param and --exact are for built-in mechanisms; user code takes --input/--pair")
         _audit_user_code(mechanism_name, inputs, pairs, per_sample, seed_global, view, eps, delta, samples,
-                         monte_carlo, confidence, seed, jobs, json_out, dask, curve)
+                         monte_carlo, confidence, seed, jobs, json_out, dask, curve,
+                         timeout=DEFAULT_USER_TIMEOUT if timeout is None else check_timeout(timeout))
         return
     for flag, val in (("--input", inputs), ("--pair", pairs), ("--per-sample", per_sample),
                       ("--seed-global", seed_global), ("--view", view)):
@@ -312,9 +326,20 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     n = samples or DEFAULT_SAMPLES
     check_audit_request(mech, n, jobs=jobs, monte_carlo=monte_carlo,  # before len(mech.inputs()) builds them
                         distributed=dask is not None)
-    res = _run_audit(mech, n * len(mech.inputs()), eps=eps, samples=n, seed=seed, confidence=confidence,
-                     exact=exact, monte_carlo=monte_carlo, jobs=jobs, client=dask,
-                     **({"delta": delta} if delta is not None else {}), **curve)
+    kwargs = dict(eps=eps, samples=n, seed=seed, confidence=confidence, exact=exact, monte_carlo=monte_carlo,
+                  jobs=jobs, client=dask, **({"delta": delta} if delta is not None else {}), **curve)
+    if timeout is None:
+        res = _run_audit(mech, n * len(mech.inputs()), **kwargs)
+    else:
+        from privcheck.auditor.user_code import UserCodeError, run_isolated
+
+        try:
+            import functools
+
+            res = run_isolated(functools.partial(_run_audit, mech, n * len(mech.inputs()), **kwargs), (),
+                               timeout=check_timeout(timeout), name=f"the audit of {mech!r}")
+        except UserCodeError as exc:
+            res = _failed_audit(repr(mech), eps, delta, confidence, n, exc, timeout)
     _print_audit(res, json_out)
 
 
@@ -349,10 +374,20 @@ def _run_audit(sampler, total: int, **kwargs):
 
 
 def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, delta, samples, monte_carlo,
-                     confidence, seed, jobs, json_out, dask=None, curve: dict | None = None) -> None:
-    """``privcheck audit MODULE:FUNCTION ...``: resolve the user's code and audit it."""
+                     confidence, seed, jobs, json_out, dask=None, curve: dict | None = None,
+                     timeout: float | None = None) -> None:
+    """``privcheck audit MODULE:FUNCTION ...``: resolve the user's code and audit it.
+
+    Importing, probing and auditing the code run in a forked child under
+    ``timeout`` seconds (:func:`privcheck.auditor.user_code.run_isolated`), with
+    standard output sent to standard error when the JSON goes to ``-``; what the
+    code does to the run (exit, crash, hang, ±inf) becomes verdict ``error``.
+    """
+    import time
+
     from privcheck.auditor import DEFAULT_SAMPLES
-    from privcheck.auditor.user_code import load_reference, parse_literal, parse_pair, probe_sampler
+    from privcheck.auditor.user_code import (UserCodeError, parse_literal, parse_pair, run_isolated,
+                                             stdout_to_stderr)
 
     if not monte_carlo:
         raise PrivcheckUsageError("--no-mc leaves nothing to run for user code (no exact ε without a built-in mechanism)")
@@ -365,6 +400,25 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
     prs = [parse_pair(t) for t in pairs]
     if len(xs) < 2 and not prs:
         raise PrivcheckUsageError("user code needs at least two --input values (or --pair A,B)")
+    n = samples or DEFAULT_SAMPLES
+    args = (ref, xs, prs, per_sample, seed_global, view, dict(
+        eps=eps, samples=n, seed=seed, confidence=confidence, jobs=jobs, delta=delta, client=dask, **curve))
+    t0 = time.perf_counter()
+    with stdout_to_stderr(json_out == "-"):
+        try:
+            if timeout is None:
+                res = _user_code_audit(*args)
+            else:
+                res = run_isolated(_user_code_audit, args, timeout=timeout, name=ref)
+        except UserCodeError as exc:
+            res = _failed_audit(ref, eps, delta, confidence, n, exc, time.perf_counter() - t0)
+    _print_audit(res, json_out)
+
+
+def _user_code_audit(ref, xs, prs, per_sample, seed_global, view, kwargs):
+    """Load, probe and audit user code ``ref`` (runs in the child process of :func:`_audit_user_code`)."""
+    from privcheck.auditor.user_code import UserCodeError, guard_user_code, load_reference, probe_sampler
+
     fn = load_reference(ref)
     view_fn = load_reference(view, what="view") if view else None
     if per_sample:
@@ -375,12 +429,30 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
         sampler = fn
     probe_sampler(sampler, xs or list(dict.fromkeys(v for pr in prs for v in pr if _hashable(v))) or [prs[0][0]],
                   ref, view_fn, per_sample)
-    n = samples or DEFAULT_SAMPLES
-    res = _run_audit(sampler, n * max(2, len(xs)), inputs=xs or None, eps=eps, samples=n, seed=seed,
-                     confidence=confidence, jobs=jobs, delta=delta, pairs=prs or None, view=view_fn, client=dask,
-                     **curve)
+    try:
+        res = _run_audit(guard_user_code(sampler, ref), kwargs["samples"] * max(2, len(xs)), inputs=xs or None,
+                         pairs=prs or None, view=view_fn, **kwargs)
+    except UserCodeError as exc:
+        if exc.function is not None:
+            raise
+        raise UserCodeError(str(exc).replace("the sampler", ref, 1), ref, exc.kind) from None
     res.mechanism = ref
-    _print_audit(res, json_out)
+    return res
+
+
+def _failed_audit(name: str, eps, delta, confidence, samples, exc, seconds: float):
+    """The audit result of verdict ``error`` for a run that user code (or a deadline) ended: ``exc`` is the reason."""
+    from privcheck.auditor.core import AuditResult
+
+    return AuditResult(
+        mechanism=name, eps_claimed=eps, eps_exact=None, eps_exact_text=None, eps_lower=None,
+        confidence=confidence, samples=samples, seconds=round(float(seconds), 4), verdict="error",
+        verdict_exact=None, verdict_mc=None, worst_pair=None, event=None, eps_max_certifiable=None,
+        delta_claimed=delta or 0.0, details={"error": str(exc), "error_kind": getattr(exc, "kind", None),
+                                             "function": getattr(exc, "function", None),
+                                             "user_traceback": getattr(exc, "user_traceback", None)},
+        reason=str(exc))
+
 
 
 def _hashable(v) -> bool:
@@ -392,10 +464,18 @@ def _hashable(v) -> bool:
 
 
 def _print_audit(res, json_out) -> None:
-    """Print an audit result (and its JSON) and exit: 1 when refuted, else 0."""
+    """Print an audit result (and its JSON) and exit: 1 when refuted or error, else 0.
+
+    Under ``--debug`` the user's own traceback of an ``error`` is printed to standard error first.
+    """
     from rich.console import Console
 
-    code = 1 if res.verdict == "refuted" else 0
+    from privcheck import cli_guard
+
+    code = 1 if res.verdict in ("refuted", "error") else 0
+    tb = res.details.pop("user_traceback", None) if isinstance(res.details, dict) else None
+    if tb and cli_guard.DEBUG:
+        click.echo(tb.rstrip("\n"), err=True)
     if json_out:
         text = json.dumps(res.to_dict(), indent=2)
         if json_out == "-":

@@ -27,6 +27,11 @@ from privcheck.errors import PrivcheckUsageError
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
+#: ``--debug`` was given (set by :class:`GuardedGroup`): user code's own tracebacks are printed too
+DEBUG = False
+#: set by the CLI's SIGINT handler: a KeyboardInterrupt is Ctrl-C only if this is set (else user code raised it)
+SIGINT_SEEN = threading.Event()
+
 #: options whose value is a report file written after the run
 REPORT_OPTIONS = {"--json": True, "--markdown": False, "--junit": False, "--html": False}
 
@@ -143,6 +148,7 @@ def _force_exit(code: int) -> None:
     pointed at the null device before the workers are killed (finalizers and
     trackers of killed workers would otherwise complain).
     """
+    report_exit(code)
     if code == EXIT_INTERRUPTED and not _INTERRUPT_REPORTED.is_set():
         _INTERRUPT_REPORTED.set()
         try:
@@ -182,10 +188,12 @@ def _install_sigint_watchdog() -> None:
     main_pid = os.getpid()
 
     def handler(signum, frame):
+        SIGINT_SEEN.set()
         if os.getpid() == main_pid:
             _arm_exit_watchdog(EXIT_INTERRUPTED, 1.0)
         raise KeyboardInterrupt
 
+    handler.sigint_seen = SIGINT_SEEN  # read by privcheck.auditor.user_code to tell Ctrl-C from user code
     try:
         signal.signal(signal.SIGINT, handler)
     except (ValueError, OSError):  # not the main thread: keep the default
@@ -198,10 +206,13 @@ class GuardedGroup(click.Group):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         real_process = args is None  # the console script; CliRunner and tests pass args explicitly
         argv = list(sys.argv[1:] if args is None else args)
-        debug = "--debug" in argv
+        global DEBUG
+        debug = DEBUG = "--debug" in argv
         if debug:
             argv = [a for a in argv if a != "--debug"]
         code = EXIT_OK
+        if real_process and any(a == "--file" or a.startswith("--file=") for a in argv):
+            _supervise()  # claim files run user code in this process: it must not be able to end the run
         if real_process:
             _install_sigint_watchdog()
         from privcheck.resources import memory_limit_scope
@@ -236,7 +247,8 @@ class GuardedGroup(click.Group):
                     hint = f" (see '{exc.ctx.command_path} --help')"
                 click.echo(f"privcheck: error: {msg}{hint}", err=True)
                 code = exc.exit_code
-            except SystemExit:
+            except SystemExit as exc:
+                report_exit(exc.code)
                 raise
             except RecursionError as exc:  # built-in code does not recurse deeply: the input is nested too deeply
                 if debug:
@@ -258,13 +270,91 @@ class GuardedGroup(click.Group):
                 click.echo(f"privcheck: internal error: {type(exc).__name__}"
                            f"{': ' + detail[:300] if detail else ''} (rerun with --debug for the traceback)", err=True)
                 code = EXIT_INTERNAL
+        report_exit(code)
         if standalone_mode:
             sys.exit(code)
         return code
 
 
+#: in a supervised run (:func:`_supervise`), the pipe on which the final exit code is reported
+_REPORT_FD: int | None = None
+
+
+def report_exit(code) -> None:
+    """Tell the supervising parent (if any) that the run ends normally with ``code`` (idempotent)."""
+    global _REPORT_FD
+    fd, _REPORT_FD = _REPORT_FD, None
+    if fd is None:
+        return
+    if code is None:
+        code = EXIT_OK
+    elif not isinstance(code, int):
+        code = EXIT_MISMATCH
+    try:
+        os.write(fd, str(int(code)).encode("ascii"))
+        os.close(fd)
+    except OSError:
+        pass
+
+
+def _supervise() -> None:
+    """Run the rest of this command in a forked child; this process only waits and exits with its code.
+
+    A claims file is imported (and its samplers probed) in the running process:
+    user code calling ``os._exit(0)`` or crashing there would end the run with
+    no report and — worst for a CI gate — possibly exit code 0. The child reports
+    its exit code on a pipe as it ends normally; when it ends without reporting,
+    the parent prints one line saying how it ended and exits 1. Ctrl-C is the
+    child's to handle (it exits 130); the parent ignores it while waiting.
+    """
+    global _REPORT_FD
+    if not hasattr(os, "fork"):  # pragma: no cover - not POSIX
+        return
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        _REPORT_FD = w
+        return
+    os.close(w)
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _, status = os.waitpid(pid, 0)
+    data = b""
+    while True:
+        chunk = os.read(r, 32)
+        if not chunk:
+            break
+        data += chunk
+    if data.strip().isdigit():
+        os._exit(int(data))
+    from privcheck.resources import describe_exit
+
+    code = os.waitstatus_to_exitcode(status)
+    sys.stderr.write(f"privcheck: error: the user's code {describe_exit(code).replace('running it', 'running the claims')}"
+                     " before the run finished; no report was written\n")
+    sys.stderr.flush()
+    os._exit(EXIT_MISMATCH)
+
+
 def usage_error_exit(ctx: click.Context, exc: BaseException) -> None:
     """Print a usage error as one line and exit with code 2 (used by the group's ``invoke``)."""
     msg = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+    _user_traceback(exc)
     click.echo(f"privcheck: error: {_one_line(msg) or type(exc).__name__}", err=True)
     ctx.exit(EXIT_USAGE)
+
+
+def user_code_error_exit(ctx: click.Context, exc: BaseException) -> None:
+    """User code failed (exit, crash, hang, ±inf) outside a check's line: one line naming it, exit code 1."""
+    _user_traceback(exc)
+    click.echo(f"privcheck: error: {_one_line(str(exc)) or type(exc).__name__}", err=True)
+    ctx.exit(EXIT_MISMATCH)
+
+
+def _user_traceback(exc: BaseException) -> None:
+    """Under ``--debug``, the user's own traceback carried by ``exc`` (``user_traceback``), if any."""
+    tb = getattr(exc, "user_traceback", None)
+    if DEBUG and tb:
+        click.echo(str(tb).rstrip("\n"), err=True)

@@ -275,14 +275,42 @@ class CheckTimeout(Exception):
     """A call that did not finish within its time limit (the process running it was stopped)."""
 
 
-def call_with_timeout(fn, args: tuple, timeout: float):
+class ChildDied(RuntimeError):
+    """The child process of :func:`call_with_timeout` ended without an answer; ``what`` says how, in words."""
+
+    def __init__(self, exitcode: int | None):
+        self.exitcode = exitcode
+        self.what = describe_exit(exitcode)
+        super().__init__(f"the process running the check died: {self.what}")
+
+
+def describe_exit(exitcode: int | None) -> str:
+    """How a process ended, in words: ``os._exit(N)``/``exit(N)`` for a code, the signal's name for a crash."""
+    import signal
+
+    if exitcode is None:
+        return "stopped the process running it without an exit code"
+    if exitcode < 0:
+        try:
+            sig = signal.Signals(-exitcode).name
+        except ValueError:
+            sig = f"signal {-exitcode}"
+        hint = {"SIGSEGV": "a segmentation fault", "SIGKILL": "killed, e.g. by the out-of-memory killer",
+                "SIGABRT": "aborted", "SIGBUS": "a bus error", "SIGFPE": "a floating-point exception"}.get(sig, "")
+        return f"crashed the process running it ({sig}{': ' + hint if hint else ''})"
+    return f"ended the process running it with exit code {exitcode} (os._exit or an exit from C code)"
+
+
+def call_with_timeout(fn, args: tuple, timeout: float, passthrough: tuple = ()):
     """Run ``fn(*args)`` in a forked child process and return its result, or raise :class:`CheckTimeout`.
 
     The child is terminated (then killed) when ``timeout`` seconds pass, so a
     check that loops forever cannot block a run. The result travels back pickled;
     an exception in the child is re-raised here as ``RuntimeError`` with its
-    one-line description. Works the same inside the runner's worker processes
-    (jobs > 1) and in the main process (jobs = 1). Ctrl-C stops the child too.
+    one-line description, or as itself when it is an instance of one of the
+    ``passthrough`` types; a child that dies without answering (``os._exit``, a
+    segfault) raises :class:`ChildDied`. Works the same inside the runner's
+    worker processes (jobs > 1) and in the main process (jobs = 1). Ctrl-C stops the child too.
     """
     import multiprocessing as mp
 
@@ -291,10 +319,16 @@ def call_with_timeout(fn, args: tuple, timeout: float):
     recv, send = ctx.Pipe(duplex=False)
 
     def target() -> None:
+        try:  # its own process group: whatever it starts (worker pools, a forkserver) ends with it
+            os.setpgid(0, 0)
+        except OSError:  # pragma: no cover - not permitted: the child alone is stopped
+            pass
+        _forget_forkserver()
         try:
             res = ("ok", fn(*args))
         except BaseException as exc:  # noqa: BLE001 — reported to the parent, never hidden
-            res = ("exc", f"{type(exc).__name__}: {exc}")
+            res = ("raise", exc) if passthrough and isinstance(exc, passthrough) else \
+                ("exc", f"{type(exc).__name__}: {exc}")
         try:
             send.send(res)
         except Exception as exc:  # noqa: BLE001
@@ -310,8 +344,10 @@ def call_with_timeout(fn, args: tuple, timeout: float):
             kind, val = recv.recv()
         except EOFError:
             proc.join(1)
-            raise RuntimeError(f"the process running the check died (exit code {proc.exitcode})") from None
+            raise ChildDied(proc.exitcode) from None
+        proc.join(1)  # it answered: let it finish its own clean-up before its group is stopped
     finally:
+        _kill_group(proc.pid)
         if proc.is_alive():
             proc.terminate()
             proc.join(1)
@@ -319,9 +355,41 @@ def call_with_timeout(fn, args: tuple, timeout: float):
                 proc.kill()
         proc.join(1)
         recv.close()
+    if kind == "raise":
+        raise val
     if kind == "exc":
         raise RuntimeError(val)
     return val
+
+
+def _forget_forkserver() -> None:
+    """In a forked child: start its own multiprocessing forkserver when it needs one.
+
+    The inherited handle names the parent's server, which the child cannot
+    ``waitpid`` (``ChildProcessError``) and which lies outside the child's process group.
+    """
+    try:
+        from multiprocessing import forkserver
+
+        server = forkserver._forkserver
+        if getattr(server, "_forkserver_pid", None) is not None:
+            server._forkserver_pid = None
+            server._forkserver_address = None
+            server._forkserver_alive_fd = None
+    except Exception:  # noqa: BLE001 - a different multiprocessing layout: nothing inherited to forget
+        pass
+
+
+def _kill_group(pgid: int | None) -> None:
+    """SIGKILL the process group ``pgid`` (a child of :func:`call_with_timeout` and what it started), if any."""
+    import signal
+
+    if pgid is None or pgid <= 0 or pgid == os.getpgrp():
+        return
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
 
 
 class _ScalarMechanism:

@@ -89,9 +89,18 @@ def run_check(chk: Check, ctx_base: RunContext, registry: Registry | None = None
         out = chk.fn(ctx)
         verdict_for_method(chk.method, out.verdict)  # a calculator cannot 'hold'; only it 'computes'
         verdict, claimed, measured, details, samples = out.verdict, out.claimed, out.measured, out.details, out.samples
-    except Exception as exc:  # a check that crashes is reported, never hidden
+    except (Exception, SystemExit, KeyboardInterrupt) as exc:  # a check that crashes is reported, never hidden
+        from privcheck.auditor.user_code import UserCodeError, describe_failure, interrupt_is_real
+
+        if isinstance(exc, KeyboardInterrupt) and interrupt_is_real():
+            raise
+        if isinstance(exc, (SystemExit, KeyboardInterrupt)):  # a claim file's check exiting is its failure
+            exc = describe_failure(exc, f"the check {chk.key}", "while running")
         verdict, claimed, measured, samples = "error", None, None, None
-        details = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
+        if isinstance(exc, UserCodeError):  # the user's code failed: its own words and its own traceback
+            details = {"error": str(exc), "traceback": exc.user_traceback or traceback.format_exc(limit=6)}
+        else:
+            details = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
     if ctx_base.quick:  # --quick runs are labelled in every report format
         details = dict(details, quick=True)
     if random:
@@ -125,16 +134,25 @@ def _run_key(key: tuple[str, str, str], ctx: RunContext, timeout: float | None =
 
 
 def _run_timed(chk: Check, ctx: RunContext, timeout: float | None) -> VerdictRecord:
-    """:func:`run_check`, stopped after ``timeout`` seconds (then an ``error`` record "timed out after N s")."""
+    """:func:`run_check`, stopped after ``timeout`` seconds (then an ``error`` record "timed out after N s").
+
+    The check runs in a forked child, so user code that ends or crashes the
+    process (``os._exit``, a segfault) becomes an ``error`` record saying so;
+    checks of user code name it (``chk.fn.user_code``, e.g. ``"mymod:sampler"``).
+    """
     if not timeout:
         return run_check(chk, ctx)
-    from privcheck.resources import CheckTimeout, call_with_timeout
+    from privcheck.resources import CheckTimeout, ChildDied, call_with_timeout
 
     try:
         return call_with_timeout(run_check, (chk, ctx), timeout)
     except (CheckTimeout, RuntimeError) as exc:
         rec = run_check(Check(chk.claim_id, chk.method, _raiser(exc), chk.expect, chk.part), ctx)
-        rec.details["error"] = str(exc)
+        who = getattr(chk.fn, "user_code", None)
+        if isinstance(exc, ChildDied):
+            rec.details["error"] = f"{who or 'the check'} {exc.what}"
+        else:
+            rec.details["error"] = str(exc) + (f" in {who}" if who and isinstance(exc, CheckTimeout) else "")
         rec.details.pop("traceback", None)  # the check ran elsewhere: this process's stack says nothing
         if isinstance(exc, CheckTimeout):
             rec.seconds = float(timeout)

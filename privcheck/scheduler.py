@@ -349,15 +349,18 @@ class ProcessBackend:
         try:
             _drive(count, lambda i: submit_one(pool, i), _wait_first_cf,
                    lambda fs: [f.cancel() for f in fs], WINDOW_PER_WORKER * self.jobs, on_done, folded)
-        except KeyboardInterrupt:
+        except cf.process.BrokenProcessPool:
+            from privcheck.auditor.user_code import UserCodeError
+            from privcheck.resources import describe_exit
+
+            codes = [p.exitcode for p in (getattr(pool, "_processes", None) or {}).values()
+                     if p.exitcode not in (None, 0)]
+            self._kill()
+            how = describe_exit(codes[0]) if codes else "ended the worker process running it (os._exit, a crash or out of memory)"
+            raise UserCodeError(f"the sampler {how} in a worker process", None, "died") from None
+        except BaseException:  # Ctrl-C, or a chunk failed (e.g. the user's code): no worker outlives the run
             self._kill()
             raise
-        except cf.process.BrokenProcessPool:
-            self._kill()
-            raise PrivcheckUsageError(
-                "a worker process died: the sampler crashed the interpreter or ran out of memory, or a script "
-                "started worker processes without the \"if __name__ == '__main__':\" guard they require"
-            ) from None
 
     def _kill(self) -> None:
         if self._pool is not None:
@@ -704,6 +707,75 @@ class _Borrowed:
         pass
 
 
+def process_obstacle() -> str | None:
+    """Why worker processes cannot be used from this program, or None when they can.
+
+    Worker processes (forkserver or spawn) re-import the main program: a
+    script without the ``if __name__ == "__main__":`` guard would run again in
+    every worker (and its audit with it), and a program read from standard input
+    (``python -``, ``__file__ == "<stdin>"``) cannot be re-imported at all.
+    Programs with no main file (``python -c``, the REPL, notebooks) and guarded
+    scripts (the ``privcheck`` command, pytest) are fine: functions defined in
+    ``__main__`` travel by value with cloudpickle.
+    """
+    import os
+    import sys
+
+    main = sys.modules.get("__main__")
+    if main is None:
+        return None
+    spec = getattr(main, "__spec__", None)
+    name = getattr(spec, "name", None)
+    if name is not None:  # python -m NAME: re-imported by name (never for a package's __main__)
+        if name == "__main__" or name.endswith(".__main__"):
+            return None
+        path = getattr(spec, "origin", None)
+    else:
+        path = getattr(main, "__file__", None)
+    if path is None:
+        return None
+    if not os.path.isfile(path):
+        return f"the main program {path} is not a file worker processes could re-import"
+    try:
+        with open(path, "rb") as fh:
+            source = fh.read()
+    except OSError:
+        return f"the main program {path} cannot be read by worker processes"
+    if not _has_main_guard(source):
+        return (f"the script {os.path.basename(path)} has no \"if __name__ == '__main__':\" guard, so worker "
+                "processes would run it again")
+    return None
+
+
+def _has_main_guard(source: bytes) -> bool:
+    """Whether a module's top level has an ``if __name__ == "__main__":`` block (or cannot be parsed: assume so)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return True
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
+            names = [node.test.left, *node.test.comparators]
+            if any(isinstance(n, ast.Name) and n.id == "__name__" for n in names) and any(
+                    isinstance(n, ast.Constant) and n.value == "__main__" for n in names):
+                return True
+    return False
+
+
+_NOTED: set[str] = set()
+
+
+def _note_once(text: str) -> None:
+    """Print ``privcheck: note: text`` on standard error, once per process and text."""
+    import sys
+
+    if text not in _NOTED:
+        _NOTED.add(text)
+        print(f"privcheck: note: {text}", file=sys.stderr, flush=True)
+
+
 def get_backend(jobs: int | None = None, client=None, processes: bool = False) -> Backend:
     """The backend that runs chunks.
 
@@ -714,7 +786,8 @@ def get_backend(jobs: int | None = None, client=None, processes: bool = False) -
     open for its owner). processes: without a
     client, use worker processes instead of threads (for pure-Python
     per-sample samplers) when more than one worker is asked for (one worker
-    runs in this process). Use the result as a context manager (or call
+    runs in this process) and the main program allows it (:func:`process_obstacle`;
+    otherwise threads, with a one-line note on standard error). Use the result as a context manager (or call
     ``close()``) so that a cluster or pool it started is shut down.
     """
     if client is not None:
@@ -722,7 +795,11 @@ def get_backend(jobs: int | None = None, client=None, processes: bool = False) -
             return client if isinstance(client, _Borrowed) else _Borrowed(client)
         return DaskBackend(client, jobs)
     if processes and (default_jobs() if jobs is None else int(jobs)) > 1:
-        return ProcessBackend(jobs)
+        obstacle = process_obstacle()
+        if obstacle is None:
+            return ProcessBackend(jobs)
+        _note_once(f"{obstacle}; running on threads instead (same results; for speed add the guard "
+                   "and run the script from a file)")
     return ThreadBackend(jobs)
 
 

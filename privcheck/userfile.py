@@ -244,6 +244,8 @@ def unload_user_file(path: str) -> None:
 
 # --------------------------------------------------------------------------- Python files
 def _load_python(path: str) -> list[str]:
+    from privcheck.auditor.user_code import interrupt_is_real
+
     before_claims = set(CATALOGUE.claims)
     before_checks = {cid: len(v) for cid, v in CATALOGUE.checks.items()}
     try:
@@ -254,6 +256,10 @@ def _load_python(path: str) -> list[str]:
         raise PrivcheckUsageError(f"{path}:{exc.lineno}: SyntaxError: {exc.msg}") from None
     except SystemExit as exc:
         raise PrivcheckUsageError(f"{path}: the file called exit({exc.code})") from None
+    except KeyboardInterrupt:
+        if interrupt_is_real():
+            raise
+        raise PrivcheckUsageError(f"{path}: the file raised KeyboardInterrupt while loading") from None
     except Exception as exc:  # a user file that fails to import is bad input, reported in one line
         raise PrivcheckUsageError(f"{path}: {type(exc).__name__}: {_one_line(exc)}") from None
     ids = [cid for cid in CATALOGUE.claims if cid not in before_claims]
@@ -380,8 +386,13 @@ class _Entry:
 
     def guard(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` and turn a usage/value/type error into this entry's one-line usage error."""
+        from privcheck.auditor.user_code import UserCodeError
+
         try:
             return fn()
+        except UserCodeError as exc:  # the user's code exited, crashed or misbehaved while probed
+            raise UserCodeError(f"{self.path}: {self.where()}: {exc}", exc.function, exc.kind, exc.user_traceback,
+                                exc.cause) from None
         except (PrivcheckUsageError, ValueError, TypeError, KeyError) as exc:
             self.fail(_one_line(exc))
 
@@ -452,7 +463,7 @@ def _privacy_user(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     from privcheck.auditor import audit
     from privcheck.auditor.core import resolve_pairs
     from privcheck.auditor.per_sample import per_sample
-    from privcheck.auditor.user_code import load_reference, probe_sampler
+    from privcheck.auditor.user_code import guard_user_code, load_reference, probe_sampler
     from privcheck.validation import check_eps, check_int, check_probability
 
     v = ent.values
@@ -488,6 +499,7 @@ def _privacy_user(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     sampler = per_sample(fn, seed_global=v.get("seed_global", False)) if v.get("per_sample") else fn
     probes = list(inputs) if inputs is not None else [x for pr in pairs for x in pr]
     ent.guard(lambda: probe_sampler(sampler, probes, ref, view, bool(v.get("per_sample"))))
+    sampler = guard_user_code(sampler, ref)  # its failures in the check are reported naming ref
 
     def run(ctx: RunContext) -> Outcome:
         n = ctx.n(samples, quick=max(20, samples // 5))
@@ -507,6 +519,7 @@ def _privacy_user(ent: _Entry, paper: str) -> tuple[Claim, Check]:
 
     stmt = f"{ref} is ε={eps:g}-DP" + (f" (δ={delta:g})" if delta else "") + \
         (" on the given neighbouring pairs" if pairs else "")
+    run.user_code = ref  # named by the runner if the check's process dies or times out
     return ent.claim(paper, "privacy", "mc", stmt), Check(ent.id, "mc", run, expect=ent.expect)
 
 

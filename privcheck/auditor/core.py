@@ -50,6 +50,7 @@ import numpy as np
 from estimators.base import ExactEpsilon, Mechanism
 from privcheck.auditor.coding import OutputCoding, to_matrix
 from privcheck.auditor.selection import candidate_events, delta_gap, pair_columns
+from privcheck.auditor.user_code import guard_user_code
 from privcheck.errors import PrivcheckUsageError
 from privcheck.resources import check_audit_request, check_samples
 from privcheck.auditor.views import apply_view
@@ -168,7 +169,7 @@ class AuditResult:
 
         lines += curve_summary_lines(self)
         if not self.reproducible:
-            lines.append("note           the sampler ignores the generator: results are not reproducible from the seed")
+            lines.append(f"note           {NOT_REPRODUCIBLE} (the bound stays valid: every stage draws afresh)")
         if self.reason:
             lines.append(f"reason         {self.reason}")
         lines.append(f"verdict        {self.verdict}  ({self.seconds:.2f} s)")
@@ -203,10 +204,48 @@ def _add_counts(total: dict, part: dict) -> dict:
     return total
 
 
-def _is_reproducible(sampler: Sampler, x) -> tuple[bool, int]:
-    a = _draw_matrix(sampler, x, 64, np.random.default_rng(12345))
-    b = _draw_matrix(sampler, x, 64, np.random.default_rng(12345))
-    return (a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))), a.shape[1]
+#: seeds of the seeding probe (:func:`check_seeding`); any fixed distinct values do
+_PROBE_SEEDS = (12345, 54321, 777, 999)
+#: the note recorded for samplers whose randomness numpy's seeding does not control
+NOT_REPRODUCIBLE = "not reproducible: the sampler ignores numpy seeding"
+
+
+def check_seeding(sampler: Sampler, x, name: str | None = None) -> tuple[bool, int]:
+    """Probe how ``sampler`` uses the generator it is given: ``(reproducible, output width)``.
+
+    Draws a small batch at input ``x`` twice with one seed and once with
+    another. Same seed → same draws: reproducible. Draws identical under two
+    *different* seeds while varying within the batch mean the sampler ignores
+    the generator and seeds itself (a fixed internal seed): its selection and
+    estimation draws would be the same draws and no bound would be valid, so
+    this raises :class:`PrivcheckUsageError` (confirmed on a larger batch under
+    two more seeds first, so that a low-entropy sampler matching by chance is
+    not refused). Draws that differ under the same seed (OS entropy, a library
+    with its own unseeded state) are valid — every stage gets fresh draws —
+    but not reproducible (``False``). A constant (deterministic) sampler is reproducible.
+    """
+    s1, s2, s3, s4 = _PROBE_SEEDS
+    a = _draw_matrix(sampler, x, 64, np.random.default_rng(s1))
+    b = _draw_matrix(sampler, x, 64, np.random.default_rng(s1))
+    same = _equal(a, b)
+    if same and _varies(a) and _equal(a, _draw_matrix(sampler, x, 64, np.random.default_rng(s2))):
+        c = _draw_matrix(sampler, x, 2048, np.random.default_rng(s3))
+        if _varies(c) and _equal(c, _draw_matrix(sampler, x, 2048, np.random.default_rng(s4))):
+            label = name or getattr(sampler, "user_label", None) or getattr(sampler, "__name__", "the sampler")
+            raise PrivcheckUsageError(
+                f"{label} ignores the generator it is given and seeds itself: its draws under different seeds are "
+                "identical, so selection and estimation would reuse the same draws and no bound would be valid; "
+                "draw from the rng argument (for code using numpy's global generator: per_sample(fn, seed_global=True))")
+    return same, a.shape[1]
+
+
+def _equal(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+
+
+def _varies(a: np.ndarray) -> bool:
+    """Whether the rows of a draw matrix are not all the same (the sampler is random at all)."""
+    return len(a) > 1 and not _equal(a, np.broadcast_to(a[:1], a.shape))
 
 
 def _same(a, b) -> bool:
@@ -321,13 +360,15 @@ def monte_carlo_bound(
     if jobs is not None:
         jobs = check_int("jobs", jobs, minimum=1)
     sampler = apply_view(sampler, view)
+    if not isinstance(sampler, Mechanism):  # user code: its failures are reported as the user's, by name
+        sampler = guard_user_code(sampler)
     backend = get_backend(jobs=jobs, client=client, processes=getattr(sampler, "prefers_processes", False))
     alpha = 1.0 - confidence
     n_sel = max(10, int(round(samples * selection_share)))
     n_est = samples - n_sel
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     needed = sorted({i for p in ordered for i in p})
-    reproducible, width = _is_reproducible(sampler, inputs[needed[0]])
+    reproducible, width = check_seeding(sampler, inputs[needed[0]])
     # the probe showed the output width: refuse what the pilot and the chunks would not fit (huge user outputs)
     check_audit_request(sampler, samples, jobs=jobs, width=width, n_inputs=len(needed), distributed=client is not None)
 
@@ -660,6 +701,8 @@ def audit(
         details["estimation_samples"] = bound.estimation_samples
         details["pilot_samples"] = bound.pilot_samples
         details["pairs_audited"] = bound.pairs_audited
+        if not bound.reproducible:
+            details["reproducibility"] = NOT_REPRODUCIBLE
     extra: dict = {}
     from privcheck.auditor.curves import MIN_SAMPLES as CURVE_MIN_SAMPLES
     if monte_carlo and delta > 0 and curve and samples >= CURVE_MIN_SAMPLES:

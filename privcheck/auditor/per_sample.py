@@ -33,11 +33,18 @@ from the run's seed and the chunk index), and the wrapper hands it on:
   use ``jobs > 1`` with the process backend for speed.
 
 Without a generator and without ``seed_global`` the results are not
-reproducible (the audit says so) but remain valid.
+reproducible (the audit says "not reproducible: the sampler ignores numpy
+seeding") but remain valid: every stage draws afresh. Code that seeds itself
+(the same draws whatever generator it is given, e.g. ``np.random.seed(0)`` inside
+``fn``) is refused by the auditor's seeding probe
+(:func:`privcheck.auditor.core.check_seeding`): its selection and estimation
+draws would be the same draws.
 
 Speed. Pure-Python code does not run faster on threads; the wrapper sets
 ``prefers_processes = True`` so that :func:`privcheck.scheduler.get_backend`
-can run its chunks in worker processes when ``jobs > 1``. The wrapper is a
+can run its chunks in worker processes when ``jobs > 1`` — or on threads, with a
+one-line note, when worker processes would re-import an unguarded script or
+``python -`` (:func:`privcheck.scheduler.process_obstacle`). The wrapper is a
 module-level class and pickles with :mod:`pickle` (module-level functions) or
 :mod:`cloudpickle` (lambdas, closures), as a process or Dask backend needs.
 It counts the draws and the seconds spent in ``fn`` in the process that ran
