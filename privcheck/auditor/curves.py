@@ -41,7 +41,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from scipy.special import ndtri
 
-from privcheck.auditor.core import _check_width, _draw_matrix, _is_reproducible, _plain, resolve_pairs
+from privcheck.auditor.core import _check_width, _draw_matrix, _plain, check_seeding, resolve_pairs
 from privcheck.auditor.scores import (Moments, Score, candidate_thresholds, fit_projection, llr_score, moments,
                                       threshold_counts)
 from privcheck.auditor.selection import Z_SELECTION, wilson
@@ -296,7 +296,7 @@ def curve_bound(
     if n_est < 20:
         raise PrivcheckUsageError(f"samples={samples} leaves {n_est} estimation draws; give at least 100 samples")
     needed = sorted({i for p in ordered for i in p})
-    reproducible, _ = _is_reproducible(sampler, inputs[needed[0]])
+    reproducible, _ = check_seeding(sampler, inputs[needed[0]])
     level = bonferroni_alpha(alpha, 2 * points)
     width: list[int] = []
 
