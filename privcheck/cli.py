@@ -250,7 +250,9 @@ class _AuditCommand(click.Command):
 @click.option("--param", "params", multiple=True, help="Mechanism parameter NAME=VALUE; repeatable (see below).")
 @click.option("--eps", type=float, default=None,
               help="Claimed ε  [default: the mechanism's nominal ε; without one the δ(ε) curve is printed]")
-@click.option("--samples", type=int, default=None, help="Monte Carlo draws per input (>= 20).  [default: 1000000]")
+@click.option("--samples", type=str, default=None,
+              help="Monte Carlo draws per input (>= 20), or 'auto[:target=0.95,draws=1e7,seconds=S]' "
+                   "(rounds until certified or budget).  [default: 1000000]")
 @click.option("--exact/--no-exact", default=None, help="Compute the exact ε.  [default: when available]")
 @click.option("--mc/--no-mc", "monte_carlo", default=True, show_default=True, help="Run the Monte Carlo lower bound.")
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of the lower bound.")
@@ -278,6 +280,7 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
 
     Exits 1 when the verdict is refuted (so CI can gate on it), 0 otherwise.
     """
+    from privcheck.auditor.adaptive import parse_samples, planned_draws
     from privcheck.auditor.user_code import is_reference
     from privcheck.resources import check_audit_request, parse_memory
     from estimators.registry import mechanism
@@ -285,8 +288,7 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     if exact is False and not monte_carlo:
         raise PrivcheckUsageError("--no-exact with --no-mc leaves nothing to audit; drop one of them")
     limit = parse_memory(max_memory) if max_memory is not None else None
-    if samples is not None and samples < 20:
-        raise PrivcheckUsageError(f"--samples must be an integer >= 20, got {samples}")
+    samples = parse_samples(samples)
     if is_reference(mechanism_name):
         if params or exact:
             raise PrivcheckUsageError("--param and --exact are for built-in mechanisms; user code takes --input/--pair")
@@ -303,9 +305,9 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
         return
     from privcheck.auditor import DEFAULT_SAMPLES
 
-    n = samples or DEFAULT_SAMPLES
+    n = planned_draws(samples, DEFAULT_SAMPLES)
     check_audit_request(mech, n, jobs=jobs, max_memory=limit, monte_carlo=monte_carlo)
-    res = _run_audit(mech, n * len(mech.inputs()), eps=eps, samples=n, seed=seed, confidence=confidence,
+    res = _run_audit(mech, n * len(mech.inputs()), eps=eps, samples=samples or n, seed=seed, confidence=confidence,
                      exact=exact, monte_carlo=monte_carlo, jobs=jobs, client=dask,
                      **({"delta": delta} if delta is not None else {}))
     _print_audit(res, json_out)
@@ -328,6 +330,7 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
                      confidence, seed, jobs, json_out, dask=None) -> None:
     """``privcheck audit MODULE:FUNCTION ...``: resolve the user's code and audit it."""
     from privcheck.auditor import DEFAULT_SAMPLES
+    from privcheck.auditor.adaptive import planned_draws
     from privcheck.auditor.user_code import load_reference, parse_literal, parse_pair, probe_sampler
 
     if not monte_carlo:
@@ -350,8 +353,8 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
         sampler = fn
     probe_sampler(sampler, xs or list(dict.fromkeys(v for pr in prs for v in pr if _hashable(v))) or [prs[0][0]],
                   ref, view_fn, per_sample)
-    n = samples or DEFAULT_SAMPLES
-    res = _run_audit(sampler, n * max(2, len(xs)), inputs=xs or None, eps=eps, samples=n, seed=seed,
+    n = planned_draws(samples, DEFAULT_SAMPLES)
+    res = _run_audit(sampler, n * max(2, len(xs)), inputs=xs or None, eps=eps, samples=samples or n, seed=seed,
                      confidence=confidence, jobs=jobs, delta=delta, pairs=prs or None, view=view_fn, client=dask)
     res.mechanism = ref
     _print_audit(res, json_out)

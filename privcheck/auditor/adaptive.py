@@ -120,10 +120,11 @@ def parse_samples(value: Any) -> int | Auto | None:
                     raise PrivcheckUsageError(f"--samples {value!r}: {key} needs a number, got {val.strip()!r}") from None
             return Auto(**kwargs)
         try:
-            value = float(text)
+            f = float(text)
         except ValueError:
             raise PrivcheckUsageError(f"--samples must be an integer >= 20 or {_AUTO_HELP}, got {text!r}") from None
-    return check_int("samples", value, minimum=20)
+        value = int(f) if f.is_integer() else f
+    return check_int("--samples", value, minimum=20)
 
 
 def planned_draws(samples: int | Auto | None, default: int) -> int:
@@ -244,7 +245,7 @@ def adaptive_bound(
 
     auto = parse_samples(auto)
     if not isinstance(auto, Auto):
-        raise PrivcheckUsageError(f"adaptive audit needs samples='auto' or Auto(...), got {auto!r}")
+        raise PrivcheckUsageError(f"samples must be an integer >= 20, 'auto' or Auto(...), got {auto!r}")
     if mc_kwargs.get("delta_eps") is not None:
         raise PrivcheckUsageError("samples='auto' adapts to an ε claim with δ = 0; give an integer samples "
                                   "for an (ε, δ) claim")
