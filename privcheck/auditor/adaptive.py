@@ -1,8 +1,8 @@
 """Adaptive power: ``samples="auto"`` draws in rounds until the certified fraction reaches a target.
 
 :func:`adaptive_bound` runs :func:`privcheck.auditor.core.monte_carlo_bound`
-in rounds ``r = 1, 2, …`` of growing size (``first``, ``growth·first``, …,
-the last one cut to what the draws budget leaves). Each round is a complete,
+in rounds ``r = 1, 2, …`` of growing size (``first``, ``growth·first``, …;
+the last round takes all the draws budget leaves, see :meth:`Auto.round_sizes`). Each round is a complete,
 independent audit: its own pilot, selection and *fresh* estimation draws from
 its own child SeedSequence (``derive(seed, "adaptive", r)``); no draw of one
 round is reused by another, so events are never estimated on the draws that
@@ -80,10 +80,16 @@ class Auto:
         object.__setattr__(self, "growth", check_int("growth", self.growth, minimum=2))
 
     def round_sizes(self) -> list[int]:
-        """Draws per input of each round the draws budget allows (the last one cut to the rest)."""
+        """Draws per input of each round the draws budget allows.
+
+        Sizes ``first · growth^{r-1}``; a round whose rest of the budget would be
+        smaller than the next round's size takes that rest too (so the last round
+        is the largest one the budget allows, not a leftover).
+        """
         sizes, total, n = [], 0, self.first
         while self.max_draws - total >= MIN_ROUND:
-            size = min(n, self.max_draws - total)
+            rest = self.max_draws - total
+            size = rest if rest - n < n * self.growth else n
             sizes.append(size)
             total += size
             n *= self.growth
@@ -203,12 +209,19 @@ def needed_draws(counts: tuple, eps_target: float, alpha: float, limit: int = 10
     p1, p0 = k1 / n, max(k0, 0.5) / n
     if not (p1 > 0 and math.log(p1 / p0) > eps_target):
         return None
-    est = 1024
-    while est <= limit:
-        if log_ratio_lower_bound(round(p1 * est), est, round(p0 * est), est, alpha) >= eps_target:
-            return int(math.ceil(est / (1 - SELECTION_SHARE)))
-        est *= 2
-    return None
+    def enough(m: int) -> bool:
+        return log_ratio_lower_bound(round(p1 * m), m, round(p0 * m), m, alpha) >= eps_target
+
+    hi = 1024
+    while not enough(hi):
+        hi *= 2
+        if hi > limit:
+            return None
+    lo = hi // 2  # bisect to ~1 %: the prediction is rough anyway
+    while hi - lo > max(1, hi // 100):
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return int(math.ceil(hi / (1 - SELECTION_SHARE)))
 
 
 def adaptive_bound(
