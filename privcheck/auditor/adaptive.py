@@ -126,10 +126,11 @@ def parse_samples(value: Any) -> int | Auto | None:
                     raise PrivcheckUsageError(f"--samples {value!r}: {key} needs a number, got {val.strip()!r}") from None
             return Auto(**kwargs)
         try:
-            f = float(text)
-        except ValueError:
-            raise PrivcheckUsageError(f"--samples must be an integer >= 20 or {_AUTO_HELP}, got {text!r}") from None
-        value = int(f) if f.is_integer() else f
+            value = int(float(text)) if float(text).is_integer() else None
+        except (ValueError, OverflowError):
+            value = None
+        if value is None:
+            raise PrivcheckUsageError(f"--samples must be an integer >= 20 or {_AUTO_HELP}, got {text!r}")
     return check_int("--samples", value, minimum=20)
 
 
