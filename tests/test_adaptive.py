@@ -158,3 +158,14 @@ def test_cli_samples_auto_json():
     assert rec["stopped"] == "target reached" and doc["certified_fraction"] >= 0.95
     assert doc["samples"] == sum(r["samples"] for r in rec["rounds"])
     assert "2^-r" in rec["spending"]
+
+
+def test_correct_mechanism_refuted_at_most_at_alpha_over_seeds():
+    """Coverage of the whole adaptive procedure (data-dependent stopping included): a correct RR audited
+    against its true ε over 40 seeds at α = 0.2 is refuted no more often than Binomial(40, 0.2) allows."""
+    from scipy.stats import binom
+
+    auto = Auto(max_draws=30_000, first=1_000, growth=2, target=1.0)
+    refuted = sum(privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, samples=auto, seed=s, confidence=0.8).verdict
+                  == "refuted" for s in range(40))
+    assert refuted <= binom.ppf(0.999, 40, 0.2)
