@@ -2,7 +2,12 @@
 
 :func:`adaptive_bound` runs :func:`privcheck.auditor.core.monte_carlo_bound`
 in rounds ``r = 1, 2, …`` of growing size (``first``, ``growth·first``, …;
-the last round takes all the draws budget leaves, see :meth:`Auto.round_sizes`). Each round is a complete,
+the last round takes all the draws budget leaves, see :meth:`Auto.next_size`),
+each cut to :data:`PREDICT_MARGIN` times the draws the best event of the
+earlier rounds predicts the target needs (:func:`needed_draws`), but not below
+twice the previous round (the best event's counts are its luckiest, so the
+prediction is optimistic). A round's size
+depends on earlier rounds only, never on its own draws, so it cannot bias it. Each round is a complete,
 independent audit: its own pilot, selection and *fresh* estimation draws from
 its own child SeedSequence (``derive(seed, "adaptive", r)``); no draw of one
 round is reused by another, so events are never estimated on the draws that
@@ -24,9 +29,10 @@ spending rule, every round's draws, level and bound, and why it stopped; when
 a budget stopped it short of the target, ``message`` says so in one line with
 the draws per input the best event would need (a prediction, labelled so).
 
-Reproducibility: the round sizes are a fixed sequence, so the result is a
-function of the seed and the budget; a run stopped by the seconds budget is
-reproduced exactly by rerunning with ``max_draws`` equal to its draws per input.
+Reproducibility: the round sizes are a function of the earlier rounds, so the
+result is a function of the seed, the target and the draws budget; where the
+seconds budget stopped the rounds, the record lists the rounds run (the same
+seed and settings repeat them; only where it stops depends on timing).
 """
 from __future__ import annotations
 
@@ -49,6 +55,8 @@ DEFAULT_MAX_DRAWS = 10_000_000
 #: draws per input of the first round, and the growth factor of the next ones
 FIRST_ROUND = 1 << 16
 GROWTH = 4
+#: a round is cut to this multiple of the draws the best event so far predicts it needs
+PREDICT_MARGIN = 1.5
 #: a round smaller than this (what a budget leaves) is not run
 MIN_ROUND = 1000
 SPENDING_RULE = "alpha_r = alpha * 2^-r for round r = 1, 2, ... (sum < alpha); bound = max over rounds (union bound)"
@@ -79,20 +87,24 @@ class Auto:
         object.__setattr__(self, "first", check_int("first", self.first, minimum=MIN_ROUND))
         object.__setattr__(self, "growth", check_int("growth", self.growth, minimum=2))
 
-    def round_sizes(self) -> list[int]:
-        """Draws per input of each round the draws budget allows.
+    def next_size(self, r: int, used: int) -> int | None:
+        """Nominal draws per input of round ``r ≥ 1`` when ``used`` draws per input are spent (None: budget spent).
 
-        Sizes ``first · growth^{r-1}``; a round whose rest of the budget would be
-        smaller than the next round's size takes that rest too (so the last round
-        is the largest one the budget allows, not a leftover).
+        ``first · growth^{r-1}``, cut to the rest of the budget; a round after which
+        the rest would be smaller than the next round's size takes that rest too
+        (so the last round is the largest the budget allows, not a leftover).
         """
-        sizes, total, n = [], 0, self.first
-        while self.max_draws - total >= MIN_ROUND:
-            rest = self.max_draws - total
-            size = rest if rest - n < n * self.growth else n
-            sizes.append(size)
-            total += size
-            n *= self.growth
+        rest = self.max_draws - used
+        if rest < MIN_ROUND:
+            return None
+        n = self.first * self.growth ** (r - 1)
+        return rest if rest - n < n * self.growth else n
+
+    def round_sizes(self) -> list[int]:
+        """The nominal schedule: draws per input of each round the budget allows when no round is shortened."""
+        sizes: list[int] = []
+        while (n := self.next_size(len(sizes) + 1, sum(sizes))) is not None:
+            sizes.append(n)
         return sizes
 
 
@@ -271,7 +283,15 @@ def adaptive_bound(
     rounds: list[AdaptiveRound] = []
     bounds = []
     stopped = "draws budget"
-    for r, n in enumerate(auto.round_sizes(), start=1):
+    r = 0
+    while (n := auto.next_size(r + 1, sum(x.samples for x in rounds))) is not None:
+        r += 1
+        if goal is not None and bounds:  # no larger than the best event so far predicts it needs (with a margin)
+            best_b = max(bounds, key=lambda x: x.eps_lower)
+            if best_b.counts is not None:
+                need = needed_draws(best_b.counts, goal, round_alpha(alpha, r) / max(1, len(best_b.candidates)))
+                if need is not None:  # never below twice the last round: the prediction is optimistic
+                    n = min(n, max(2 * rounds[-1].samples, math.ceil(PREDICT_MARGIN * need)))
         elapsed = time.perf_counter() - t0
         if auto.max_seconds is not None and rounds:
             per_draw = elapsed / sum(x.samples for x in rounds)
