@@ -612,7 +612,7 @@ def audit(
         mc = dict(confidence=confidence, seed=seed, jobs=jobs, max_events=max_events, selection_share=selection_share,
                   delta_eps=eps if delta > 0 else None, progress=progress, pairs=pairs, neighbours=neighbours,
                   view=view, client=client)
-        if isinstance(samples, str) or not isinstance(samples, (int, np.integer, float)):  # samples="auto"
+        if not isinstance(samples, (int, np.integer, float)):  # samples="auto" or Auto(...)
             from privcheck.auditor.adaptive import adaptive_bound
 
             bound, adaptive = adaptive_bound(mech, inputs, samples, eps=eps, **mc)
