@@ -258,7 +258,9 @@ class _AuditCommand(click.Command):
 @click.option("--param", "params", multiple=True, help="Mechanism parameter NAME=VALUE; repeatable (see below).")
 @click.option("--eps", type=float, default=None,
               help="Claimed ε  [default: the mechanism's nominal ε; without one the δ(ε) curve is printed]")
-@click.option("--samples", type=int, default=None, help="Monte Carlo draws per input (>= 20).  [default: 1000000]")
+@click.option("--samples", type=str, default=None,
+              help="Monte Carlo draws per input (>= 20), or 'auto[:target=0.95,draws=1e7,seconds=S]' "
+                   "(rounds until certified or budget).  [default: 1000000]")
 @click.option("--exact/--no-exact", default=None, help="Compute the exact ε.  [default: when available]")
 @click.option("--mc/--no-mc", "monte_carlo", default=True, show_default=True, help="Run the Monte Carlo lower bound.")
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of the lower bound.")
@@ -295,6 +297,7 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     User code runs in a child process under --timeout: whatever it does (exit,
     crash, hang) is reported as verdict error naming the function.
     """
+    from privcheck.auditor.adaptive import parse_samples, planned_draws
     from privcheck.auditor.user_code import is_reference
     from privcheck.resources import DEFAULT_USER_TIMEOUT, check_audit_request, check_timeout, set_memory_limit
     from estimators.registry import mechanism
@@ -302,8 +305,7 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     if exact is False and not monte_carlo:
         raise PrivcheckUsageError("--no-exact with --no-mc leaves nothing to audit; drop one of them")
     set_memory_limit(max_memory)  # mechanism constructors and the auditor size their work against it
-    if samples is not None and samples < 20:
-        raise PrivcheckUsageError(f"--samples must be an integer >= 20, got {samples}")
+    samples = parse_samples(samples)
     curve = _curve_claim(mu, accountant_specs, eps, delta)
     if is_reference(mechanism_name):
         if params or exact:
@@ -323,10 +325,10 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
         return
     from privcheck.auditor import DEFAULT_SAMPLES
 
-    n = samples or DEFAULT_SAMPLES
+    n = planned_draws(samples, DEFAULT_SAMPLES)
     check_audit_request(mech, n, jobs=jobs, monte_carlo=monte_carlo,  # before len(mech.inputs()) builds them
                         distributed=dask is not None)
-    kwargs = dict(eps=eps, samples=n, seed=seed, confidence=confidence, exact=exact, monte_carlo=monte_carlo,
+    kwargs = dict(eps=eps, samples=samples or n, seed=seed, confidence=confidence, exact=exact, monte_carlo=monte_carlo,
                   jobs=jobs, client=dask, **({"delta": delta} if delta is not None else {}), **curve)
     if timeout is None:
         res = _run_audit(mech, n * len(mech.inputs()), **kwargs)
@@ -386,6 +388,7 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
     import time
 
     from privcheck.auditor import DEFAULT_SAMPLES
+    from privcheck.auditor.adaptive import planned_draws
     from privcheck.auditor.user_code import (UserCodeError, parse_literal, parse_pair, run_isolated,
                                              stdout_to_stderr)
 
@@ -400,9 +403,9 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
     prs = [parse_pair(t) for t in pairs]
     if len(xs) < 2 and not prs:
         raise PrivcheckUsageError("user code needs at least two --input values (or --pair A,B)")
-    n = samples or DEFAULT_SAMPLES
+    n = planned_draws(samples, DEFAULT_SAMPLES)
     args = (ref, xs, prs, per_sample, seed_global, view, dict(
-        eps=eps, samples=n, seed=seed, confidence=confidence, jobs=jobs, delta=delta, client=dask, **curve))
+        eps=eps, samples=samples or n, seed=seed, confidence=confidence, jobs=jobs, delta=delta, client=dask, **curve))
     t0 = time.perf_counter()
     with stdout_to_stderr(json_out == "-"):
         try:
@@ -417,6 +420,7 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
 
 def _user_code_audit(ref, xs, prs, per_sample, seed_global, view, kwargs):
     """Load, probe and audit user code ``ref`` (runs in the child process of :func:`_audit_user_code`)."""
+    from privcheck.auditor.adaptive import planned_draws
     from privcheck.auditor.user_code import UserCodeError, guard_user_code, load_reference, probe_sampler
 
     fn = load_reference(ref)
@@ -430,8 +434,8 @@ def _user_code_audit(ref, xs, prs, per_sample, seed_global, view, kwargs):
     probe_sampler(sampler, xs or list(dict.fromkeys(v for pr in prs for v in pr if _hashable(v))) or [prs[0][0]],
                   ref, view_fn, per_sample)
     try:
-        res = _run_audit(guard_user_code(sampler, ref), kwargs["samples"] * max(2, len(xs)), inputs=xs or None,
-                         pairs=prs or None, view=view_fn, **kwargs)
+        res = _run_audit(guard_user_code(sampler, ref), planned_draws(kwargs["samples"], 0) * max(2, len(xs)),
+                         inputs=xs or None, pairs=prs or None, view=view_fn, **kwargs)
     except UserCodeError as exc:
         if exc.function is not None:
             raise

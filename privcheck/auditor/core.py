@@ -170,6 +170,10 @@ class AuditResult:
         lines += curve_summary_lines(self)
         if not self.reproducible:
             lines.append(f"note           {NOT_REPRODUCIBLE} (the bound stays valid: every stage draws afresh)")
+        if "adaptive" in self.details:
+            from privcheck.auditor.adaptive import summary_lines
+
+            lines += summary_lines(self.details["adaptive"])
         if self.reason:
             lines.append(f"reason         {self.reason}")
         lines.append(f"verdict        {self.verdict}  ({self.seconds:.2f} s)")
@@ -685,10 +689,16 @@ def audit(
     reason = None
     if monte_carlo:
         t_mc = time.perf_counter()
-        bound = monte_carlo_bound(mech, inputs, samples, confidence=confidence, seed=seed, jobs=jobs,
-                                  max_events=max_events, selection_share=selection_share,
-                                  delta_eps=eps if delta > 0 else None, progress=progress,
-                                  pairs=pairs, neighbours=neighbours, view=view, client=client)
+        mc = dict(confidence=confidence, seed=seed, jobs=jobs, max_events=max_events, selection_share=selection_share,
+                  delta_eps=eps if delta > 0 else None, progress=progress, pairs=pairs, neighbours=neighbours,
+                  view=view, client=client)
+        if not isinstance(samples, (int, np.integer, float)):  # samples="auto" or Auto(...)
+            from privcheck.auditor.adaptive import adaptive_bound
+
+            bound, adaptive = adaptive_bound(mech, inputs, samples, eps=eps, **mc)
+            details["adaptive"] = adaptive.to_dict()
+        else:
+            bound = monte_carlo_bound(mech, inputs, samples, **mc)
         t_mc = time.perf_counter() - t_mc
         details["draws"] = bound.draws
         details["draws_per_second"] = round(bound.draws / t_mc, 1) if t_mc > 0 else None
@@ -730,7 +740,7 @@ def audit(
         eps_exact_text=None if ex is None else ex.eps_text,
         eps_lower=None if bound is None else bound.eps_lower,
         confidence=confidence,
-        samples=samples if monte_carlo else 0,
+        samples=bound.samples_per_input if bound is not None else 0,
         seconds=round(time.perf_counter() - t0, 4),
         verdict=verdict,
         verdict_exact=v_exact,

@@ -1,0 +1,347 @@
+"""Adaptive power: ``samples="auto"`` draws in rounds until the certified fraction reaches a target.
+
+:func:`adaptive_bound` runs :func:`privcheck.auditor.core.monte_carlo_bound`
+in rounds ``r = 1, 2, …`` of growing size (``first``, ``growth·first``, …;
+the last round takes all the draws budget leaves, see :meth:`Auto.next_size`),
+each cut to :data:`PREDICT_MARGIN` times the draws the best event of the
+earlier rounds predicts the target needs (:func:`needed_draws`), but not below
+twice the previous round (the best event's counts are its luckiest, so the
+prediction is optimistic). A round's size
+depends on earlier rounds only, never on its own draws, so it cannot bias it. Each round is a complete,
+independent audit: its own pilot, selection and *fresh* estimation draws from
+its own child SeedSequence (``derive(seed, "adaptive", r)``); no draw of one
+round is reused by another, so events are never estimated on the draws that
+chose them.
+
+Alpha spending: round ``r`` runs at error level ``α_r = α · 2^{-r}``
+(confidence ``1 − α_r``), so ``Σ_r α_r < α`` however many rounds run. Each
+round's bound is valid at its own level; by the union bound, with probability
+at least ``1 − α`` *every* round's bound is ≤ the true ε, hence so is their
+maximum, which is the reported bound (valid whatever the data-dependent
+stopping time, since the guarantee holds simultaneously for all rounds).
+
+Stopping rule, checked after every round: the claim is refuted (the best bound
+exceeds the claimed ε), or the certified fraction ``best/ε_claimed`` reaches
+``target``; else the draws budget (``max_draws`` per input, all rounds
+together) or the seconds budget (``max_seconds``; a round predicted to overrun
+it is not started) is spent. The record (:class:`AdaptiveRecord`) states the
+spending rule, every round's draws, level and bound, and why it stopped; when
+a budget stopped it short of the target, ``message`` says so in one line with
+the draws per input the best event would need (a prediction, labelled so).
+
+Reproducibility: the round sizes are a function of the earlier rounds, so the
+result is a function of the seed, the target and the draws budget; where the
+seconds budget stopped the rounds, the record lists the rounds run (the same
+seed and settings repeat them; only where it stops depends on timing).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from privcheck.errors import PrivcheckUsageError
+from privcheck.seeding import derive
+from privcheck.stats import log_ratio_lower_bound
+from privcheck.validation import check_confidence, check_int, check_positive, check_probability
+
+#: default target: the certified fraction of the claimed ε at which the rounds stop
+DEFAULT_TARGET = 0.95
+#: default draws budget per input (all rounds together)
+DEFAULT_MAX_DRAWS = 10_000_000
+#: draws per input of the first round, and the growth factor of the next ones
+FIRST_ROUND = 1 << 16
+GROWTH = 4
+#: a round is cut to this multiple of the draws the best event so far predicts it needs
+PREDICT_MARGIN = 1.5
+#: a round smaller than this (what a budget leaves) is not run
+MIN_ROUND = 1000
+SPENDING_RULE = "alpha_r = alpha * 2^-r for round r = 1, 2, ... (sum < alpha); bound = max over rounds (union bound)"
+
+
+@dataclass(frozen=True)
+class Auto:
+    """``samples=Auto(...)`` (or ``samples="auto"``): draw in rounds until certified or a budget is spent.
+
+    target: certified fraction of the claimed ε at which to stop, in (0, 1]
+    (default 0.95). max_draws: draws per input over all rounds, ≥ 1000
+    (default 10⁷). max_seconds: optional wall-clock budget in seconds (> 0).
+    first: draws per input of round 1 (≥ 1000); growth: size factor between
+    rounds (integer ≥ 2).
+    """
+
+    target: float = DEFAULT_TARGET
+    max_draws: int = DEFAULT_MAX_DRAWS
+    max_seconds: float | None = None
+    first: int = FIRST_ROUND
+    growth: int = GROWTH
+
+    def __post_init__(self):
+        object.__setattr__(self, "target", check_probability("target", self.target, open_low=True))
+        object.__setattr__(self, "max_draws", check_int("max_draws", self.max_draws, minimum=MIN_ROUND))
+        if self.max_seconds is not None:
+            object.__setattr__(self, "max_seconds", check_positive("max_seconds", self.max_seconds))
+        object.__setattr__(self, "first", check_int("first", self.first, minimum=MIN_ROUND))
+        object.__setattr__(self, "growth", check_int("growth", self.growth, minimum=2))
+
+    def next_size(self, r: int, used: int) -> int | None:
+        """Nominal draws per input of round ``r ≥ 1`` when ``used`` draws per input are spent (None: budget spent).
+
+        ``first · growth^{r-1}``, cut to the rest of the budget; a round after which
+        the rest would be smaller than the next round's size takes that rest too
+        (so the last round is the largest the budget allows, not a leftover).
+        """
+        rest = self.max_draws - used
+        if rest < MIN_ROUND:
+            return None
+        n = self.first * self.growth ** (r - 1)
+        return rest if rest - n < n * self.growth else n
+
+    def round_sizes(self) -> list[int]:
+        """The nominal schedule: draws per input of each round the budget allows when no round is shortened."""
+        sizes: list[int] = []
+        while (n := self.next_size(len(sizes) + 1, sum(sizes))) is not None:
+            sizes.append(n)
+        return sizes
+
+
+_KEYS = {"target": float, "max_draws": lambda t: check_int("max_draws", float(t)), "max_seconds": float,
+         "first": lambda t: check_int("first", float(t)), "growth": lambda t: check_int("growth", float(t))}
+_ALIASES = {"draws": "max_draws", "seconds": "max_seconds"}
+_AUTO_HELP = ("'auto' or 'auto:target=0.95,draws=1e7,seconds=600' (keys target, draws, seconds, first, growth)")
+
+
+def parse_samples(value: Any) -> int | Auto | None:
+    """``--samples`` text (or a Python value) as an integer ≥ 20, an :class:`Auto`, or None (default).
+
+    Accepts an integer, ``"auto"``, ``"auto:key=value,..."`` with keys ``target``,
+    ``draws`` (``max_draws``), ``seconds`` (``max_seconds``), ``first``, ``growth``,
+    or an :class:`Auto`. Raises :class:`PrivcheckUsageError` (one line) otherwise.
+    """
+    if value is None or isinstance(value, Auto):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lower() == "auto" or text.lower().startswith("auto:"):
+            kwargs = {}
+            for item in filter(None, (s.strip() for s in text[5:].split(","))):
+                key, sep, val = item.partition("=")
+                key = _ALIASES.get(key.strip(), key.strip())
+                if not sep or key not in _KEYS:
+                    raise PrivcheckUsageError(f"--samples {value!r}: bad setting {item!r}; use {_AUTO_HELP}")
+                try:
+                    kwargs[key] = _KEYS[key](val.strip())
+                except (TypeError, ValueError):
+                    raise PrivcheckUsageError(f"--samples {value!r}: {key} needs a number, got {val.strip()!r}") from None
+            return Auto(**kwargs)
+        try:
+            value = int(float(text)) if float(text).is_integer() else None
+        except (ValueError, OverflowError):
+            value = None
+        if value is None:
+            raise PrivcheckUsageError(f"--samples must be an integer >= 20 or {_AUTO_HELP}, got {text!r}")
+    return check_int("--samples", value, minimum=20)
+
+
+def planned_draws(samples: int | Auto | None, default: int) -> int:
+    """The most draws per input a ``samples`` setting may take (its budget for :class:`Auto`)."""
+    if isinstance(samples, Auto):
+        return samples.max_draws
+    return samples or default
+
+
+@dataclass
+class AdaptiveRound:
+    """One round: its draws per input, error level ``alpha`` (confidence ``1 − alpha``), bound and time."""
+
+    round: int
+    samples: int
+    alpha: float
+    confidence: float
+    eps_lower: float
+    eps_max_certifiable: float
+    event: str | None
+    seconds: float
+
+
+@dataclass
+class AdaptiveRecord:
+    """What an adaptive audit did: spending rule, rounds, why it stopped, and a one-line budget message.
+
+    stopped: ``"target reached"``, ``"claim refuted"``, ``"draws budget"`` or
+    ``"seconds budget"``. message: None when the target was reached or the claim
+    refuted, else one line saying the budget could not reach the target.
+    needed_draws: predicted draws per input for the best event to reach the
+    target (None when not predictable); alpha_spent: ``Σ α_r`` over the rounds run.
+    """
+
+    target: float
+    max_draws: int
+    max_seconds: float | None
+    spending: str
+    alpha: float
+    alpha_spent: float
+    stopped: str
+    best_round: int | None
+    rounds: list[AdaptiveRound] = field(default_factory=list)
+    message: str | None = None
+    needed_draws: int | None = None
+
+    def to_dict(self) -> dict:
+        """JSON-ready dict."""
+        return asdict(self)
+
+
+def summary_lines(record: dict) -> list[str]:
+    """Lines for :meth:`AuditResult.summary` from an :meth:`AdaptiveRecord.to_dict` record."""
+    sizes = "+".join(str(r["samples"]) for r in record["rounds"])
+    lines = [f"adaptive       {len(record['rounds'])} rounds ({sizes} draws/input), stopped: {record['stopped']}",
+             f"  spending     {record['spending']}; spent {record['alpha_spent']:.4g} of {record['alpha']:.4g}"]
+    if record.get("message"):
+        lines.append(f"  budget       {record['message']}")
+    return lines
+
+
+def round_alpha(alpha: float, r: int) -> float:
+    """Error level of round ``r ≥ 1`` under the spending rule ``α_r = α · 2^{-r}``."""
+    return alpha * 2.0 ** (-r)
+
+
+def needed_draws(counts: tuple, eps_target: float, alpha: float, limit: int = 10**13) -> int | None:
+    """Predicted draws per input (estimation share included) for an event with counts
+    ``(k1, n, k0, n)`` to certify ``eps_target`` at level ``alpha`` (a prediction from the
+    point estimates, never a bound). None when its estimated log-ratio does not exceed the
+    target or more than ``limit`` draws would be needed.
+    """
+    from privcheck.auditor.core import SELECTION_SHARE
+
+    k1, n, k0, _ = counts
+    p1, p0 = k1 / n, max(k0, 0.5) / n
+    if not (p1 > 0 and math.log(p1 / p0) > eps_target):
+        return None
+    def enough(m: int) -> bool:
+        return log_ratio_lower_bound(round(p1 * m), m, round(p0 * m), m, alpha) >= eps_target
+
+    hi = 1024
+    while not enough(hi):
+        hi *= 2
+        if hi > limit:
+            return None
+    lo = hi // 2  # bisect to ~1 %: the prediction is rough anyway
+    while hi - lo > max(1, hi // 100):
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if enough(mid) else (mid, hi)
+    return int(math.ceil(hi / (1 - SELECTION_SHARE)))
+
+
+def adaptive_bound(
+    sampler,
+    inputs: Sequence | None,
+    auto: Auto | str = "auto",
+    *,
+    eps: float,
+    confidence: float = 0.95,
+    seed: int | np.random.SeedSequence = 0,
+    progress: Callable[[int], None] | None = None,
+    **mc_kwargs,
+):
+    """Monte Carlo lower bound on ε in rounds until ``auto.target`` of the claimed ``eps`` is certified.
+
+    Parameters
+    ----------
+    sampler, inputs : as for :func:`privcheck.auditor.core.monte_carlo_bound`.
+    auto : ``"auto"`` (defaults) or an :class:`Auto` with the target and budgets.
+    eps : the claimed ε ≥ 0 the target refers to (for ε = 0 or ∞ only
+        refutation or a budget stops the rounds).
+    confidence : in (0, 1); the overall confidence, spent as ``α_r = α·2^{-r}``.
+    seed : int or SeedSequence; round ``r`` draws from ``derive(seed, "adaptive", r)``.
+    mc_kwargs : passed on to every round (jobs, client, pairs, neighbours, view,
+        max_events, selection_share); δ claims are not adaptive (``delta_eps``
+        must not be given).
+
+    Returns ``(bound, record)``: a :class:`MonteCarloBound` whose ``eps_lower``
+    is the best round's bound at the overall ``confidence``, ``samples_per_input``
+    and ``draws`` the totals over rounds, ``eps_max_certifiable`` the largest any
+    round could certify; and the :class:`AdaptiveRecord`.
+    """
+    from privcheck.auditor.core import monte_carlo_bound
+
+    auto = parse_samples(auto)
+    if not isinstance(auto, Auto):
+        raise PrivcheckUsageError(f"samples must be an integer >= 20, 'auto' or Auto(...), got {auto!r}")
+    if mc_kwargs.get("delta_eps") is not None:
+        raise PrivcheckUsageError("samples='auto' adapts to an ε claim with δ = 0; give an integer samples "
+                                  "for an (ε, δ) claim")
+    confidence = check_confidence(confidence)
+    alpha = 1.0 - confidence
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+    goal = auto.target * eps if 0 < eps < math.inf else None
+    t0 = time.perf_counter()
+    rounds: list[AdaptiveRound] = []
+    bounds = []
+    stopped = "draws budget"
+    r = 0
+    while (n := auto.next_size(r + 1, sum(x.samples for x in rounds))) is not None:
+        r += 1
+        if goal is not None and bounds:  # no larger than the best event so far predicts it needs (with a margin)
+            best_b = max(bounds, key=lambda x: x.eps_lower)
+            if best_b.counts is not None:
+                need = needed_draws(best_b.counts, goal, round_alpha(alpha, r) / max(1, len(best_b.candidates)))
+                if need is not None:  # never below twice the last round: the prediction is optimistic
+                    n = min(n, max(2 * rounds[-1].samples, math.ceil(PREDICT_MARGIN * need)))
+        elapsed = time.perf_counter() - t0
+        if auto.max_seconds is not None and rounds:
+            per_draw = elapsed / sum(x.samples for x in rounds)
+            if elapsed + per_draw * n > auto.max_seconds:
+                stopped = "seconds budget"
+                break
+        a_r = round_alpha(alpha, r)
+        t_r = time.perf_counter()
+        b = monte_carlo_bound(sampler, inputs, n, confidence=1.0 - a_r, seed=derive(ss, "adaptive", r),
+                              progress=progress, **mc_kwargs)
+        bounds.append(b)
+        rounds.append(AdaptiveRound(r, n, a_r, 1.0 - a_r, b.eps_lower, b.eps_max_certifiable, b.event,
+                                    round(time.perf_counter() - t_r, 4)))
+        best = max(x.eps_lower for x in bounds)
+        if best > eps:
+            stopped = "claim refuted"
+            break
+        if goal is not None and best >= goal:
+            stopped = "target reached"
+            break
+        if auto.max_seconds is not None and time.perf_counter() - t0 >= auto.max_seconds:
+            stopped = "seconds budget"
+            break
+    if not bounds:  # unreachable: Auto guarantees one round of at least MIN_ROUND draws
+        raise PrivcheckUsageError("samples='auto': the budget allows no round")
+    j = max(range(len(bounds)), key=lambda i: bounds[i].eps_lower)
+    total = sum(x.samples for x in rounds)
+    bound = replace(bounds[j], confidence=confidence, samples_per_input=total,
+                    eps_max_certifiable=max(x.eps_max_certifiable for x in bounds),
+                    draws=sum(x.draws for x in bounds))
+    record = AdaptiveRecord(auto.target, auto.max_draws, auto.max_seconds, SPENDING_RULE, alpha,
+                            sum(x.alpha for x in rounds), stopped, j + 1 if bound.event is not None else None,
+                            rounds)
+    if stopped in ("draws budget", "seconds budget"):
+        frac = max(bound.eps_lower, 0.0) / eps if 0 < eps < math.inf else None
+        need = None
+        if goal is not None and bound.counts is not None:
+            need = needed_draws(bound.counts, goal, round_alpha(alpha, len(rounds) + 1) / max(1, len(bound.candidates)))
+        record.needed_draws = need
+        spent = f"{total} draws/input" if stopped == "draws budget" else f"{time.perf_counter() - t0:.1f} s"
+        got = f"certified {frac:.3f} of the claimed eps" if frac is not None else f"eps_lower {bound.eps_lower:.4g}"
+        if goal is None:
+            tail = "no refutation found"
+        elif need is None:
+            tail = "the best event found cannot reach the target with any number of draws"
+        else:
+            tail = f"about {need:.3g} draws/input would be needed"
+        if goal is None:
+            record.message = f"budget spent: {spent} in {len(rounds)} rounds, {got}; {tail} (no target for an eps claim of {eps:g})"
+        else:
+            record.message = (f"budget cannot reach the target: {spent} in {len(rounds)} rounds {got} "
+                              f"(target {auto.target:g}); {tail}")
+    return bound, record

@@ -1,0 +1,171 @@
+"""Adaptive power (``samples="auto"``): target reached, refutation, budgets, alpha spending, reproducibility."""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import privcheck
+from privcheck.auditor import adaptive, core
+from privcheck.auditor.adaptive import Auto, parse_samples, round_alpha
+from privcheck.cli import main
+from privcheck.errors import PrivcheckUsageError
+
+
+def rr(eps: float, leak: float = 0.0):
+    """Binary randomised response with true ε = ``eps``; with ``leak`` > 0, input 1 also emits the
+    output 2 (never produced by input 0) with that probability, so the true ε is infinite."""
+    p = math.exp(eps) / (1.0 + math.exp(eps))
+
+    def sampler(x, n, rng):
+        out = np.where(rng.random(n) < p, x, 1 - x)
+        if leak:
+            out = np.where((x == 1) & (rng.random(n) < leak), 2, out)
+        return out
+
+    return sampler
+
+
+def test_eps_quarter_reaches_target_within_budget():
+    """k-RR with m = 2 at ε = 0.25: the rounds stop once ≥ 0.95 of ε is certified, well inside 10⁷."""
+    res = privcheck.audit(privcheck.mechanism("de", m=2, eps=0.25), samples="auto", seed=3)
+    rec = res.details["adaptive"]
+    assert rec["stopped"] == "target reached"
+    assert res.certified_fraction >= 0.95
+    assert res.eps_lower <= res.eps_exact  # a lower bound (at 95 %) of the exact ε
+    assert res.verdict == "holds"
+    assert res.samples == sum(r["samples"] for r in rec["rounds"]) <= Auto().max_draws
+    assert rec["message"] is None
+    assert "stopped: target reached" in res.summary()
+
+
+@pytest.mark.parametrize("sampler, claimed", [(rr(0.5), 0.25), (rr(0.25, leak=1e-3), 0.25), (rr(0.25), 0.0)])
+def test_broken_mechanism_is_refuted_and_stops_early(sampler, claimed):
+    res = privcheck.audit(sampler, inputs=[0, 1], eps=claimed, samples="auto", seed=1)
+    rec = res.details["adaptive"]
+    assert res.verdict == "refuted"
+    assert rec["stopped"] == "claim refuted"
+    assert res.eps_lower > claimed
+    assert len(rec["rounds"]) < len(Auto().round_sizes())
+
+
+def test_alpha_spending_and_fresh_draws_per_round(monkeypatch):
+    """Each round runs at α·2^-r on its own seed stream; the levels sum to at most α."""
+    calls = []
+    real = core.monte_carlo_bound
+
+    def spy(sampler, inputs, samples, **kw):
+        calls.append((samples, kw["confidence"], kw["seed"]))
+        return real(sampler, inputs, samples, **kw)
+
+    monkeypatch.setattr(core, "monte_carlo_bound", spy)
+    res = privcheck.audit(rr(0.25), inputs=[0, 1], eps=0.25, confidence=0.9, seed=5,
+                          samples=Auto(max_draws=60_000, first=4_000, growth=2))
+    rec = res.details["adaptive"]
+    alphas = [1.0 - c for _, c, _ in calls]
+    assert len(calls) == len(rec["rounds"]) >= 3
+    assert sum(alphas) <= 0.1 + 1e-12
+    assert alphas == pytest.approx([0.1 * 2.0 ** -r for r in range(1, len(calls) + 1)])
+    assert [r["alpha"] for r in rec["rounds"]] == pytest.approx(alphas)
+    assert rec["alpha_spent"] == pytest.approx(sum(alphas)) and rec["alpha"] == pytest.approx(0.1)
+    seeds = [(s.entropy, tuple(s.spawn_key)) for _, _, s in calls]
+    assert len(set(seeds)) == len(seeds)  # a fresh selection + estimation split of new draws every round
+    assert [n for n, _, _ in calls] == [r["samples"] for r in rec["rounds"]]
+    assert res.confidence == 0.9 and res.eps_lower == max(r["eps_lower"] for r in rec["rounds"])
+
+
+def test_reproducible_from_one_seed():
+    runs = [privcheck.audit(rr(0.5), inputs=[0, 1], eps=0.5, samples="auto:draws=100000", seed=s)
+            for s in (7, 7, 8)]
+    strip = [[{k: v for k, v in r.items() if k != "seconds"} for r in x.details["adaptive"]["rounds"]] for x in runs]
+    assert runs[0].eps_lower == runs[1].eps_lower and strip[0] == strip[1]
+    assert runs[0].eps_lower != runs[2].eps_lower
+
+
+def test_draws_budget_message_when_target_out_of_reach():
+    res = privcheck.audit(privcheck.mechanism("de", m=2, eps=0.25), samples="auto:draws=20000", seed=0)
+    rec = res.details["adaptive"]
+    assert rec["stopped"] == "draws budget"
+    assert res.certified_fraction < 0.95 and res.samples == 20_000
+    assert rec["message"].startswith("budget cannot reach the target: 20000 draws/input")
+    assert rec["needed_draws"] is not None and rec["needed_draws"] > 20_000
+    assert "\n" not in rec["message"] and rec["message"] in res.summary()
+
+
+def test_budget_message_when_no_number_of_draws_can():
+    """Claimed ε far above the true ε: the best event's log-ratio is below the target."""
+    res = privcheck.audit(rr(0.25), inputs=[0, 1], eps=2.0, samples="auto:draws=50000", seed=0)
+    rec = res.details["adaptive"]
+    assert rec["stopped"] == "draws budget" and rec["needed_draws"] is None
+    assert "cannot reach the target with any number of draws" in rec["message"]
+
+
+def test_seconds_budget_and_its_reproduction_by_draws():
+    auto = Auto(max_seconds=1e-6, first=20_000)
+    res = privcheck.audit(rr(0.25), inputs=[0, 1], eps=0.25, samples=auto, seed=2)
+    rec = res.details["adaptive"]
+    assert rec["stopped"] == "seconds budget" and len(rec["rounds"]) == 1
+    assert rec["message"].startswith("budget cannot reach the target")
+    again = privcheck.audit(rr(0.25), inputs=[0, 1], eps=0.25, samples=Auto(max_draws=res.samples, first=20_000),
+                            seed=2)
+    assert again.eps_lower == res.eps_lower
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1000, 10**9), st.integers(1000, 10**6), st.integers(2, 16), st.floats(1e-6, 0.999))
+def test_rounds_fit_budget_and_spend_at_most_alpha(max_draws, first, growth, alpha):
+    sizes = Auto(max_draws=max_draws, first=first, growth=growth).round_sizes()
+    assert sizes and sum(sizes) <= max_draws and min(sizes) >= adaptive.MIN_ROUND
+    assert sum(round_alpha(alpha, r) for r in range(1, len(sizes) + 1)) < alpha
+
+
+@pytest.mark.parametrize("text, msg", [
+    ("auto:target=0", "target must be"), ("auto:target=1.5", "target must be"), ("auto:bogus=1", "bad setting"),
+    ("auto:draws=abc", "needs a number"), ("auto:draws=10", "max_draws must be"), ("auto:seconds=0", "max_seconds"),
+    ("auto:growth=1", "growth must be"), ("sometimes", "--samples must be an integer >= 20 or 'auto'"),
+    ("5", "--samples must be an integer >= 20"),
+])
+def test_bad_settings_are_one_line_errors(text, msg):
+    with pytest.raises(PrivcheckUsageError, match=msg.replace("(", r"\(")):
+        parse_samples(text)
+    out = CliRunner().invoke(main, ["audit", "de", "--param", "m=2", "--samples", text])
+    assert out.exit_code == 2 and "Traceback" not in out.output and len(out.output.strip().splitlines()) == 1
+
+
+def test_parse_samples_values():
+    assert parse_samples("1e5") == 100_000 and parse_samples(None) is None
+    assert parse_samples("auto") == Auto()
+    assert parse_samples("auto:target=0.99,draws=2e6,seconds=30") == Auto(target=0.99, max_draws=2_000_000,
+                                                                           max_seconds=30.0)
+
+
+def test_delta_claim_is_refused():
+    with pytest.raises(PrivcheckUsageError, match="δ = 0"):
+        privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, delta=1e-6, samples="auto")
+
+
+def test_cli_samples_auto_json():
+    out = CliRunner().invoke(main, ["audit", "de", "--param", "m=2", "--param", "eps=1", "--samples", "auto",
+                                    "--json", "-"])
+    assert out.exit_code == 0, out.output
+    doc = json.loads(out.output[out.output.index("{"):])
+    rec = doc["details"]["adaptive"]
+    assert rec["stopped"] == "target reached" and doc["certified_fraction"] >= 0.95
+    assert doc["samples"] == sum(r["samples"] for r in rec["rounds"])
+    assert "2^-r" in rec["spending"]
+
+
+def test_correct_mechanism_refuted_at_most_at_alpha_over_seeds():
+    """Coverage of the whole adaptive procedure (data-dependent stopping included): a correct RR audited
+    against its true ε over 40 seeds at α = 0.2 is refuted no more often than Binomial(40, 0.2) allows."""
+    from scipy.stats import binom
+
+    auto = Auto(max_draws=30_000, first=1_000, growth=2, target=1.0)
+    refuted = sum(privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, samples=auto, seed=s, confidence=0.8).verdict
+                  == "refuted" for s in range(40))
+    assert refuted <= binom.ppf(0.999, 40, 0.2)
