@@ -626,18 +626,24 @@ def audit(
     an audit that separated the inputs), ``inconclusive`` otherwise (``reason``
     says why). ``certified_fraction`` reports how much of the claim was certified.
     """
+    from privcheck.auditor.adaptive import Auto, parse_samples
+
     t0 = time.perf_counter()
     is_mech = isinstance(mech, Mechanism)
     name = mech.name if is_mech else getattr(mech, "__name__", type(mech).__name__)
     if not callable(mech):
         raise PrivcheckUsageError("audit needs a mechanism or a callable f(x, n, rng)")
+    planned = 0  # the most draws per input this audit may take (an adaptive audit's budget)
     if monte_carlo:
-        samples = check_int("samples", samples, minimum=20)
+        if isinstance(samples, (str, Auto)):  # samples="auto" or Auto(...): rounds (privcheck.auditor.adaptive)
+            samples = parse_samples(samples)
+            planned = samples.max_draws
+        else:
+            samples = planned = check_int("samples", samples, minimum=20)
     if is_mech:  # refused from the parameters before the inputs are built (d = 10^9 would exhaust memory)
-        check_audit_request(mech, samples if monte_carlo else 0, jobs=jobs, monte_carlo=monte_carlo,
-                            distributed=client is not None)
+        check_audit_request(mech, planned, jobs=jobs, monte_carlo=monte_carlo, distributed=client is not None)
     elif monte_carlo:
-        check_samples(samples, "samples", distributed=client is not None)
+        check_samples(planned, "samples", distributed=client is not None)
     if inputs is None and pairs is None:
         if not is_mech:
             raise PrivcheckUsageError("audit of a plain callable needs inputs=[x0, x1, ...] (or pairs=[(x0, x1), ...])")
@@ -646,6 +652,8 @@ def audit(
     from privcheck.auditor.curves import audit_curve_claim, curve_bound, curve_details, curve_fields, resolve_claim
 
     claim = resolve_claim(mech, mu, accountant, eps)
+    if claim is not None and not isinstance(samples, (int, np.integer)):
+        raise PrivcheckUsageError("samples='auto' is for ε claims; a μ-GDP or accountant claim takes a number of samples")
     if claim is not None:
         return audit_curve_claim(mech, name, claim, inputs, samples, t0=t0, pairs=pairs, neighbours=neighbours,
                                  view=view, seed=seed, confidence=confidence, jobs=jobs, client=client,
@@ -715,7 +723,7 @@ def audit(
             details["reproducibility"] = NOT_REPRODUCIBLE
     extra: dict = {}
     from privcheck.auditor.curves import MIN_SAMPLES as CURVE_MIN_SAMPLES
-    if monte_carlo and delta > 0 and curve and samples >= CURVE_MIN_SAMPLES:
+    if monte_carlo and delta > 0 and curve and isinstance(samples, (int, np.integer)) and samples >= CURVE_MIN_SAMPLES:
         cb = curve_bound(mech, inputs, samples, delta=delta, confidence=confidence, seed=seed, jobs=jobs,
                          pairs=pairs, neighbours=neighbours, view=view, client=client, progress=progress)
         extra = curve_fields(cb)
