@@ -49,12 +49,22 @@ def test_upper_bound_below_certified_lower_end_is_refuted_with_reproducer():
     assert ns["answer"] == 4.0
 
 
-def test_upper_bound_above_holds_with_its_slack_and_inside_is_flagged():
+def test_upper_bound_above_holds_with_its_slack_and_inside_is_undecided():
     verdict, row = one_row(fake(4.5))
     assert verdict == "holds" and row["slack"] == pytest.approx(4.5 - 4.377178096, abs=1e-8)
-    assert row["inside_interval"] is False and row["slack_rel"] > 0
-    _, row = one_row(fake(4.377178096))
-    assert row["status"] == "holds" and row["inside_interval"] is True
+    assert row["slack_rel"] > 0
+    _, row = one_row(fake(4.377178096))  # at the upper end of a tight interval, within the float allowance
+    assert row["status"] == "holds"
+    wide = lambda *args: P.Certified(4.0, 5.0, "fake", "# fake interval")  # noqa: E731
+    for value, status in ((4.5, "undecided"), (5.0, "holds"), (5.5, "holds"), (3.9, "refuted")):
+        out = P.audit_queries([fake(value)], "fake", ["fake-lib"], "fake statement", certify=wide)
+        assert out.details["rows"][0]["status"] == status, value
+    out = P.audit_queries([fake(4.5)], "fake", ["fake-lib"], "fake statement", certify=wide)
+    assert out.verdict == "inconclusive" and "undecided" in out.details["rows"][0]["reason"]
+    assert "undecided" in out.details["reason"] and "undecided" in out.measured
+    for value, status in ((4.5, "undecided"), (4.0, "holds"), (3.0, "holds"), (5.1, "refuted")):
+        out = P.audit_queries([fake(value, role="lower")], "fake", ["fake-lib"], "fake statement", certify=wide)
+        assert out.details["rows"][0]["status"] == status, value
 
 
 def test_float_allowance_is_relative_and_tiny():
