@@ -312,3 +312,18 @@ def test_opacus_rows_when_installed():
     _consistent(rdp)
     assert gdp["status"] == "approximation" and gdp["position"] in ("below", "inside", "above")
     assert "not a bound" in gdp["note"]
+
+
+def test_full_grids_sweep_large_eps_long_runs_and_several_calibration_targets():
+    """Issue 18 §5: q up to 0.5, σ down to 0.5, T up to 10⁵, calibration at several targets (queries only, not run)."""
+    full, quick = type("Ctx", (), {"quick": False})(), type("Ctx", (), {"quick": True})()
+    for build in (P.dp_accounting_pld_queries, P.dp_accounting_rdp_queries, P.prv_queries, P.autodp_rdp_queries,
+                  P.opacus_queries):
+        evs = [e for q in build(full) for e in q.events if e.kind == "subsampled_gaussian"]
+        params = [(dict(e.params)["q"], dict(e.params)["sigma"], e.count) for e in evs]
+        assert max(p[0] for p in params) >= 0.5 and min(p[1] for p in params) <= 0.5, build.__name__
+        assert max(p[2] for p in params) >= 100_000, build.__name__
+        assert len(build(quick)) < len(build(full))  # the heavy rows stay out of --quick
+    for build in (P.dp_accounting_calibration_queries, P.prv_calibration_queries, P.opacus_calibration_queries):
+        targets = {q.claim_eps for q in build(full) if q.role == "calibration"}
+        assert len(targets) >= 3 and max(targets) >= 8.0, build.__name__

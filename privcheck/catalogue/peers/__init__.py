@@ -34,9 +34,9 @@ its claims on import.
 """
 from __future__ import annotations
 
-from privcheck.catalogue.peers.events import (REL_EXACT, REL_FLOAT, RELATIONS, ROLES, Ev, approx,  # noqa: F401
-                                               discrete_laplace, gaussian, laplace, pure, rr, subsampled_gaussian,
-                                               subsampled_laplace)
+from privcheck.catalogue.peers.events import (CALIBRATION_TARGETS, LARGE_EPS_DPSGD, REL_EXACT,  # noqa: F401
+                                               REL_FLOAT, RELATIONS, ROLES, Ev, approx, discrete_laplace, gaussian,
+                                               laplace, pure, rr, subsampled_gaussian, subsampled_laplace)
 from privcheck.catalogue.peers.certify import (Certified, _exact_oracle, _pld_events, _pld_oracle,  # noqa: F401
                                                certified)
 from privcheck.catalogue.peers.core import (INSTALL_HINT, OPACUS_HINT, PEERS, Query, audit_queries,  # noqa: F401

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from privcheck.catalogue.peers.core import Query, RunContext, _Peer, _q, _steps, register
-from privcheck.catalogue.peers.events import Ev, gaussian, laplace, rr, pure, subsampled_gaussian
+from privcheck.catalogue.peers.events import LARGE_EPS_DPSGD, Ev, gaussian, laplace, rr, pure, subsampled_gaussian
 
 # ---------------------------------------------------------------- autodp
 _AD = "from autodp import mechanism_zoo as mz, transformer_zoo as tz, dp_bank\n"
@@ -40,7 +40,10 @@ def autodp_rdp_queries(ctx: RunContext) -> list[Query]:
             (subsampled_gaussian(0.01, 1.1, T),), note="known pitfall: broken in 0.2.3.1"),
         _ad(f"NoisySGD_Mechanism q=0.01 σ=1.1 T={T}", f"mz.NoisySGD_Mechanism(prob=0.01, sigma=1.1, niter={T})",
             (subsampled_gaussian(0.01, 1.1, T),)),
-    ]
+    ] + ([] if ctx.quick else [
+        _ad(f"NoisySGD_Mechanism q={q} σ={s} T={n} (large-ε regime)",
+            f"mz.NoisySGD_Mechanism(prob={q!r}, sigma={s!r}, niter={n})", (subsampled_gaussian(q, s, n),))
+        for q, s, n in LARGE_EPS_DPSGD])
 
 
 def autodp_gaussian_queries(ctx: RunContext) -> list[Query]:

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from privcheck.catalogue.peers.core import Query, RunContext, _Peer, _q, _rr_noise, _steps, register
-from privcheck.catalogue.peers.events import (Ev, gaussian, laplace, rr, discrete_laplace, approx,
-                                              subsampled_gaussian, subsampled_laplace)
+from privcheck.catalogue.peers.events import (CALIBRATION_TARGETS, LARGE_EPS_DPSGD, Ev, approx, discrete_laplace,
+                                              gaussian, laplace, rr, subsampled_gaussian, subsampled_laplace)
 
 # ---------------------------------------------------------------- dp-accounting
 _DPA = "import dp_accounting as dpa\nfrom dp_accounting.pld import pld_privacy_accountant as pa\n"
@@ -67,6 +67,11 @@ def dp_accounting_pld_queries(ctx: RunContext) -> list[Query]:
             _dpa_pld(f"DP-SGD q=0.01 σ=1.1 T={T}, δ(ε=5)", sg, (subsampled_gaussian(0.01, 1.1, T),),
                      target="delta", at=5.0),
         ]
+    if not ctx.quick:
+        for q, s, n in LARGE_EPS_DPSGD:
+            qs.append(_dpa_pld(f"DP-SGD q={q} σ={s} T={n} (large-ε regime)",
+                               f"dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent({q!r}, dpa.GaussianDpEvent({s!r})), {n})",
+                               (subsampled_gaussian(q, s, n),)))
     objs = "from dp_accounting.pld import privacy_loss_distribution as pld\n"
     qs += [
         _q("PLD object, optimistic: 100 × Gaussian σ=10", objs + "p = pld.from_gaussian_mechanism(10.0, "
@@ -114,7 +119,10 @@ def dp_accounting_rdp_queries(ctx: RunContext) -> list[Query]:
         _dpa_rdp(f"DP-SGD q=0.01 σ=1.1 T={T}",
                  f"dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.1)), {T})",
                  (subsampled_gaussian(0.01, 1.1, T),)),
-    ]
+    ] + ([] if ctx.quick else [
+        _dpa_rdp(f"DP-SGD q={q} σ={s} T={n} (large-ε regime)",
+                 f"dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent({q!r}, dpa.GaussianDpEvent({s!r})), {n})",
+                 (subsampled_gaussian(q, s, n),)) for q, s, n in LARGE_EPS_DPSGD])
 
 
 def dp_accounting_calibration_queries(ctx: RunContext) -> list[Query]:
@@ -146,6 +154,15 @@ def dp_accounting_calibration_queries(ctx: RunContext) -> list[Query]:
            events_for=lambda z: (subsampled_gaussian(0.01, z, T),)),
     ]
     if not ctx.quick:
+        qs += [_q(f"get_sigma_gaussian(ε={e}, δ=1e-5)", head, f"dpa.get_sigma_gaussian({e!r}, 1e-5)",
+                  relation="add_remove", target="eps", at=1e-5, role="calibration", claim_eps=e,
+                  events_for=lambda s: (gaussian(s),)) for e in CALIBRATION_TARGETS + (50.0,)]
+        qs += [_q(f"calibrate_dp_mechanism(RdpAccountant, DP-SGD q=0.5 T=100, ({e}, 1e-5))",
+                  head + "from dp_accounting.rdp import rdp_privacy_accountant as ra\n",
+                  f"dpa.calibrate_dp_mechanism(ra.RdpAccountant, lambda z: dpa.SelfComposedDpEvent("
+                  f"dpa.PoissonSampledDpEvent(0.5, dpa.GaussianDpEvent(z)), 100), {e!r}, 1e-5)",
+                  relation="add_remove", target="eps", at=1e-5, role="calibration", claim_eps=e,
+                  events_for=lambda z: (subsampled_gaussian(0.5, z, 100),)) for e in CALIBRATION_TARGETS]
         qs.append(_q("calibrate_dp_mechanism(PLDAccountant, DP-SGD q=0.01 T=200, (1, 1e-5))",
                      head + "from dp_accounting.pld import pld_privacy_accountant as pa\n",
                      "dpa.calibrate_dp_mechanism(pa.PLDAccountant, lambda z: dpa.SelfComposedDpEvent("

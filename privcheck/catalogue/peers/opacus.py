@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from privcheck.catalogue.peers.core import OPACUS_HINT, Query, RunContext, _Peer, _q, _steps, register
-from privcheck.catalogue.peers.events import Ev, subsampled_gaussian
+from privcheck.catalogue.peers.events import CALIBRATION_TARGETS, LARGE_EPS_DPSGD, Ev, subsampled_gaussian
 
 # ---------------------------------------------------------------- opacus
 def _op(label: str, cls: str, history: list[tuple], events: tuple[Ev, ...], at: float = 1e-5, role: str = "upper",
@@ -30,7 +30,9 @@ def opacus_queries(ctx: RunContext) -> list[Query]:
         _op(f"PRVAccountant σ=1.1 then σ=2 ({h} steps each)", "PRVAccountant", two, ev2),
         _op(f"GaussianAccountant σ=1.1 then σ=2 ({h} steps each)", "GaussianAccountant", two, ev2,
             role="approximation", note=gdp_note + "; get_epsilon reads only the last history entry"),
-    ]
+    ] + ([] if ctx.quick else [
+        _op(f"{cls} DP-SGD q={q} σ={s} T={n} (large-ε regime)", cls, [(s, q, n)], (subsampled_gaussian(q, s, n),))
+        for q, s, n in LARGE_EPS_DPSGD for cls in ("RDPAccountant", "PRVAccountant")])
 
 
 def opacus_calibration_queries(ctx: RunContext) -> list[Query]:
@@ -38,11 +40,12 @@ def opacus_calibration_queries(ctx: RunContext) -> list[Query]:
     T = _steps(ctx, 10_000, 1_000)
     head = "from opacus.accountants.utils import get_noise_multiplier\n"
     out = []
-    for acc in ("rdp", "prv", "gdp"):
-        out.append(_q(f"get_noise_multiplier(accountant={acc!r}, q=0.01, T={T}, (5, 1e-5))", head,
-                      f"get_noise_multiplier(target_epsilon=5.0, target_delta=1e-5, sample_rate=0.01, steps={T}, "
+    targets = (5.0,) if ctx.quick else (5.0,) + CALIBRATION_TARGETS
+    for acc, e in [(acc, e) for e in targets for acc in ("rdp", "prv", "gdp")]:
+        out.append(_q(f"get_noise_multiplier(accountant={acc!r}, q=0.01, T={T}, ({e}, 1e-5))", head,
+                      f"get_noise_multiplier(target_epsilon={e!r}, target_delta=1e-5, sample_rate=0.01, steps={T}, "
                       f"accountant={acc!r})",
-                      relation="add_remove", target="eps", at=1e-5, role="calibration", claim_eps=5.0,
+                      relation="add_remove", target="eps", at=1e-5, role="calibration", claim_eps=e,
                       events_for=lambda z: (subsampled_gaussian(0.01, z, T),), approximate=acc == "gdp",
                       note="CLT approximation" if acc == "gdp" else ""))
     return out

@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from privcheck.catalogue.peers.core import Query, RunContext, _Peer, _q, _steps, register
-from privcheck.catalogue.peers.events import Ev, gaussian, laplace, pure, approx, subsampled_gaussian
+from privcheck.catalogue.peers.events import (CALIBRATION_TARGETS, LARGE_EPS_DPSGD, Ev, approx, gaussian, laplace,
+                                              pure, subsampled_gaussian)
 
 # ---------------------------------------------------------------- prv-accountant
 _PRV = ("from prv_accountant import PRVAccountant\nfrom prv_accountant.privacy_random_variables import "
@@ -53,6 +54,10 @@ def prv_queries(ctx: RunContext) -> list[Query]:
                            at=1e-12)
         qs += _prv_triplet(f"DP-SGD q=0.01 σ=1.1 T={T}, δ(ε=5)", sg, [T], (subsampled_gaussian(0.01, 1.1, T),),
                            target="delta", at=5.0)
+        for q, s, n in LARGE_EPS_DPSGD:
+            qs += _prv_triplet(f"DP-SGD q={q} σ={s} T={n} (large-ε regime)",
+                               f"PoissonSubsampledGaussianMechanism(sampling_probability={q!r}, noise_multiplier={s!r})",
+                               [n], (subsampled_gaussian(q, s, n),), eps_error=0.1)
         qs += _prv_triplet("DP-SGD q=1e-3 σ=0.8 T=1e6",
                            "PoissonSubsampledGaussianMechanism(sampling_probability=1e-3, noise_multiplier=0.8)",
                            [1_000_000], (subsampled_gaussian(1e-3, 0.8, 1_000_000),), eps_error=0.1)
@@ -62,11 +67,12 @@ def prv_queries(ctx: RunContext) -> list[Query]:
 def prv_calibration_queries(ctx: RunContext) -> list[Query]:
     """prv_accountant.dpsgd.find_noise_multiplier (documented tolerance eps_error, default 0.1)."""
     T = _steps(ctx, 10_000, 1_000)
-    return [_q(f"find_noise_multiplier(q=0.01, T={T}, (2, 1e-5))", "from prv_accountant.dpsgd import find_noise_multiplier\n",
-               f"find_noise_multiplier(sampling_probability=0.01, num_steps={T}, target_epsilon=2.0, target_delta=1e-5)",
-               relation="add_remove", target="eps", at=1e-5, role="calibration", claim_eps=2.0, tolerance=0.1,
+    targets = (2.0,) if ctx.quick else tuple(sorted(set(CALIBRATION_TARGETS + (2.0,))))
+    return [_q(f"find_noise_multiplier(q=0.01, T={T}, ({e}, 1e-5))", "from prv_accountant.dpsgd import find_noise_multiplier\n",
+               f"find_noise_multiplier(sampling_probability=0.01, num_steps={T}, target_epsilon={e!r}, target_delta=1e-5)",
+               relation="add_remove", target="eps", at=1e-5, role="calibration", claim_eps=e, tolerance=0.1,
                events_for=lambda z: (subsampled_gaussian(0.01, z, T),),
-               note="documented: 'eps_error: Error allowed for final epsilon' (default 0.1)")]
+               note="documented: 'eps_error: Error allowed for final epsilon' (default 0.1)") for e in targets]
 
 
 _CLAIMS = [
