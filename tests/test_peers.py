@@ -327,3 +327,16 @@ def test_full_grids_sweep_large_eps_long_runs_and_several_calibration_targets():
     for build in (P.dp_accounting_calibration_queries, P.prv_calibration_queries, P.opacus_calibration_queries):
         targets = {q.claim_eps for q in build(full) if q.role == "calibration"}
         assert len(targets) >= 3 and max(targets) >= 8.0, build.__name__
+
+
+def test_library_logging_goes_to_the_record_not_the_terminal(capsys):
+    import logging
+
+    def ask():
+        logging.getLogger("absl").warning("failed to converge")
+        return 4.5
+
+    row = P.judge(P.Query(label="logs", relation="add_remove", target="eps", at=1e-5, role="upper", ask=ask,
+                          code="", events=DPSGD_100))
+    assert row["library_log"] == ["WARNING: failed to converge"]
+    assert "failed to converge" not in capsys.readouterr().err

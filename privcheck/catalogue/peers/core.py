@@ -59,6 +59,27 @@ def _short(x) -> float | str:
     return x if math.isfinite(x) else str(x)
 
 
+@contextlib.contextmanager
+def _captured_logs(sink: list[str]):
+    """Collect what a library logs (absl, logging) into ``sink`` instead of the user's terminal."""
+    import logging
+
+    class _Sink(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            sink.append(f"{record.levelname}: {record.getMessage()}"[:200])
+
+    loggers = [logging.getLogger(), logging.getLogger("absl")]
+    saved = [(lg, lg.handlers[:], lg.propagate) for lg in loggers]
+    handler = _Sink(logging.WARNING)
+    loggers[0].handlers = [handler]
+    loggers[1].handlers, loggers[1].propagate = [handler], False
+    try:
+        yield sink
+    finally:
+        for lg, handlers, propagate in saved:
+            lg.handlers, lg.propagate = handlers, propagate
+
+
 def judge(q: Query, certify: Callable = None) -> dict:
     """Ask ``q``'s library and place its answer against the certified interval; one row of details.
 
@@ -76,8 +97,9 @@ def judge(q: Query, certify: Callable = None) -> dict:
     if q.note:
         row["note"] = q.note
     out = io.StringIO()
+    logged: list[str] = []
     try:
-        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(out):
+        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(out), _captured_logs(logged):
             warnings.simplefilter("always")
             value = float(q.ask())
     except Exception as exc:  # the library's failure is a finding, not our error
@@ -85,6 +107,8 @@ def judge(q: Query, certify: Callable = None) -> dict:
         return row
     if out.getvalue().strip():
         row["library_printed"] = out.getvalue().strip()[:200]
+    if logged:
+        row["library_log"] = sorted(set(logged))[:3]
     if caught:
         row["library_warnings"] = sorted({f"{w.category.__name__}: {w.message}"[:160] for w in caught})[:3]
     row["answer"] = _short(value)
