@@ -157,12 +157,6 @@ def dp_accounting_calibration_queries(ctx: RunContext) -> list[Query]:
         qs += [_q(f"get_sigma_gaussian(ε={e}, δ=1e-5)", head, f"dpa.get_sigma_gaussian({e!r}, 1e-5)",
                   relation="add_remove", target="eps", at=1e-5, role="calibration", claim_eps=e,
                   events_for=lambda s: (gaussian(s),)) for e in CALIBRATION_TARGETS + (50.0,)]
-        qs += [_q(f"calibrate_dp_mechanism(RdpAccountant, DP-SGD q=0.5 T=100, ({e}, 1e-5))",
-                  head + "from dp_accounting.rdp import rdp_privacy_accountant as ra\n",
-                  f"dpa.calibrate_dp_mechanism(ra.RdpAccountant, lambda z: dpa.SelfComposedDpEvent("
-                  f"dpa.PoissonSampledDpEvent(0.5, dpa.GaussianDpEvent(z)), 100), {e!r}, 1e-5)",
-                  relation="add_remove", target="eps", at=1e-5, role="calibration", claim_eps=e,
-                  events_for=lambda z: (subsampled_gaussian(0.5, z, 100),)) for e in CALIBRATION_TARGETS]
         qs.append(_q("calibrate_dp_mechanism(PLDAccountant, DP-SGD q=0.01 T=200, (1, 1e-5))",
                      head + "from dp_accounting.pld import pld_privacy_accountant as pa\n",
                      "dpa.calibrate_dp_mechanism(pa.PLDAccountant, lambda z: dpa.SelfComposedDpEvent("
