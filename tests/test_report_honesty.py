@@ -86,3 +86,15 @@ def test_json_and_junit_cite_papers_not_internal_files(tmp_path):
     from privcheck.reports.text import records_from_json
 
     assert render(records_from_json(text), seed=0, seconds=1.0).count("**[000] FedSel") == 1
+
+
+def test_event_count_in_exponent_form_is_a_count():
+    import pytest
+
+    from privcheck.cli_budget import parse_pld_event
+    from privcheck.errors import PrivcheckUsageError
+
+    assert parse_pld_event("rr:eps=1x1e3")[1] == 1000 == parse_pld_event("rr:eps=1x1_000")[1]
+    for bad in ("rr:eps=1x1.5", "rr:eps=1x1e-3", "rr:eps=1x0"):
+        with pytest.raises(PrivcheckUsageError, match="count after 'x' must be a whole number"):
+            parse_pld_event(bad)
