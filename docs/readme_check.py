@@ -233,7 +233,7 @@ def findings_body(seed: int = 0, jobs: int | None = None) -> str:
 
 
 def check_page(page: str, *, heavy: bool, update: bool, findings: bool = True,
-               only: Callable[[Block], bool] | None = None, log: Callable[[str], None] = print) -> list[Problem]:
+               log: Callable[[str], None] = print) -> list[Problem]:
     """Check (and with ``update`` rewrite) the blocks of one page; the problems found."""
     path = ROOT / page
     text = path.read_text(encoding="utf-8")
@@ -246,14 +246,14 @@ def check_page(page: str, *, heavy: bool, update: bool, findings: bool = True,
         for b in blocks:
             # file blocks are always written: later blocks depend on them
             run = b.kind == "file" or b.mode == "light" or (b.mode == "heavy" and heavy)
-            if (only is not None and not only(b) and b.kind != "file") or not run:
+            if not run:
                 continue
             log(f"{b.where()}  {b.kind:<10} {b.mode}")
             found, new = check_block(b, scratch, update=update)
             problems.extend(found)
             if new is not None and new != b.body:
                 replacements.append((b.start, b.end, new))
-    if page == "README.md" and heavy and findings and only is None:
+    if page == "README.md" and heavy and findings:
         from privcheck.findings import END, START
 
         if START in text:
