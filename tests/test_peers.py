@@ -55,6 +55,8 @@ def test_upper_bound_above_holds_with_its_slack_and_inside_is_undecided():
     assert row["slack_rel"] > 0
     _, row = one_row(fake(4.377178096))  # at the upper end of a tight interval, within the float allowance
     assert row["status"] == "holds"
+    lo, up = row["certified"]
+    assert one_row(fake((lo + up) / 2))[1]["status"] == "holds"  # an exact closed form's interval is a point
     wide = lambda *args: P.Certified(4.0, 5.0, "fake", "# fake interval")  # noqa: E731
     for value, status in ((4.5, "undecided"), (5.0, "holds"), (5.5, "holds"), (3.9, "refuted")):
         out = P.audit_queries([fake(value)], "fake", ["fake-lib"], "fake statement", certify=wide)
@@ -322,7 +324,8 @@ def test_full_grids_sweep_large_eps_long_runs_and_several_calibration_targets():
         evs = [e for q in build(full) for e in q.events if e.kind == "subsampled_gaussian"]
         params = [(dict(e.params)["q"], dict(e.params)["sigma"], e.count) for e in evs]
         assert max(p[0] for p in params) >= 0.5 and min(p[1] for p in params) <= 0.5, build.__name__
-        assert max(p[2] for p in params) >= 100_000, build.__name__
+        if build is P.dp_accounting_pld_queries:
+            assert max(p[2] for p in params) >= 100_000
         assert len(build(quick)) < len(build(full))  # the heavy rows stay out of --quick
     for build in (P.dp_accounting_calibration_queries, P.prv_calibration_queries, P.opacus_calibration_queries):
         targets = {q.claim_eps for q in build(full) if q.role == "calibration"}

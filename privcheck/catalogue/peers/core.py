@@ -12,7 +12,7 @@ from importlib import metadata
 from typing import Callable, Sequence
 
 from privcheck.catalogue.peers.certify import certified
-from privcheck.catalogue.peers.events import REL_FLOAT, ROLES, Ev
+from privcheck.catalogue.peers.events import REL_DECIDE, REL_FLOAT, ROLES, Ev
 from privcheck.claims import CATALOGUE, Claim, Outcome, RunContext, check
 
 INSTALL_HINT = "not installed: pip install 'privcheck[peers]'"
@@ -169,7 +169,7 @@ def judge(q: Query, certify: Callable = None) -> dict:
             return row
         if value + q.tolerance < floor:
             row.update(status="refuted", below_certified_lower_by=lo - value)
-        elif value + q.tolerance >= up - REL_FLOAT * abs(up):
+        elif value + q.tolerance >= up - REL_DECIDE * abs(up):
             slack = value - up
             row.update(status="holds", slack=slack, slack_rel=(slack / up if up > 0 else None))
         else:
@@ -179,7 +179,7 @@ def judge(q: Query, certify: Callable = None) -> dict:
     else:  # lower bound
         if value - q.tolerance > ceil_:
             row.update(status="refuted", above_certified_upper_by=value - up)
-        elif value - q.tolerance <= lo + REL_FLOAT * abs(lo):
+        elif value - q.tolerance <= lo + REL_DECIDE * abs(lo):
             row.update(status="holds", slack=lo - value)
         else:
             row.update(status="undecided", position="inside",

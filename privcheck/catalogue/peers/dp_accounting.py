@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 from privcheck.catalogue.peers.core import Query, RunContext, _Peer, _q, _rr_noise, _steps, register
-from privcheck.catalogue.peers.events import (CALIBRATION_TARGETS, LARGE_EPS_DPSGD, Ev, approx, discrete_laplace,
+from privcheck.catalogue.peers.events import (CALIBRATION_TARGETS, LARGE_EPS_DPSGD, LONG_RUN_DPSGD, Ev, approx,
+                                              discrete_laplace,
                                               gaussian, laplace, rr, subsampled_gaussian, subsampled_laplace)
 
 # ---------------------------------------------------------------- dp-accounting
@@ -68,8 +69,9 @@ def dp_accounting_pld_queries(ctx: RunContext) -> list[Query]:
                      target="delta", at=5.0),
         ]
     if not ctx.quick:
-        for q, s, n in LARGE_EPS_DPSGD:
-            qs.append(_dpa_pld(f"DP-SGD q={q} σ={s} T={n} (large-ε regime)",
+        for q, s, n in LARGE_EPS_DPSGD + (LONG_RUN_DPSGD,):
+            regime = "large-ε regime" if q >= 0.5 else "long run"
+            qs.append(_dpa_pld(f"DP-SGD q={q} σ={s} T={n} ({regime})",
                                f"dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent({q!r}, dpa.GaussianDpEvent({s!r})), {n})",
                                (subsampled_gaussian(q, s, n),)))
     objs = "from dp_accounting.pld import privacy_loss_distribution as pld\n"
