@@ -156,7 +156,7 @@ def split_transcript(body: str) -> list[tuple[str, str]]:
 def _env(scratch: pathlib.Path) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(scratch), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    env.setdefault("COLUMNS", "100")
+    env["COLUMNS"] = "100"  # the terminal layout depends on the width: fix it
     env["NO_COLOR"] = "1"
     return env
 
