@@ -120,6 +120,10 @@ class GaussianMechanism(Mechanism):
         if delta is not None:
             self._params["delta"] = self._delta_given
 
+    def with_delta(self, delta: float) -> "GaussianMechanism":
+        """The same mechanism with claimed δ = ``delta`` in (0, 1) (what ``--delta`` sets on the CLI)."""
+        return GaussianMechanism(self.sensitivity, self.sigma, self._eps_given, delta)
+
     def sample(self, x, n, rng):
         n = check_int("n", n, minimum=0)
         noise = rng.standard_normal(n)

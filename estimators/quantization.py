@@ -741,3 +741,55 @@ class PrivQuant(Mechanism):
     def exact_epsilon(self) -> ExactEpsilon:
         """Exact ε over all inputs in [−U, U]^d and outputs (see :func:`privquant_exact_epsilon`)."""
         return privquant_exact_epsilon(self.d, self.K, self.kappa, self.p_mp, self.U)
+
+
+# --------------------------------------------------------------------------------------
+# reconstruction protection, 001 Theorem 1, eq. 9
+# --------------------------------------------------------------------------------------
+def _omega_args(a: Any, r: Any, eps: Any, rho0: Any) -> tuple[float, float, float, float]:
+    from privcheck.validation import check_in_interval, check_nonnegative
+
+    return (check_in_interval("a", a, 0.0, 1.0), check_in_interval("r", r, 1.0, math.inf, closed="left"),
+            check_nonnegative("eps", eps), check_nonnegative("rho0", rho0))
+
+
+def reconstruction_log_omega(a: Any, r: Any, eps: Any, rho0: Any = 0.0, *, exact: bool = False):
+    """log ω(a) of 001 (sqSGD) Theorem 1, eq. 9: ``log √8 − (r−1)a²/2 + ε + ρ0``.
+
+    a: the reconstruction accuracy parameter in [0, 1]; r ≥ 1 (the paper's r; r = O(d)); eps ≥ 0 the
+    LDP level; rho0 ≥ 0 the adversary's prior parameter ρ0. Float by default (no overflow: the log),
+    a 50-digit ``mpmath.mpf`` with ``exact=True``.
+    """
+    a, r, eps, rho0 = _omega_args(a, r, eps, rho0)
+    if exact:
+        with mpmath.workdps(_DPS):
+            A = mpmath.mpf(a)
+            return mpmath.log(mpmath.sqrt(8)) - (mpmath.mpf(r) - 1) * A * A / 2 + mpmath.mpf(eps) + mpmath.mpf(rho0)
+    return 1.5 * math.log(2.0) - (r - 1.0) * a * a / 2.0 + eps + rho0
+
+
+def reconstruction_omega(a: Any, r: Any, eps: Any, rho0: Any = 0.0, *, exact: bool = False):
+    """ω(a) = √8·exp(−(r−1)a²/2)·exp(ε+ρ0), 001 (sqSGD) Theorem 1, eq. 9, as printed.
+
+    PrivQuant_{K,∞} is claimed (√(2−2a), ω(a), f_A)-protected against reconstruction; ω bounds a
+    probability, so values ≥ 1 are vacuous. Parameters as in :func:`reconstruction_log_omega`;
+    returns a float (``inf`` past the float range) or, with ``exact=True``, a 50-digit ``mpmath.mpf``.
+    """
+    log_w = reconstruction_log_omega(a, r, eps, rho0, exact=exact)
+    if exact:
+        with mpmath.workdps(_DPS):
+            return mpmath.exp(log_w)
+    return math.exp(log_w) if log_w < 709.0 else math.inf
+
+
+def reconstruction_nonvacuous_a(r: Any, eps: Any, rho0: Any = 0.0) -> float | None:
+    """The smallest a in [0, 1] with ω(a) ≤ 1 (eq. 9 informative from there on), or None if no a ≤ 1 gives it.
+
+    a* = √(2(ε + ρ0 + log √8)/(r − 1)) (solving log ω(a) = 0); r = 1 never gives ω < 1 (ω is then constant).
+    Rounded up by one ulp so that ω(a*) ≤ 1 holds in floating point.
+    """
+    _, r, eps, rho0 = _omega_args(0.0, r, eps, rho0)
+    if r == 1.0:
+        return None
+    a_star = math.nextafter(math.sqrt(2.0 * (eps + rho0 + 1.5 * math.log(2.0)) / (r - 1.0)), math.inf)
+    return a_star if a_star <= 1.0 else None

@@ -333,10 +333,15 @@ def parse_pld_event(spec: str):
     kind = kind.strip().lower()
     if not sep or kind not in _PLD_KINDS:
         raise PrivcheckUsageError(f"--event {spec!r}: expected {_PLD_SPEC_HELP}")
-    m = re.fullmatch(r"(?P<params>.*?)(?:x(?P<count>[0-9_]+))?", rest.strip())
-    count = int(m.group("count").replace("_", "")) if m.group("count") else 1
-    if count < 1:
-        raise PrivcheckUsageError(f"--event {spec!r}: the count after 'x' must be >= 1")
+    m = re.fullmatch(r"(?P<params>.*?)(?:x(?P<count>[0-9_]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?))?", rest.strip())
+    count = 1
+    if m.group("count"):
+        text = m.group("count").replace("_", "")
+        value = int(text) if text.isdigit() else float(text)  # 1e6 is a count too, 1.5 or 1e-3 is not
+        if value != int(value) or value < 1:
+            raise PrivcheckUsageError(f"--event {spec!r}: the count after 'x' must be a whole number >= 1, "
+                                      f"got {m.group('count')!r}")
+        count = int(value)
     params: dict[str, float] = {}
     for item in filter(None, (s.strip() for s in m.group("params").split(","))):
         name, eq, val = item.partition("=")

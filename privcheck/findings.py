@@ -18,7 +18,8 @@ from typing import Sequence
 from privcheck.claims import PASSING, VerdictRecord
 from privcheck.reports.sources import PAPERS as SOURCES
 from privcheck.reports.sources import paper_of, papers_for
-from privcheck.reports.text import error_message, records_from_json, interval_text, is_quick, method_label, short, verdict_counts
+from privcheck.reports.text import (error_message, interval_text, is_quick, method_label, not_run_reason, reason_text,
+                                   records_from_json, short, verdict_counts)
 
 START = "<!-- findings:start -->"
 END = "<!-- findings:end -->"
@@ -64,10 +65,12 @@ def render(records: Sequence[VerdictRecord], *, seed: int, seconds: float) -> st
             if r.verdict in ("refuted", "inconclusive", "error") or not r.met_expectation:
                 if r.verdict == "error":
                     what = error_message(r)
-                elif isinstance(r.details, dict) and r.details.get("skipped"):
-                    what = f"skipped: {r.details.get('reason', 'not run')}"
+                elif not_run_reason(r) is not None:
+                    what = reason_text(r)
                 else:
                     what = f"claimed {short(r.claimed, 90)}; measured {short(r.measured, 110)}"
+                    if reason_text(r):
+                        what += f"; reason: {reason_text(r)}"
                 iv = interval_text(r)
                 lines.append(f"- `{r.id}` [{method_label(r)}] **{r.verdict}** — {what}" + (f" (interval {iv})" if iv else ""))
         held = sorted({r.id for r in recs if r.verdict == "holds"}

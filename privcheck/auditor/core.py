@@ -159,8 +159,11 @@ class AuditResult:
         if self.eps_lower is not None:
             lines.append(f"eps lower      {self.eps_lower:.6g}  (confidence {fmt_confidence(self.confidence)}, {self.samples} samples/input; "
                          f"at most {self.eps_max_certifiable:.4g} certifiable)")
-            if self.certified_fraction is not None:
+            if self.certified_fraction is not None and self.certified_fraction <= 1 and not self.delta_claimed:
                 lines.append(f"  certified    {self.certified_fraction:.1%} of the claimed eps")
+            elif self.delta_claimed and self.eps_claimed is not None and self.eps_lower > self.eps_claimed:
+                lines.append("  note         above the claimed eps, which an (eps, delta) claim allows: "
+                             "its verdict is on delta at the claimed eps")
             lines.append(f"  event        {self.event} for inputs {_fmt(self.worst_pair)}" if self.event is not None
                          else "  event        none: no event could separate the inputs at these sample sizes")
         if self.delta_lower is not None:
@@ -519,15 +522,18 @@ def mc_decision(bound: MonteCarloBound, eps_claimed: float, delta_claimed: float
     confidence). ``inconclusive`` when these sample sizes could not certify
     more than the claimed ε, or when no event separated the inputs
     (``eps_lower ≤ 0``): then the audit had no power and "holds" would not be
-    evidence. With a claimed δ > 0 the power statement is about δ: inconclusive
-    when these samples could not certify a δ above the claimed δ at the
+    evidence (in both modes). With a claimed δ > 0 the power statement is about δ: inconclusive
+    when no event separated the inputs, or when these samples could not certify a δ above the claimed δ at the
     claimed ε (:func:`max_certifiable_delta`; a correct mechanism's δ lower
     bound is 0 there, which is no reason to doubt it). Otherwise ``holds``,
     meaning *no violation detected*: sampling can refute a claim, never prove it.
     """
+    no_event = "no event separated the inputs (eps_lower <= 0): the audit had no power"
     if bound.delta_lower is not None and delta_claimed > 0:
         if bound.delta_lower > delta_claimed:
             return "refuted", None
+        if not bound.eps_lower > 0:
+            return "inconclusive", no_event
         if max_certifiable_delta(bound) <= delta_claimed:
             return "inconclusive", (f"{bound.estimation_samples} estimation draws per input can certify at most "
                                     f"delta {max_certifiable_delta(bound):.4g} at eps {bound.delta_eps:g}, "
@@ -539,7 +545,7 @@ def mc_decision(bound: MonteCarloBound, eps_claimed: float, delta_claimed: float
         return "inconclusive", (f"{bound.estimation_samples} estimation draws per input can certify at most "
                                 f"eps {bound.eps_max_certifiable:.4g}, not more than the claimed {eps_claimed:g}")
     if not bound.eps_lower > 0:
-        return "inconclusive", "no event separated the inputs (eps_lower <= 0): the audit had no power"
+        return "inconclusive", no_event
     return "holds", None
 
 
@@ -676,6 +682,8 @@ def audit(
                                       "with pairs=, neighbours= or view= (use exact=False)")
         exact = False
         details["exact_note"] = "exact ε skipped: pairs=/neighbours=/view= restrict what is audited"
+    if is_mech and delta > 0 and delta != mech.delta_nominal and hasattr(mech, "with_delta"):
+        mech = mech.with_delta(delta)  # --delta D audits the same (ε, δ) claim as --param delta=D
     if exact is not False and is_mech:
         ex = mech.exact_epsilon()
         if ex is None and exact:

@@ -86,7 +86,7 @@ def records_to_junit(records: Iterable[VerdictRecord], fail_on: Sequence[str] = 
             res = outcome(r, fail_on)
             conf = r.details.get("confidence") if isinstance(r.details, dict) else None
             for key, val in (("verdict", r.verdict), ("outcome", res), ("finding", _finding_note(r, fail_on)),
-                             ("expect", r.expect), ("source", r.source), ("citation", cited_source(r)),
+                             ("expect", r.expect), ("source", cited_source(r)), ("citation", cited_source(r)),
                              ("kind", r.kind), ("method", method_label(r)), ("claimed", short(r.claimed, 200)),
                              ("measured", short(r.measured, 200)), ("interval", interval_text(r)),
                              ("confidence", fmt_confidence(conf) if conf is not None else None),

@@ -64,6 +64,9 @@ def paper_of(source: str) -> Paper | None:
     m = _FILE.search(src)
     if m:
         return _BY_FILE.get(m.group(0)) or PAPERS.get(m.group(1))
+    m = re.match(r"\[(\d{3})\]", src)  # an already cited source: "[000] FedSel (Liu et al.) ..."
+    if m:
+        return PAPERS.get(m.group(1))
     head = src.split(" ", 1)[0]
     return PAPERS.get(head)
 
@@ -88,3 +91,15 @@ def papers_for(sources) -> list[Paper]:
     """The papers cited by an iterable of source strings, in key order, without repeats."""
     keys = {p.key for p in (paper_of(s) for s in sources) if p is not None}
     return [PAPERS[k] for k in sorted(keys)]
+
+
+def cite_all(obj):
+    """``obj`` (a JSON-ready value: dicts, lists, strings, numbers) with :func:`cite_source` applied to every
+    string, keys included: user-facing JSON and JUnit never show the paper collection's file names."""
+    if isinstance(obj, str):
+        return cite_source(obj)
+    if isinstance(obj, dict):
+        return {cite_all(k): cite_all(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [cite_all(v) for v in obj]
+    return obj

@@ -228,6 +228,29 @@ def error_message(record: VerdictRecord) -> str:
     return " ".join(str(record.details.get("error", "")).split())
 
 
+def not_run_reason(record: VerdictRecord) -> str | None:
+    """Why a check was not run (``details["skipped"] is True``, e.g. a peer library not installed), else None.
+
+    Only an ``inconclusive`` record can be "not run": a check with a verdict (holds, refuted, computed,
+    error) ran, even when its details list skipped sub-cases (``details["skipped"]`` as a list).
+    """
+    d = record.details if isinstance(record.details, dict) else {}
+    if record.verdict == "inconclusive" and d.get("skipped") is True:
+        return str(d.get("reason") or "no reason recorded")
+    return None
+
+
+def reason_text(record: VerdictRecord) -> str:
+    """The one-line reason shown beside an inconclusive (or not run) check at every verbosity; '' if none."""
+    skipped = not_run_reason(record)
+    if skipped is not None:
+        return f"skipped: {skipped}"
+    d = record.details if isinstance(record.details, dict) else {}
+    if record.verdict == "inconclusive" and isinstance(d.get("reason"), str) and d["reason"]:
+        return " ".join(d["reason"].split())
+    return ""
+
+
 def record_key(record: VerdictRecord) -> str:
     """``id[method:part]``, the unique name of a record in a run."""
     return f"{record.id}[{method_label(record)}]"
@@ -291,6 +314,12 @@ def check_lines(record: VerdictRecord, width: int = 80, verbosity: int = 0, verd
             for k, v in flat_numbers({k: v for k, v in record.details.items() if k not in ("interval", "error")}):
                 lines.append(Text(f"{indent}  {k} = {v}", style="dim"))
         return lines
+    reason = reason_text(record)
+    if not_run_reason(record) is not None:
+        head.append("  " + reason)  # a check that did not run: its reason is all there is to say
+        return lines
+    if reason:
+        lines.append(Text(f"    reason: {reason}"))
     if record.verdict == "error":
         values = error_message(record)
     else:
@@ -414,11 +443,13 @@ def records_to_json(records: Iterable[VerdictRecord], quick: bool | None = None)
     of ``--json`` stays as DESIGN.md specifies; :func:`records_from_json`
     reads both this and the plain 0.1 format.
     """
+    from privcheck.reports.sources import cite_all
+
     records = list(records)
     quick = is_quick(records) if quick is None else bool(quick)
     rows = []
     for r in records:
-        d = r.to_dict()
+        d = cite_all(r.to_dict())
         d["quick"] = quick
         rows.append(d)
     return json.dumps(rows, indent=2, ensure_ascii=False)
