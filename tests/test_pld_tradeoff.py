@@ -289,7 +289,7 @@ def test_cli_bad_curve_flags(args, msg):
 
 # ---------------------------------------------------------------- peers.gdpnum / peers.riskcal judgement
 def _row(quantity, value, at=None):
-    from privcheck.catalogue.peers_curves import CurveRow
+    from privcheck.catalogue.peers.curves import CurveRow
 
     return CurveRow(f"{quantity}-row", quantity, 2.0, 1.0, 9, at, lambda: value, "lib.call()")
 
@@ -301,7 +301,7 @@ def _row(quantity, value, at=None):
 ])
 def test_curve_peer_rule(quantity, value, status):
     """μ/advantage are safe when high, β when low; inside the certified interval: undecided."""
-    from privcheck.catalogue.peers_curves import certified_interval, judge_curve_row
+    from privcheck.catalogue.peers.curves import certified_interval, judge_curve_row
 
     row = judge_curve_row(_row(quantity, value, 0.1 if quantity == "beta" else None), certified_interval)
     assert row["status"] == status, row
@@ -310,7 +310,7 @@ def test_curve_peer_rule(quantity, value, status):
 
 
 def test_curve_peer_library_failure_and_absence(monkeypatch):
-    from privcheck.catalogue import peers_curves as pc
+    from privcheck.catalogue.peers import curves as pc
     from privcheck.claims import RunContext
 
     def boom():

@@ -29,7 +29,8 @@ than :data:`REL_FLOAT` relative (closed forms computed in two codes differ in th
 
 Layout: :mod:`.events` (library-independent mechanisms), :mod:`.certify` (the certified interval),
 :mod:`.core` (queries, judgement, the claim runner) and one module per library
-(:mod:`.dp_accounting`, :mod:`.prv_accountant`, :mod:`.autodp`, :mod:`.opacus`), each registering
+(:mod:`.dp_accounting`, :mod:`.prv_accountant`, :mod:`.autodp`, :mod:`.opacus`; :mod:`.curves` for the
+trade-off-curve libraries gdpnum and riskcal), each registering
 its claims on import.
 """
 from __future__ import annotations
@@ -46,3 +47,4 @@ from privcheck.catalogue.peers.prv_accountant import *  # noqa: F401,F403
 from privcheck.catalogue.peers.autodp import *  # noqa: F401,F403
 from privcheck.catalogue.peers.opacus import *  # noqa: F401,F403
 from privcheck.catalogue.peers.opacus import _op  # noqa: F401
+from privcheck.catalogue.peers import curves  # noqa: F401  (peers.gdpnum, peers.riskcal: trade-off curves)

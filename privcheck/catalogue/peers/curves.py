@@ -31,7 +31,8 @@ from typing import Callable
 
 import numpy as np
 
-from privcheck.catalogue.peers import REL_FLOAT, missing, skipped, versions
+from privcheck.catalogue.peers.core import missing, skipped, versions
+from privcheck.catalogue.peers.events import REL_FLOAT
 from privcheck.claims import CATALOGUE, Claim, Outcome, RunContext, check
 
 __all__ = ["DPSGD_CONFIGS", "CurveRow", "judge_curve_row", "gdpnum_rows", "riskcal_rows", "run_curve_peer"]
