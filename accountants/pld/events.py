@@ -42,6 +42,12 @@ __all__ = [
 ]
 
 RELATIONS = ("add_remove", "replace_one")
+#: the Gaussian loss range m ± K·sd: δ(m + 38.5 sd) < 1e-320, so the truncated mass (kept as +∞ mass
+#: in the pessimistic measure) is below every δ a float can ask for (12.5 sd lost 1e-37)
+GAUSS_SD_CUT = 38.5
+#: the optimistic measure's range (it may drop mass: P(L outside m ± 12.5 sd) < 1e−35); also the
+#: bottom of both ranges (mass below it is moved up in the pessimistic measure)
+GAUSS_SD_OPT = 12.5
 _SQRT2 = math.sqrt(2.0)
 
 
@@ -62,6 +68,7 @@ class Profile:
     log_delta: Callable[[np.ndarray], np.ndarray] | None = None
     atoms: tuple[np.ndarray, np.ndarray] | None = None
     log_delta_rev: Callable[[np.ndarray], np.ndarray] | None = None  # profile of the reverse pair (Q ‖ P)
+    hi_opt: float | None = None  # top of the optimistic measure's range (None: hi); dropping mass is safe there
 
     def log_delta_at(self, x) -> np.ndarray:
         """log δ(x) for an array of real x (exact: closed form or a log-sum over the atoms)."""
@@ -115,9 +122,9 @@ def laplace_log_delta(eps0: float, x: np.ndarray) -> np.ndarray:
 
 def _gauss_profile(mu: float, label: str) -> Profile:
     m, s = mu * mu / 2.0, mu
-    K = 12.5  # P(L outside m ± 12.5 sd) < 1e-35
     f = lambda x: gaussian_log_delta(mu, x)  # noqa: E731
-    return Profile(label, m - K * s, m + K * s, 0.0, f, None, f)
+    # pessimistic: up to δ ≈ 0 in float (the +∞ mass is then invisible at every δ); optimistic: 12.5 sd
+    return Profile(label, m - GAUSS_SD_OPT * s, m + GAUSS_SD_CUT * s, 0.0, f, None, f, m + GAUSS_SD_OPT * s)
 
 
 def _laplace_profile(eps0: float, label: str) -> Profile:
@@ -149,8 +156,11 @@ def _subsampled_remove(base: Profile, q: float, label: str) -> Profile:
             val = np.where(inside, lq + base.log_delta_at(xb), np.log(-np.where(inside, -0.5, em)))
         return val
 
-    hi = math.log1p(q * math.expm1(min(base.hi, 700.0))) if base.hi < 700 else base.hi + lq
-    return Profile(label, math.log1p(-q), hi, q * base.inf_mass, f)
+    def top(bh):
+        return math.log1p(q * math.expm1(min(bh, 700.0))) if bh < 700 else bh + lq
+
+    hi_opt = None if base.hi_opt is None else top(base.hi_opt)
+    return Profile(label, math.log1p(-q), top(base.hi), q * base.inf_mass, f, hi_opt=hi_opt)
 
 
 def _subsampled_add(base_rev: Profile, base_hi: float, q: float, label: str) -> Profile:
@@ -421,5 +431,5 @@ class PoissonSampledEvent(PLDEvent):
         rem, add = self.event.profiles(relation)
         r = _subsampled_remove(rem, self.q, f"{tag}[{rem.label}]-remove")
         a = _subsampled_add(add, rem.hi, self.q, f"{tag}[{rem.label}]-add")
-        return (Profile(r.label, r.lo, r.hi, r.inf_mass, r.log_delta, None, a.log_delta),
-                Profile(a.label, a.lo, a.hi, a.inf_mass, a.log_delta, None, r.log_delta))
+        return (Profile(r.label, r.lo, r.hi, r.inf_mass, r.log_delta, None, a.log_delta, r.hi_opt),
+                Profile(a.label, a.lo, a.hi, a.inf_mass, a.log_delta, None, r.log_delta, a.hi_opt))
