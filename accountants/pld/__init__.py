@@ -15,6 +15,7 @@ Example::
 """
 from accountants.pld.accountant import Interval, PLDAccountant
 from accountants.pld.events import (
+    ApproxDPEvent,
     DiscreteLaplaceEvent,
     FiniteEvent,
     GaussianEvent,
@@ -37,6 +38,7 @@ __all__ = [
     "PureDPEvent",
     "FiniteEvent",
     "PoissonSampledEvent",
+    "ApproxDPEvent",
     "PLDBounds",
     "gaussian_pld_delta",
 ]

@@ -73,7 +73,9 @@ class Composition:
 
     def delta_bound(self, eps: float) -> float:
         """Upper (pessimistic kind) or lower (optimistic kind) bound on δ(ε) of the composition."""
-        eps = float(eps) + (self.shift if self.kind == "pessimistic" else -self.shift)
+        # losses were snapped by up to `shift` against the measure's direction (down in the
+        # pessimistic, up in the optimistic measure): evaluate where the true losses could sit
+        eps = float(eps) - (self.shift if self.kind == "pessimistic" else -self.shift)
         n = self.c.size
         k0 = int(math.floor(eps / self.h)) + 1 - self.bot
         k0 = min(max(k0, 0), n)
@@ -119,7 +121,8 @@ class Composition:
         lam = LAMBDAS_POS
         logc = lam * np.log(lam / (lam + 1)) - np.log1p(lam)
         e = (self.K_pos + logc - math.log(rest)) / lam
-        return max(0.0, float(np.min(e)) * (1 + 1e-12) + 1e-12)
+        # the measure's losses may sit up to `shift` below the true ones (grid snapping)
+        return max(0.0, float(np.min(e)) * (1 + 1e-12) + 1e-12 + self.shift)
 
 
 _FLUSH = 1e-140
@@ -150,7 +153,7 @@ def _power(A: np.ndarray, T: int, d: float) -> tuple[np.ndarray, np.ndarray, np.
     return out, E, B
 
 
-def _product_inf_mass(parts: list[tuple[float, float, int]], kind: str) -> float:
+def product_inf_mass(parts: list[tuple[float, float, int]], kind: str) -> float:
     """+∞ mass of a product measure: Π(F_j + a_j)^{T_j} − Π F_j^{T_j} for parts (a_j, F_j, T_j)
     (a: +∞ mass, F: finite mass), as ΠF^T·expm1(Σ T·log1p(a/F)) so that a +∞ mass far below
     the float resolution of F (e.g. 1e−37 next to F ≈ 1) is kept; rounded outward per ``kind``."""
@@ -247,7 +250,7 @@ def compose(parts: list[tuple[GridMeasure, int]], kind: str, tail: float, max_ff
     err_l2 = math.sqrt(float(np.sum(w * Eacc * Eacc)) / N) + gamma * float(np.sum(w * np.abs(C))) / math.sqrt(N)
     err_l2 *= 1.0 + 1e-6
     c = np.roll(c, -(i_bot % N))
-    inf = _product_inf_mass(inf_parts if tilt > 0 else [(m.inf, m.finite_mass, T) for m, T in parts], kind)
+    inf = product_inf_mass(inf_parts if tilt > 0 else [(m.inf, m.finite_mass, T) for m, T in parts], kind)
     x_top = (i_bot + N - 1) * h
     x_bot = i_bot * h
     # mass outside the window: of the measure that was transformed (tilted or not)

@@ -26,7 +26,7 @@ import numpy as np
 from scipy import special
 
 from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_int, check_positive, check_probability
+from privcheck.validation import check_int, check_nonnegative, check_positive, check_probability
 
 __all__ = [
     "Profile",
@@ -38,6 +38,7 @@ __all__ = [
     "PureDPEvent",
     "FiniteEvent",
     "PoissonSampledEvent",
+    "ApproxDPEvent",
     "RELATIONS",
 ]
 
@@ -69,6 +70,7 @@ class Profile:
     atoms: tuple[np.ndarray, np.ndarray] | None = None
     log_delta_rev: Callable[[np.ndarray], np.ndarray] | None = None  # profile of the reverse pair (Q ‖ P)
     hi_opt: float | None = None  # top of the optimistic measure's range (None: hi); dropping mass is safe there
+    bounded: bool = False  # finite losses never exceed hi (true of atoms and Laplace; hi is then the largest loss)
 
     def log_delta_at(self, x) -> np.ndarray:
         """log δ(x) for an array of real x (exact: closed form or a log-sum over the atoms)."""
@@ -129,7 +131,7 @@ def _gauss_profile(mu: float, label: str) -> Profile:
 
 def _laplace_profile(eps0: float, label: str) -> Profile:
     f = lambda x: laplace_log_delta(eps0, x)  # noqa: E731
-    return Profile(label, -eps0, eps0, 0.0, f, None, f)
+    return Profile(label, -eps0, eps0, 0.0, f, None, f, bounded=True)
 
 
 def _atoms_of(p: np.ndarray, q: np.ndarray, label: str) -> Profile:
@@ -141,7 +143,7 @@ def _atoms_of(p: np.ndarray, q: np.ndarray, label: str) -> Profile:
     fin = np.isfinite(losses)
     lo = float(losses[fin].min()) if fin.any() else 0.0
     hi = float(losses[fin].max()) if fin.any() else 0.0
-    return Profile(label, lo, hi, inf, None, (losses, mass))
+    return Profile(label, lo, hi, inf, None, (losses, mass), bounded=True)
 
 
 def _subsampled_remove(base: Profile, q: float, label: str) -> Profile:
@@ -334,6 +336,34 @@ class PureDPEvent(PLDEvent):
         _check_relation(relation)
         p, q = self.pair()
         pr = _atoms_of(p, q, f"pure(eps={self.eps:.6g})")
+        return pr, pr
+
+
+@dataclass(frozen=True)
+class ApproxDPEvent(PLDEvent):
+    """Any (ε, δ)-DP mechanism, through its dominating pair (Kairouz, Oh & Viswanath 2015, Thm 2.1):
+    P = (δ, (1−δ)e^ε/(1+e^ε), (1−δ)/(1+e^ε), 0), Q = its mirror image. Its privacy loss is +∞ with
+    mass δ and ±ε otherwise. eps >= 0 (<= 700), delta in [0, 1)."""
+
+    eps: float
+    delta: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "eps", check_nonnegative("eps", self.eps))
+        object.__setattr__(self, "delta", check_probability("delta", self.delta, open_high=True))
+        if self.eps > 700:
+            raise PrivcheckUsageError(f"eps must be <= 700, got {self.eps}")
+
+    def pair(self):
+        d = self.delta
+        hi = (1 - d) / (1 + math.exp(-self.eps))
+        lo = (1 - d) / (1 + math.exp(self.eps))
+        return np.array([d, hi, lo, 0.0]), np.array([0.0, lo, hi, d])
+
+    def profiles(self, relation: str = "add_remove"):
+        _check_relation(relation)
+        p, q = self.pair()
+        pr = _atoms_of(p, q, f"approx(eps={self.eps:.6g},delta={self.delta:.6g})")
         return pr, pr
 
 
