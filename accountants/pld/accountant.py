@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import signal
 
-from accountants.composition import RR_MAX_LOSS, RR_MAX_STEPS, rr_composition_delta, rr_composition_eps
+from accountants.composition import RR_MAX_LOSS, RR_MAX_STEPS, optimal_composition, rr_composition_delta
 from accountants.gdp import gdp_eps, gdp_log_delta
 from accountants.pld.compose import Composition, compose, product_inf_mass
 from accountants.pld.discretise import discretise, pessimistic
-from accountants.pld.events import RELATIONS, PLDEvent, Profile, PureDPEvent, RandomizedResponseEvent
+from accountants.pld.events import (RELATIONS, ApproxDPEvent, PLDEvent, Profile, PureDPEvent,
+                                    RandomizedResponseEvent)
 from accountants.pld.tail_lower import eps_lower, log_delta_lower, top_measure
 from privcheck.errors import PrivcheckUsageError
 from privcheck.validation import check_delta, check_int, check_nonnegative
@@ -253,15 +254,17 @@ class PLDAccountant:
             a_lo = max(a_lo, product_inf_mass(parts, "optimistic"))
         return L, a_lo, a_up
 
-    def _exact_pure(self) -> tuple[float, int] | None:
-        """(ε, T) if the composition is T runs of one pure ε-DP event (binary RR pair): then the exact
-        optimal composition (KOV Thm 3.3, accountants.composition) applies."""
+    def _exact_pure(self) -> tuple[float, int, float] | None:
+        """(ε, T, δ0) if the composition is T runs of one (ε, δ0)-DP dominating pair (binary RR, pure
+        ε-DP or ApproxDPEvent, ε > 0): then the exact optimal composition (KOV Thm 3.3,
+        accountants.composition) applies: δ(ε') = 1 − (1 − δ0)^T (1 − δ_RR(ε'))."""
         if self.method == "pld" or len(self._events) != 1:
             return None
         e, T = self._events[0]
-        if isinstance(e, PureDPEvent) or (isinstance(e, RandomizedResponseEvent) and e.k == 2):
-            if T <= RR_MAX_STEPS and T * e.eps <= RR_MAX_LOSS:
-                return e.eps, T
+        d0 = e.delta if isinstance(e, ApproxDPEvent) else 0.0
+        if isinstance(e, (PureDPEvent, ApproxDPEvent)) or (isinstance(e, RandomizedResponseEvent) and e.k == 2):
+            if e.eps > 0 and T <= RR_MAX_STEPS and T * e.eps <= RR_MAX_LOSS:
+                return e.eps, T, d0
         return None
 
     # ------------------------------------------------------------------ queries
@@ -294,7 +297,8 @@ class PLDAccountant:
             return _outward(lo, up, "exact (eps above the largest finite loss)", notes, top=1.0)
         ex = self._exact_pure()
         if ex is not None:
-            up = min(up, rr_composition_delta(ex[0], ex[1], eps))
+            drr = rr_composition_delta(ex[0], ex[1], eps)
+            up = min(up, -math.expm1(ex[1] * math.log1p(-ex[2]) + math.log1p(-drr)) * (1 + 1e-12) if ex[2] else drr)
         return _outward(lo, max(up, lo), "pld-fft", notes, top=1.0)
 
     def epsilon(self, delta: float) -> Interval:
@@ -343,10 +347,10 @@ class PLDAccountant:
             up = cap[0]
             notes.append("upper end = the largest finite privacy loss (delta at it is only the +inf mass)")
         ex = self._exact_pure()
-        if ex is not None:
-            e = rr_composition_eps(ex[0], ex[1], delta)
+        if ex is not None and delta > -math.expm1(ex[1] * math.log1p(-ex[2])) * (1 + 1e-9):
+            e = optimal_composition(ex[0], ex[1], delta, ex[2]).eps
             if e < up:
-                up, method = e, "exact (optimal composition of pure-eps events, KOV Thm 3.3)"
+                up, method = e, "exact (optimal composition, KOV Thm 3.3)"
         return _outward(lo, max(up, lo), method, tuple(notes))
 
     def describe(self) -> dict:
