@@ -29,12 +29,14 @@ _REL = 1e-9  # relative slack for float products and the closed form (≈1e−15
 
 @dataclass
 class TopMeasure:
-    """Sub-measure: masses ``w`` at losses ``idx``·h (highest losses kept) plus +∞ mass ``inf``."""
+    """Sub-measure: masses ``w`` at losses ``idx``·h (highest losses kept) plus +∞ mass ``inf``;
+    ``shift``: how far the grid losses may sit above the true ones (atom snapping and float error)."""
 
     h: float
     idx: np.ndarray
     w: np.ndarray
     inf: float
+    shift: float = 0.0
 
 
 def _truncate(idx: np.ndarray, w: np.ndarray, keep: int) -> tuple[np.ndarray, np.ndarray]:
@@ -58,7 +60,7 @@ def _product(a: TopMeasure, b: TopMeasure, keep: int) -> TopMeasure:
         idx, w = np.zeros(0, dtype=np.int64), np.zeros(0)
     fa, fb = float(np.sum(a.w)), float(np.sum(b.w))
     inf = (a.inf * (fb + b.inf) + fa * b.inf) * (1 - 4 * _REL)
-    return TopMeasure(a.h, idx, w, inf)
+    return TopMeasure(a.h, idx, w, inf, a.shift + b.shift)
 
 
 def top_measure(parts: list[tuple[GridMeasure, int]], keep: int = KEEP) -> TopMeasure | None:
@@ -69,7 +71,7 @@ def top_measure(parts: list[tuple[GridMeasure, int]], keep: int = KEEP) -> TopMe
         if m.kind != "optimistic":
             raise ValueError("top_measure needs optimistic measures")
         idx, w = _truncate(m.lo + np.arange(m.p.size), m.p.astype(float), keep)
-        base = TopMeasure(m.h, idx, w, float(m.inf))
+        base = TopMeasure(m.h, idx, w, float(m.inf), float(m.shift))
         acc = None
         e = int(T)
         while e:
@@ -89,6 +91,8 @@ def log_delta_lower(top: TopMeasure | None, mu: float | None, eps: float) -> flo
             return -math.inf
         return float(gaussian_log_delta(mu, np.array([eps]))[0]) + math.log1p(-_REL)
     x = top.idx * top.h
+    # the true losses may be up to `shift` below the grid ones, and idx·h is rounded once
+    eps = eps + top.shift * (1 + 1e-12) + 4 * 2.0**-53 * (abs(eps) + float(np.max(np.abs(x), initial=0.0)))
     with np.errstate(divide="ignore"):
         lw = np.log(top.w)
         if mu is None:
