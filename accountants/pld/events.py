@@ -161,8 +161,9 @@ def _subsampled_remove(base: Profile, q: float, label: str) -> Profile:
     def top(bh):
         return math.log1p(q * math.expm1(min(bh, 700.0))) if bh < 700 else bh + lq
 
-    hi_opt = None if base.hi_opt is None else top(base.hi_opt)
-    return Profile(label, math.log1p(-q), top(base.hi), q * base.inf_mass, f, hi_opt=hi_opt)
+    # the base's optimistic range (12.5 sd for a Gaussian) for both measures: the wide pessimistic
+    # range would triple the grid; the truncated mass (< q·1e−35) is kept as +∞ mass instead
+    return Profile(label, math.log1p(-q), top(base.hi if base.hi_opt is None else base.hi_opt), q * base.inf_mass, f)
 
 
 def _subsampled_add(base_rev: Profile, base_hi: float, q: float, label: str) -> Profile:
@@ -460,6 +461,6 @@ class PoissonSampledEvent(PLDEvent):
             return _atoms_of(p, q, f"{tag}-remove"), _atoms_of(q, p, f"{tag}-add")
         rem, add = self.event.profiles(relation)
         r = _subsampled_remove(rem, self.q, f"{tag}[{rem.label}]-remove")
-        a = _subsampled_add(add, rem.hi, self.q, f"{tag}[{rem.label}]-add")
+        a = _subsampled_add(add, rem.hi if rem.hi_opt is None else rem.hi_opt, self.q, f"{tag}[{rem.label}]-add")
         return (Profile(r.label, r.lo, r.hi, r.inf_mass, r.log_delta, None, a.log_delta, r.hi_opt),
                 Profile(a.label, a.lo, a.hi, a.inf_mass, a.log_delta, None, r.log_delta, a.hi_opt))
