@@ -9,6 +9,13 @@ Routes (the result's ``method`` says which one answered):
   the requested δ (below its error floor, e.g. δ < 1e−12) the upper end comes from the
   Chernoff/RDP-type tail bound in log space and the lower end from exactly computable parts
   of the composition (the Gaussian sub-composition, each single event); ``notes`` says so.
+- lower ends at any δ also from :mod:`accountants.pld.tail_lower` (top atoms of the non-Gaussian
+  optimistic measures with the Gaussian part in closed form, in log space).
+- "exact (optimal composition, KOV Thm 3.3)": T runs of one pure / binary-RR / (ε, δ) event —
+  the upper end is the minimum of the PLD and the exact route (accountants.composition).
+- compositions of atom and Laplace events only: the upper end of ε(δ) never exceeds the largest
+  finite privacy loss when δ ≥ the +∞ mass; above it δ(ε) is the +∞ mass exactly.
+Every end is rounded one ulp outward after the last float operation (``_outward``).
 """
 from __future__ import annotations
 
