@@ -301,9 +301,28 @@ _PLD_KINDS = {
     "subsampled-gaussian": ({"q", "sigma"}, {"sensitivity"}),
     "subsampled-laplace": ({"q"}, {"b", "eps", "sensitivity"}),
     "subsampled-rr": ({"q", "eps"}, {"k"}),
+    "approx": ({"eps", "delta"}, set()),
 }
+#: parameters that must be whole numbers (per kind)
+_PLD_INTS = {"rr": {"k"}, "subsampled-rr": {"k"}, "discrete-laplace": {"sensitivity"}}
 _PLD_SPEC_HELP = ("KIND:NAME=VALUE,...[xCOUNT], KIND one of " + ", ".join(_PLD_KINDS)
-                  + " (e.g. subsampled-gaussian:q=0.01,sigma=1.1x10000)")
+                  + " (e.g. subsampled-gaussian:q=0.01,sigma=1.1x10000, approx:eps=1,delta=1e-6x10)")
+
+
+def _pld_count(spec: str, text: str) -> int:
+    """The count after 'x' in an --event spec: a whole number >= 1, also in exponent form (1e6)."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        d = Decimal(text.replace("_", ""))
+    except InvalidOperation:
+        d = None
+    if d is None or not d.is_finite() or d != d.to_integral_value() or d < 1:
+        raise PrivcheckUsageError(f"--event {spec!r}: the count after 'x' must be a whole number >= 1 "
+                                  f"(e.g. x1000 or x1e6), got {text!r}")
+    if d > 10**18:
+        raise PrivcheckUsageError(f"--event {spec!r}: the count after 'x' must be <= 1e18, got {text!r}")
+    return int(d)
 
 
 def _check_curve_flags(tradeoff, alphas, gdp_mode, alpha_min, risk, fprs) -> None:
@@ -326,22 +345,15 @@ def parse_pld_event(spec: str):
     PrivcheckUsageError naming what is wrong and what is allowed."""
     import re
 
-    from accountants.pld import (DiscreteLaplaceEvent, GaussianEvent, LaplaceEvent, PoissonSampledEvent,
-                                 PureDPEvent, RandomizedResponseEvent)
+    from accountants.pld import (ApproxDPEvent, DiscreteLaplaceEvent, GaussianEvent, LaplaceEvent,
+                                 PoissonSampledEvent, PureDPEvent, RandomizedResponseEvent)
 
     kind, sep, rest = spec.partition(":")
     kind = kind.strip().lower()
     if not sep or kind not in _PLD_KINDS:
         raise PrivcheckUsageError(f"--event {spec!r}: expected {_PLD_SPEC_HELP}")
-    m = re.fullmatch(r"(?P<params>.*?)(?:x(?P<count>[0-9_]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?))?", rest.strip())
-    count = 1
-    if m.group("count"):
-        text = m.group("count").replace("_", "")
-        value = int(text) if text.isdigit() else float(text)  # 1e6 is a count too, 1.5 or 1e-3 is not
-        if value != int(value) or value < 1:
-            raise PrivcheckUsageError(f"--event {spec!r}: the count after 'x' must be a whole number >= 1, "
-                                      f"got {m.group('count')!r}")
-        count = int(value)
+    m = re.fullmatch(r"(?P<params>.*?)(?:x(?P<count>[0-9_.eE+-]+))?", rest.strip())
+    count = _pld_count(spec, m.group("count")) if m.group("count") else 1
     params: dict[str, float] = {}
     for item in filter(None, (s.strip() for s in m.group("params").split(","))):
         name, eq, val = item.partition("=")
@@ -354,6 +366,10 @@ def parse_pld_event(spec: str):
             raise PrivcheckUsageError(f"--event {spec!r}: {name} must be a number, got {val!r}") from None
         if not math.isfinite(v):
             raise PrivcheckUsageError(f"--event {spec!r}: {name} must be finite, got {val!r}")
+        if name in params:
+            raise PrivcheckUsageError(f"--event {spec!r}: {name} is given twice; give each parameter once")
+        if name in _PLD_INTS.get(kind, ()) and not v.is_integer():
+            raise PrivcheckUsageError(f"--event {spec!r}: {name} must be a whole number, got {val.strip()!r}")
         params[name] = v
     required, optional = _PLD_KINDS[kind]
     unknown = set(params) - required - optional
@@ -381,6 +397,8 @@ def parse_pld_event(spec: str):
         ev = DiscreteLaplaceEvent(p["a"], int(p.get("sensitivity", 1)))
     elif kind == "subsampled-gaussian":
         ev = PoissonSampledEvent(GaussianEvent(p["sigma"], p.get("sensitivity", 1.0)), p["q"])
+    elif kind == "approx":
+        ev = ApproxDPEvent(p["eps"], p["delta"])
     elif kind == "subsampled-laplace":
         ev = PoissonSampledEvent(lap({k: v for k, v in p.items() if k != "q"}), p["q"])
     else:

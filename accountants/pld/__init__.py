@@ -3,7 +3,8 @@
 Modules (like dp_accounting's layout): :mod:`~accountants.pld.events` (mechanisms and their
 privacy profiles), :mod:`~accountants.pld.discretise` (pessimistic/optimistic grid measures),
 :mod:`~accountants.pld.compose` (FFT composition with error bounds),
-:mod:`~accountants.pld.accountant` (the accountant and its intervals), and
+:mod:`~accountants.pld.accountant` (the accountant and its intervals),
+:mod:`~accountants.pld.tail_lower` (lower bounds at any δ from the top composed losses), and
 :mod:`~accountants.pld.interval_gaussian` (the small Gaussian-only interval cross-check).
 
 Example::
@@ -15,6 +16,7 @@ Example::
 """
 from accountants.pld.accountant import Interval, PLDAccountant
 from accountants.pld.events import (
+    ApproxDPEvent,
     DiscreteLaplaceEvent,
     FiniteEvent,
     GaussianEvent,
@@ -37,6 +39,7 @@ __all__ = [
     "PureDPEvent",
     "FiniteEvent",
     "PoissonSampledEvent",
+    "ApproxDPEvent",
     "PLDBounds",
     "gaussian_pld_delta",
 ]

@@ -9,6 +9,13 @@ Routes (the result's ``method`` says which one answered):
   the requested δ (below its error floor, e.g. δ < 1e−12) the upper end comes from the
   Chernoff/RDP-type tail bound in log space and the lower end from exactly computable parts
   of the composition (the Gaussian sub-composition, each single event); ``notes`` says so.
+- lower ends at any δ also from :mod:`accountants.pld.tail_lower` (top atoms of the non-Gaussian
+  optimistic measures with the Gaussian part in closed form, in log space).
+- "exact (optimal composition, KOV Thm 3.3)": T runs of one pure / binary-RR / (ε, δ) event —
+  the upper end is the minimum of the PLD and the exact route (accountants.composition).
+- compositions of atom and Laplace events only: the upper end of ε(δ) never exceeds the largest
+  finite privacy loss when δ ≥ the +∞ mass; above it δ(ε) is the +∞ mass exactly.
+Every end is rounded one ulp outward after the last float operation (``_outward``).
 """
 from __future__ import annotations
 
@@ -18,10 +25,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import signal
 
+from accountants.composition import RR_MAX_LOSS, RR_MAX_STEPS, optimal_composition, rr_composition_delta
 from accountants.gdp import gdp_eps, gdp_log_delta
-from accountants.pld.compose import Composition, compose
+from accountants.pld.compose import Composition, compose, product_inf_mass
 from accountants.pld.discretise import discretise, pessimistic
-from accountants.pld.events import RELATIONS, PLDEvent, Profile
+from accountants.pld.events import (RELATIONS, ApproxDPEvent, PLDEvent, Profile, PureDPEvent,
+                                    RandomizedResponseEvent)
+from accountants.pld.tail_lower import eps_lower, log_delta_lower, top_measure
 from privcheck.errors import PrivcheckUsageError
 from privcheck.validation import check_delta, check_int, check_nonnegative
 
@@ -197,29 +207,72 @@ class PLDAccountant:
         return best
 
     # ------------------------------------------------------------------ lower bounds from parts
+    def _tops(self) -> list[tuple]:
+        """Per direction: (top atoms of the non-Gaussian optimistic measures, μ of the Gaussian part)."""
+        if "tops" not in self._cache:
+            g = [(e.gdp_mu(), c) for e, c in self._events if e.gdp_mu() is not None]
+            mu = math.sqrt(sum(c * m * m for m, c in g)) if g else None
+            tops = []
+            for ms in self._cache["measures"]:
+                rest = [(m[1], c) for (m, c), (e, _) in zip(ms, self._events) if e.gdp_mu() is None]
+                tops.append((top_measure(rest) if rest else None, mu))
+            self._cache["tops"] = tops
+        return self._cache["tops"]
+
     def _part_delta_lower(self, eps: float) -> float:
         best = 0.0
-        g = [(e.gdp_mu(), c) for e, c in self._events if e.gdp_mu() is not None]
-        if g:
-            mu = math.sqrt(sum(c * m * m for m, c in g))
-            best = max(best, math.exp(gdp_log_delta(mu, eps)) * (1 - 1e-9))
+        for top, mu in self._tops():
+            best = max(best, math.exp(log_delta_lower(top, mu, eps)))
         for e, _ in self._events:
             r, a = e.profiles(self.relation)
             for p in {id(r): r, id(a): a}.values():
                 best = max(best, float(np.exp(p.log_delta_at(np.array([eps]))[0])) * (1 - 1e-9))
         return best
 
-    def _part_eps_lower(self, delta: float) -> float:
+    def _part_eps_lower(self, delta: float, hi: float) -> float:
         best = 0.0
-        g = [(e.gdp_mu(), c) for e, c in self._events if e.gdp_mu() is not None]
-        if g:
-            mu = math.sqrt(sum(c * m * m for m, c in g))
-            best = max(best, gdp_eps(mu, delta) * (1 - 1e-9) - 1e-12)
+        hi = hi if math.isfinite(hi) else 1e4
+        for top, mu in self._tops():
+            best = max(best, eps_lower(top, mu, delta, hi))
         for e, _ in self._events:
             r, a = e.profiles(self.relation)
             for p in {id(r): r, id(a): a}.values():
                 best = max(best, _profile_eps(p, delta, lower=True))
         return best
+
+    def _max_loss(self) -> tuple[float, float, float] | None:
+        """(L, a_lo, a_up) if every finite privacy loss of the composition is <= L in every direction
+        (atoms and Laplace events only): then δ(ε) = +∞ mass ∈ [a_lo, a_up] for ε >= L; else None."""
+        L, a_lo, a_up = 0.0, 0.0, 0.0
+        for d in self._directions():
+            if not all(p.bounded for p, _ in d):
+                return None
+            his = []
+            for p, c in d:
+                err = 0.0
+                if p.atoms is not None:  # losses log p − log q: a few ulps of |log p| + |log q| + |loss|
+                    fin = np.isfinite(p.atoms[0])
+                    lf, lp = p.atoms[0][fin], np.log(p.atoms[1][fin])
+                    err = 4 * 2.0**-53 * float(np.max(np.abs(lp) + np.abs(lp - lf) + np.abs(lf), initial=0.0))
+                his.append(c * (p.hi + err))
+            L = max(L, math.fsum(his) * (1 + 1e-15) + 1e-300)
+            parts = [(p.inf_mass, 1.0 - p.inf_mass, c) for p, c in d]
+            a_up = max(a_up, product_inf_mass(parts, "pessimistic"))
+            a_lo = max(a_lo, product_inf_mass(parts, "optimistic"))
+        return L, a_lo, a_up
+
+    def _exact_pure(self) -> tuple[float, int, float] | None:
+        """(ε, T, δ0) if the composition is T runs of one (ε, δ0)-DP dominating pair (binary RR, pure
+        ε-DP or ApproxDPEvent, ε > 0): then the exact optimal composition (KOV Thm 3.3,
+        accountants.composition) applies: δ(ε') = 1 − (1 − δ0)^T (1 − δ_RR(ε'))."""
+        if self.method == "pld" or len(self._events) != 1:
+            return None
+        e, T = self._events[0]
+        d0 = e.delta if isinstance(e, ApproxDPEvent) else 0.0
+        if isinstance(e, (PureDPEvent, ApproxDPEvent)) or (isinstance(e, RandomizedResponseEvent) and e.k == 2):
+            if e.eps > 0 and T <= RR_MAX_STEPS and T * e.eps <= RR_MAX_LOSS:
+                return e.eps, T, d0
+        return None
 
     # ------------------------------------------------------------------ queries
     def delta(self, eps: float) -> Interval:
@@ -230,11 +283,11 @@ class PLDAccountant:
         mu = self._gdp_mu()
         if mu is not None:
             d = math.exp(gdp_log_delta(mu, eps))
-            return Interval(d * (1 - 1e-9), min(1.0, d * (1 + 1e-9) + 1e-300), "exact GDP", notes)
+            return _outward(d * (1 - 1e-9), d * (1 + 1e-9), "exact GDP", notes, top=1.0)
         single = self._single_profiles()
         if single is not None:
             d = max(float(np.exp(p.log_delta_at(np.array([eps]))[0])) for p in single)
-            return Interval(d * (1 - 1e-9), min(1.0, d * (1 + 1e-9) + 1e-300), "exact profile", notes)
+            return _outward(d * (1 - 1e-9), d * (1 + 1e-9), "exact profile", notes, top=1.0)
         cache = self._build()
         up = max(p.delta_bound(eps) for p, _ in cache["comps"])
         lo = max(o.delta_bound(eps) for _, o in cache["comps"])
@@ -245,7 +298,15 @@ class PLDAccountant:
         part = self._part_delta_lower(eps)
         if part > lo:
             lo = part
-        return Interval(float(lo), float(max(up, lo)), "pld-fft", notes)
+        cap = self._max_loss()
+        if cap is not None and eps >= cap[0]:  # every finite loss <= eps: δ(ε) is the +∞ mass, exactly
+            lo, up = max(lo, cap[1]), min(up, cap[2])
+            return _outward(lo, up, "exact (eps above the largest finite loss)", notes, top=1.0)
+        ex = self._exact_pure()
+        if ex is not None:
+            drr = rr_composition_delta(ex[0], ex[1], eps)
+            up = min(up, -math.expm1(ex[1] * math.log1p(-ex[2]) + math.log1p(-drr)) * (1 + 1e-12) if ex[2] else drr)
+        return _outward(lo, max(up, lo), "pld-fft", notes, top=1.0)
 
     def epsilon(self, delta: float) -> Interval:
         """Certified interval on ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ delta} of the composition; delta ∈ (0, 1)."""
@@ -255,12 +316,12 @@ class PLDAccountant:
         mu = self._gdp_mu()
         if mu is not None:
             e = gdp_eps(mu, delta)
-            return Interval(max(0.0, e * (1 - 1e-9) - 1e-12), e * (1 + 1e-9) + 1e-12, "exact GDP", tuple(notes))
+            return _outward(e * (1 - 1e-9) - 1e-12, e * (1 + 1e-9) + 1e-12, "exact GDP", tuple(notes))
         single = self._single_profiles()
         if single is not None:
             lo = max(_profile_eps(p, delta, lower=True) for p in single)
             hi = max(_profile_eps(p, delta, lower=False) for p in single)
-            return Interval(lo, hi, "exact profile", tuple(notes))
+            return _outward(lo, hi, "exact profile", tuple(notes))
         cache = self._build()
         comps = cache["comps"]
         if delta < TILT_BELOW:
@@ -280,14 +341,24 @@ class PLDAccountant:
             los = [max(a, b) for a, b in zip(los[:nd], los[nd:])]
         lo = max(los)
         up = max(ups)
-        part = self._part_eps_lower(delta)
+        part = self._part_eps_lower(delta, up)
         if part > lo:
             if lo == 0.0 or not math.isfinite(lo):
                 notes.append("lower end from exactly computable parts of the composition (the FFT grid does not resolve this delta)")
             lo = part
         if tail_used:
             notes.append("upper end from the Chernoff tail bound of the pessimistic measures (below the FFT error floor)")
-        return Interval(float(lo), float(max(up, lo)), "pld-fft", tuple(notes))
+        method = "pld-fft"
+        cap = self._max_loss()
+        if cap is not None and delta >= cap[2] and cap[0] < up:
+            up = cap[0]
+            notes.append("upper end = the largest finite privacy loss (delta at it is only the +inf mass)")
+        ex = self._exact_pure()
+        if ex is not None and delta > -math.expm1(ex[1] * math.log1p(-ex[2])) * (1 + 1e-9):
+            e = optimal_composition(ex[0], ex[1], delta, ex[2]).eps
+            if e < up:
+                up, method = e, "exact (optimal composition, KOV Thm 3.3)"
+        return _outward(lo, max(up, lo), method, tuple(notes))
 
     def delta_bounds(self, eps) -> tuple[np.ndarray, np.ndarray]:
         """Certified (lower, upper) arrays on δ(ε) for an array of ε ≥ 0 (for curves: the untilted
@@ -354,6 +425,16 @@ class PLDAccountant:
 
 
 # ---------------------------------------------------------------------- helpers
+
+def _outward(lo: float, up: float, method: str, notes, top: float = math.inf) -> Interval:
+    """The interval [lo, up] with both ends moved one ulp outward after the last float operation
+    (lo clipped at 0, up at ``top``; a positive δ below the float range gives up = 5e−324, never 0)."""
+    lo = float(lo)
+    up = float(up)
+    lo = max(0.0, math.nextafter(lo, -math.inf)) if lo > 0 else 0.0
+    up = min(top, math.nextafter(up, math.inf))
+    return Interval(lo, up, method, tuple(notes))
+
 
 def _atom_base(profiles: list[Profile]) -> float | None:
     vals = np.concatenate([np.abs(p.atoms[0][np.isfinite(p.atoms[0])]) for p in profiles])

@@ -73,7 +73,9 @@ class Composition:
 
     def delta_bound(self, eps: float) -> float:
         """Upper (pessimistic kind) or lower (optimistic kind) bound on δ(ε) of the composition."""
-        eps = float(eps) + (self.shift if self.kind == "pessimistic" else -self.shift)
+        # losses were snapped by up to `shift` against the measure's direction (down in the
+        # pessimistic, up in the optimistic measure): evaluate where the true losses could sit
+        eps = float(eps) - (self.shift if self.kind == "pessimistic" else -self.shift)
         n = self.c.size
         k0 = int(math.floor(eps / self.h)) + 1 - self.bot
         k0 = min(max(k0, 0), n)
@@ -119,7 +121,8 @@ class Composition:
         lam = LAMBDAS_POS
         logc = lam * np.log(lam / (lam + 1)) - np.log1p(lam)
         e = (self.K_pos + logc - math.log(rest)) / lam
-        return max(0.0, float(np.min(e)) * (1 + 1e-12) + 1e-12)
+        # the measure's losses may sit up to `shift` below the true ones (grid snapping)
+        return max(0.0, float(np.min(e)) * (1 + 1e-12) + 1e-12 + self.shift)
 
 
 _FLUSH = 1e-140
@@ -148,6 +151,28 @@ def _power(A: np.ndarray, T: int, d: float) -> tuple[np.ndarray, np.ndarray, np.
     Bm1 = np.exp(np.maximum((T - 1) * lm, -745.0))
     E = T * d * Bm1 + 4.1 * U * T * B + 4 * math.log2(T + 1) * _FLUSH
     return out, E, B
+
+
+def product_inf_mass(parts: list[tuple[float, float, int]], kind: str) -> float:
+    """+∞ mass of a product measure: Π(F_j + a_j)^{T_j} − Π F_j^{T_j} for parts (a_j, F_j, T_j)
+    (a: +∞ mass, F: finite mass), as ΠF^T·expm1(Σ T·log1p(a/F)) so that a +∞ mass far below
+    the float resolution of F (e.g. 1e−37 next to F ≈ 1) is kept; rounded outward per ``kind``."""
+    log_fin, s = 0.0, 0.0
+    only_inf = False
+    for a, F, T in parts:
+        if F <= 0:
+            only_inf = True
+            log_fin += T * math.log(a) if a > 0 else -math.inf
+            continue
+        log_fin += T * math.log(F)
+        s += T * math.log1p(a / F)
+    if only_inf:  # some part has no finite mass: every composed outcome is at +∞
+        v = math.exp(log_fin + s) if log_fin > -math.inf else 0.0
+    else:
+        v = math.exp(log_fin) * math.expm1(s)
+    if kind == "pessimistic":
+        return float(np.nextafter(v * (1 + 1e-10), np.inf)) if v > 0 else 0.0
+    return max(float(np.nextafter(v * (1 - 1e-10), 0.0)), 0.0) if v > 0 else 0.0
 
 
 def _tilted(m: GridMeasure, lam: float) -> tuple[GridMeasure, float]:
@@ -203,8 +228,6 @@ def compose(parts: list[tuple[GridMeasure, int]], kind: str, tail: float, max_ff
     C = None
     Eacc = None
     Bacc = None
-    inf_log_tot = 0.0
-    inf_log_fin = 0.0
     shift = 0.0
     for m, T in parts:
         pos = (m.lo + np.arange(m.p.size)) % N
@@ -218,13 +241,7 @@ def compose(parts: list[tuple[GridMeasure, int]], kind: str, tail: float, max_ff
             Eacc = Eacc * B + E * Bacc + 4 * U * Bacc * B
             Bacc = Bacc * B
             C = C * P
-        F = float(np.sum(m.p))
-        inf_log_fin += T * math.log(F) if F > 0 else -math.inf
-        inf_log_tot += T * math.log(F + m.inf) if F + m.inf > 0 else -math.inf
         shift += T * m.shift
-    if tilt > 0:
-        inf_log_fin = sum(T * math.log(F) if F > 0 else -math.inf for _, F, T in inf_parts)
-        inf_log_tot = sum(T * math.log(F + a) if F + a > 0 else -math.inf for a, F, T in inf_parts)
     c = np.fft.irfft(C, N)
     w = np.full(C.size, 2.0)
     w[0] = 1.0
@@ -233,13 +250,7 @@ def compose(parts: list[tuple[GridMeasure, int]], kind: str, tail: float, max_ff
     err_l2 = math.sqrt(float(np.sum(w * Eacc * Eacc)) / N) + gamma * float(np.sum(w * np.abs(C))) / math.sqrt(N)
     err_l2 *= 1.0 + 1e-6
     c = np.roll(c, -(i_bot % N))
-    # +∞ mass of the product: Π(F_j + a_j)^{T_j} − Π F_j^{T_j}
-    if inf_log_fin == -math.inf:
-        inf = math.exp(inf_log_tot) if inf_log_tot > -math.inf else 0.0
-    else:
-        inf = math.exp(inf_log_fin) * math.expm1(inf_log_tot - inf_log_fin)
-    inf = inf * (1 + 1e-10) if kind == "pessimistic" else inf * (1 - 1e-10)
-    inf = max(inf, 0.0)
+    inf = product_inf_mass(inf_parts if tilt > 0 else [(m.inf, m.finite_mass, T) for m, T in parts], kind)
     x_top = (i_bot + N - 1) * h
     x_bot = i_bot * h
     # mass outside the window: of the measure that was transformed (tilted or not)

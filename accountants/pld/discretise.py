@@ -23,6 +23,7 @@ In the variable t = e^x the profile is convex (π(t) = E_Q[(e^L − t)_+] plus t
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -149,6 +150,8 @@ def discretise(profile: Profile, h: float) -> tuple[GridMeasure, GridMeasure]:
     if profile.atoms is not None:
         return _atoms_pessimistic(profile, h), _atoms_optimistic(profile, h)
     g = _grid(profile, h)
+    if profile.hi_opt is not None and profile.hi_opt < profile.hi:
+        return pessimistic(profile, h, g), optimistic(profile, h)
     return pessimistic(profile, h, g), optimistic(profile, h, g)
 
 
@@ -171,6 +174,8 @@ def optimistic(profile: Profile, h: float, _g=None) -> GridMeasure:
     """A measure on the grid whose profile is ≤ the true profile everywhere (see module doc)."""
     if profile.atoms is not None:
         return _atoms_optimistic(profile, h)
+    if _g is None and profile.hi_opt is not None and profile.hi_opt < profile.hi:
+        profile = dataclasses.replace(profile, hi=profile.hi_opt, hi_opt=None)
     i_lo, x, r, s = _g if _g is not None else _grid(profile, h)
     ldd, Lc, t0, E = _lin_parts(x, s, h)
     L = np.longdouble

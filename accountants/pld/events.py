@@ -26,7 +26,7 @@ import numpy as np
 from scipy import special
 
 from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_int, check_positive, check_probability
+from privcheck.validation import check_int, check_nonnegative, check_positive, check_probability
 
 __all__ = [
     "Profile",
@@ -38,10 +38,17 @@ __all__ = [
     "PureDPEvent",
     "FiniteEvent",
     "PoissonSampledEvent",
+    "ApproxDPEvent",
     "RELATIONS",
 ]
 
 RELATIONS = ("add_remove", "replace_one")
+#: the Gaussian loss range m ± K·sd: δ(m + 38.5 sd) < 1e-320, so the truncated mass (kept as +∞ mass
+#: in the pessimistic measure) is below every δ a float can ask for (12.5 sd lost 1e-37)
+GAUSS_SD_CUT = 38.5
+#: the optimistic measure's range (it may drop mass: P(L outside m ± 12.5 sd) < 1e−35); also the
+#: bottom of both ranges (mass below it is moved up in the pessimistic measure)
+GAUSS_SD_OPT = 12.5
 _SQRT2 = math.sqrt(2.0)
 
 
@@ -62,6 +69,8 @@ class Profile:
     log_delta: Callable[[np.ndarray], np.ndarray] | None = None
     atoms: tuple[np.ndarray, np.ndarray] | None = None
     log_delta_rev: Callable[[np.ndarray], np.ndarray] | None = None  # profile of the reverse pair (Q ‖ P)
+    hi_opt: float | None = None  # top of the optimistic measure's range (None: hi); dropping mass is safe there
+    bounded: bool = False  # finite losses never exceed hi (true of atoms and Laplace; hi is then the largest loss)
 
     def log_delta_at(self, x) -> np.ndarray:
         """log δ(x) for an array of real x (exact: closed form or a log-sum over the atoms)."""
@@ -115,14 +124,14 @@ def laplace_log_delta(eps0: float, x: np.ndarray) -> np.ndarray:
 
 def _gauss_profile(mu: float, label: str) -> Profile:
     m, s = mu * mu / 2.0, mu
-    K = 12.5  # P(L outside m ± 12.5 sd) < 1e-35
     f = lambda x: gaussian_log_delta(mu, x)  # noqa: E731
-    return Profile(label, m - K * s, m + K * s, 0.0, f, None, f)
+    # pessimistic: up to δ ≈ 0 in float (the +∞ mass is then invisible at every δ); optimistic: 12.5 sd
+    return Profile(label, m - GAUSS_SD_OPT * s, m + GAUSS_SD_CUT * s, 0.0, f, None, f, m + GAUSS_SD_OPT * s)
 
 
 def _laplace_profile(eps0: float, label: str) -> Profile:
     f = lambda x: laplace_log_delta(eps0, x)  # noqa: E731
-    return Profile(label, -eps0, eps0, 0.0, f, None, f)
+    return Profile(label, -eps0, eps0, 0.0, f, None, f, bounded=True)
 
 
 def _atoms_of(p: np.ndarray, q: np.ndarray, label: str) -> Profile:
@@ -134,7 +143,7 @@ def _atoms_of(p: np.ndarray, q: np.ndarray, label: str) -> Profile:
     fin = np.isfinite(losses)
     lo = float(losses[fin].min()) if fin.any() else 0.0
     hi = float(losses[fin].max()) if fin.any() else 0.0
-    return Profile(label, lo, hi, inf, None, (losses, mass))
+    return Profile(label, lo, hi, inf, None, (losses, mass), bounded=True)
 
 
 def _subsampled_remove(base: Profile, q: float, label: str) -> Profile:
@@ -149,8 +158,12 @@ def _subsampled_remove(base: Profile, q: float, label: str) -> Profile:
             val = np.where(inside, lq + base.log_delta_at(xb), np.log(-np.where(inside, -0.5, em)))
         return val
 
-    hi = math.log1p(q * math.expm1(min(base.hi, 700.0))) if base.hi < 700 else base.hi + lq
-    return Profile(label, math.log1p(-q), hi, q * base.inf_mass, f)
+    def top(bh):
+        return math.log1p(q * math.expm1(min(bh, 700.0))) if bh < 700 else bh + lq
+
+    # the base's optimistic range (12.5 sd for a Gaussian) for both measures: the wide pessimistic
+    # range would triple the grid; the truncated mass (< q·1e−35) is kept as +∞ mass instead
+    return Profile(label, math.log1p(-q), top(base.hi if base.hi_opt is None else base.hi_opt), q * base.inf_mass, f)
 
 
 def _subsampled_add(base_rev: Profile, base_hi: float, q: float, label: str) -> Profile:
@@ -334,6 +347,34 @@ class PureDPEvent(PLDEvent):
         return pr, pr
 
 
+@dataclass(frozen=True)
+class ApproxDPEvent(PLDEvent):
+    """Any (ε, δ)-DP mechanism, through its dominating pair (Kairouz, Oh & Viswanath 2015, Thm 2.1):
+    P = (δ, (1−δ)e^ε/(1+e^ε), (1−δ)/(1+e^ε), 0), Q = its mirror image. Its privacy loss is +∞ with
+    mass δ and ±ε otherwise. eps >= 0 (<= 700), delta in [0, 1)."""
+
+    eps: float
+    delta: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "eps", check_nonnegative("eps", self.eps))
+        object.__setattr__(self, "delta", check_probability("delta", self.delta, open_high=True))
+        if self.eps > 700:
+            raise PrivcheckUsageError(f"eps must be <= 700, got {self.eps}")
+
+    def pair(self):
+        d = self.delta
+        hi = (1 - d) / (1 + math.exp(-self.eps))
+        lo = (1 - d) / (1 + math.exp(self.eps))
+        return np.array([d, hi, lo, 0.0]), np.array([0.0, lo, hi, d])
+
+    def profiles(self, relation: str = "add_remove"):
+        _check_relation(relation)
+        p, q = self.pair()
+        pr = _atoms_of(p, q, f"approx(eps={self.eps:.6g},delta={self.delta:.6g})")
+        return pr, pr
+
+
 @dataclass(frozen=True, eq=False)
 class FiniteEvent(PLDEvent):
     """A mechanism given by two output distributions: ``p`` (the output law with the record /
@@ -427,6 +468,6 @@ class PoissonSampledEvent(PLDEvent):
             return _atoms_of(p, q, f"{tag}-remove"), _atoms_of(q, p, f"{tag}-add")
         rem, add = self.event.profiles(relation)
         r = _subsampled_remove(rem, self.q, f"{tag}[{rem.label}]-remove")
-        a = _subsampled_add(add, rem.hi, self.q, f"{tag}[{rem.label}]-add")
-        return (Profile(r.label, r.lo, r.hi, r.inf_mass, r.log_delta, None, a.log_delta),
-                Profile(a.label, a.lo, a.hi, a.inf_mass, a.log_delta, None, r.log_delta))
+        a = _subsampled_add(add, rem.hi if rem.hi_opt is None else rem.hi_opt, self.q, f"{tag}[{rem.label}]-add")
+        return (Profile(r.label, r.lo, r.hi, r.inf_mass, r.log_delta, None, a.log_delta, r.hi_opt),
+                Profile(a.label, a.lo, a.hi, a.inf_mass, a.log_delta, None, r.log_delta, a.hi_opt))
