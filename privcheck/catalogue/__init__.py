@@ -8,6 +8,7 @@ Importing this package registers every claim of CLAIMS.md
 - :mod:`privcheck.catalogue.accounting` — budget bounds (GDP, composition, amplification, 004);
 - :mod:`privcheck.catalogue.estimation` — estimator checks (bias, variance, scaling), one module per paper;
 - :mod:`privcheck.catalogue.peers` — audits of other libraries' accountants (``peers.*``, optional extra ``peers``);
+- :mod:`privcheck.catalogue.zoo` — third-party DP libraries audited black-box (``zoo.*``, extra ``zoo``; opt-in);
 - :mod:`proofs` — the symbolic checks, one module per paper.
 """
 from privcheck.catalogue import claims  # noqa: F401  (registers the claims)
@@ -17,4 +18,5 @@ from privcheck.catalogue import accounting  # noqa: F401
 from privcheck.catalogue import estimation  # noqa: F401
 from privcheck.catalogue import wireless_exact  # noqa: F401
 from privcheck.catalogue import peers  # noqa: F401
+from privcheck.catalogue import zoo  # noqa: F401  (zoo.*: opt-in, see privcheck.runner.select)
 import proofs  # noqa: F401
