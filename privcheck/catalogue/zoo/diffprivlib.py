@@ -89,10 +89,9 @@ _mech("gaussian_analytic", "GaussianAnalytic",
 _mech("gaussian_discrete", "GaussianDiscrete",
       f"GaussianDiscrete(epsilon, delta={DELTA:g}, sensitivity=1) is (epsilon, delta)-DP",
       lambda e: dict(epsilon=e, delta=DELTA, sensitivity=1), [0, 1], delta=DELTA)
-_U = {0: dict(utility_list=[["a", 1.0], ["b", 0.0], ["c", 0.0]]), 1: dict(utility_list=[["a", 0.0], ["b", 1.0], ["c", 0.0]])}
 _mech("exponential_categorical", "ExponentialCategorical",
-      "ExponentialCategorical(epsilon, utility_list) is epsilon-DP for utilities at sup-distance 1",
-      lambda e: dict(epsilon=e), [0, 1], per_input=_U)
+      "ExponentialCategorical(epsilon, utility_list of distances 1) is epsilon-DP between categories",
+      lambda e: dict(epsilon=e, utility_list=[["a", "b", 1.0], ["a", "c", 1.0], ["b", "c", 1.0]]), ["a", "b"])
 _C = {0: dict(utility=[1.0, 0.0, 0.0]), 1: dict(utility=[0.0, 1.0, 0.0])}
 _mech("exponential", "Exponential", "Exponential(epsilon, sensitivity=1, utility) is epsilon-DP",
       lambda e: dict(epsilon=e, sensitivity=1.0), [0, 1], per_input=_C)

@@ -66,7 +66,7 @@ class PerCall:
                 self._m = dp.m.make_randomized_response(categories=list(range(self.param[0])), prob=self.param[1])
             elif self.kind == "noisy_max":
                 self._m = dp.m.make_noisy_max(dp.vector_domain(dp.atom_domain(T=float, nan=False)),
-                                              dp.linf_distance(T=float), scale=self.param)
+                                              dp.linf_distance(T=float), dp.max_divergence(), scale=self.param)
         m = self._m
         return [m(x) for _ in range(n)]
 
@@ -87,7 +87,7 @@ def _scalar_eps(kind: str, param) -> float:
         return float(dp.m.make_randomized_response(categories=list(range(param[0])), prob=param[1]).map(1))
     if kind == "noisy_max":
         return float(dp.m.make_noisy_max(dp.vector_domain(dp.atom_domain(T=float, nan=False)),
-                                         dp.linf_distance(T=float), scale=param).map(1.0))
+                                         dp.linf_distance(T=float), dp.max_divergence(), scale=param).map(1.0))
     raise ValueError(kind)
 
 
@@ -117,4 +117,4 @@ _entry("rr_categorical", "opendp.measurements.make_randomized_response",
        calc=calculators.laplace)
 _entry("noisy_max", "opendp.measurements.make_noisy_max",
        "make_noisy_max(scores, scale) is map(1)-DP for scores at sup-distance 1", "noisy_max", lambda e: 2.0 / e,
-       [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0)], vector=False)
+       [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], vector=False)
