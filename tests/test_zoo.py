@@ -126,3 +126,21 @@ def test_known_bug_pure_ldp_112_unary_encoding():
     assert rec.verdict == "refuted"
     row = next(r for r in rec.details["cases"] if r["case"].startswith("eps=1,"))
     assert row["eps_lower"] > 1.2 and row["eps_true"] == pytest.approx(1.0)
+
+
+def test_scorecard_tables_and_findings_from_records():
+    from privcheck.catalogue.zoo.scorecard import findings_markdown, scorecard_markdown
+    from privcheck.claims import VerdictRecord
+
+    row = {"case": "eps=1, d=8", "eps_claimed": 1.0, "eps_true": 1.0, "eps_lower": 1.43, "certified": 1.43,
+           "verdict": "refuted", "seconds": 3.0, "draws_per_second": 3000.0, "library_calls_per_second": 7000.0,
+           "worst_pair": ["1", "2"], "event": "{out[0]=1 ∧ out[1]=0}", "reproducible": True}
+    rec = VerdictRecord("zoo.pure_ldp.sue", "pure-ldp x", "privacy", "mc", "refuted", {}, {},
+                        {"cases": [row], "library": "pure-ldp", "versions": {"pure-ldp": "1.1.2"}}, 0, 1, 3.0)
+    other = VerdictRecord("fedsel.pe.ldp", "p", "privacy", "exact", "holds", 1, 1, {}, 0, None, 0.1)
+    table = scorecard_markdown([rec, other])
+    assert "### pure-ldp (pure-ldp 1.1.2)" in table and "| `sue` | eps=1, d=8 | 1 | 1 | 1.43 | 1.43 | refuted |" in table
+    assert "fedsel" not in table
+    found = findings_markdown([rec])
+    assert "privcheck verify 'zoo.pure_ldp.sue' --seed 0" in found
+    assert scorecard_markdown([other]) == "" and findings_markdown([other]) == ""
