@@ -111,3 +111,22 @@ def test_explicit_view_wins():
     res = privcheck.audit(_textbook_laplace, inputs=[0.0, 1.0], eps=1.0, samples=20_000, seed=6,
                           view=lambda o: np.asarray(o) > 0.5)
     assert "auto_view" not in res.details
+
+
+def test_adaptive_samples_spend_alpha_over_rounds():
+    """samples="auto": rounds double until the target fraction; the record states the rounds and levels."""
+    grr = privcheck.mechanism("grr", d=2, eps=0.5)
+    res = privcheck.audit(grr, samples="auto", seed=0, exact=False)
+    rounds = res.details["adaptive"]["rounds"]
+    assert res.certified_fraction >= 0.95 or "budget" in (res.reason or "")
+    assert sum(r["alpha"] for r in rounds) < 0.05
+    assert [r["samples_per_input"] for r in rounds] == [50_000 * 2 ** i for i in range(len(rounds))]
+
+
+def test_adaptive_budget_stops_with_one_line_reason():
+    from privcheck.auditor.adaptive import audit_auto
+
+    grr = privcheck.mechanism("grr", d=2, eps=0.25)
+    res = audit_auto(grr, seed=1, exact=False, start=2_000, max_samples=10_000)
+    assert "budget of 10000 draws" in res.reason and "\n" not in res.reason
+    assert res.samples <= 10_000

@@ -545,7 +545,8 @@ def audit(
         applied to every chunk before coding.
     eps : claimed ε ≥ 0 (0 claims perfect privacy; default: the mechanism's
         nominal ε; required for a callable).
-    samples : Monte Carlo draws per input (≥ 20).
+    samples : Monte Carlo draws per input (≥ 20), or ``"auto"``: rounds of doubling size until 95 % of
+        the claimed ε is certified or 10⁷ draws per input are spent (:mod:`privcheck.auditor.adaptive`).
     seed : integer ≥ 0; all randomness derives from it.
     confidence : in (0, 1).
     exact : compute the exact ε (default: when the mechanism provides it;
@@ -562,6 +563,11 @@ def audit(
     an audit that separated the inputs), ``inconclusive`` otherwise (``reason``
     says why). ``certified_fraction`` reports how much of the claim was certified.
     """
+    if isinstance(samples, str) and samples == "auto":  # rounds with alpha spending (privcheck.auditor.adaptive)
+        from privcheck.auditor.adaptive import audit_auto
+
+        kw = {k: v for k, v in locals().items() if k not in ("mech", "samples", "audit_auto")}
+        return audit_auto(mech, **kw)
     t0 = time.perf_counter()
     is_mech = isinstance(mech, Mechanism)
     name = mech.name if is_mech else getattr(mech, "__name__", type(mech).__name__)
