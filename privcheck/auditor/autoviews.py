@@ -85,19 +85,22 @@ def _safe_in(v, index: dict) -> bool:
         return False
 
 
-def _xxh(bits: int, offset: int) -> Callable:
-    def h(item, seed):
+class XXHash:
+    """``hash(item, seed) = xxh{bits}(str(item + offset), seed).intdigest()`` (picklable for worker processes)."""
+
+    def __init__(self, bits: int, offset: int):
+        self.bits, self.offset = bits, offset
+        self.__name__ = f"xxh{bits}(str(item{offset:+d}), seed)" if offset else f"xxh{bits}(str(item), seed)"
+
+    def __call__(self, item, seed) -> int:
         import xxhash
 
-        fn = xxhash.xxh32 if bits == 32 else xxhash.xxh64
-        return fn(str(item + offset), seed=int(seed)).intdigest()
-
-    h.__name__ = f"xxh{bits}(str(item{offset:+d}), seed)" if offset else f"xxh{bits}(str(item), seed)"
-    return h
+        fn = xxhash.xxh32 if self.bits == 32 else xxhash.xxh64
+        return fn(str(item + self.offset), seed=int(seed)).intdigest()
 
 
 #: hash families recognised in (value, seed) reports: xxhash of str(item + offset) with the report's seed
-HASH_FAMILIES = [_xxh(32, 0), _xxh(32, -1), _xxh(64, 0), _xxh(64, -1)]
+HASH_FAMILIES = [XXHash(32, 0), XXHash(32, -1), XXHash(64, 0), XXHash(64, -1)]
 
 
 class HashSupport:

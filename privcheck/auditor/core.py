@@ -48,7 +48,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
-from privcheck.auditor.autoviews import auto_view
+from privcheck.auditor.autoviews import PROBE as AUTO_PROBE, auto_view
 from privcheck.auditor.coding import OutputCoding, to_matrix
 from privcheck.auditor.selection import candidate_events, pair_columns
 from privcheck.errors import PrivcheckUsageError
@@ -316,7 +316,8 @@ def monte_carlo_bound(
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     needed = sorted({i for p in ordered for i in p})
     if view is None:  # views chosen by output type on a probe of their own (privcheck.auditor.autoviews)
-        view = auto_view(sampler, [inputs[i] for i in needed], derive(ss, "autoview"))
+        view = auto_view(sampler, [inputs[i] for i in needed], derive(ss, "autoview"),
+                         probe=min(AUTO_PROBE, max(256, samples // 4)))
     sampler = apply_view(sampler, view or None)
     backend = get_backend(jobs=jobs, client=client, processes=getattr(sampler, "prefers_processes", False))
     alpha = 1.0 - confidence
