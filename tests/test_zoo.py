@@ -77,8 +77,10 @@ def _odd_type(x, n, rng):
 
 def test_one_line_per_broken_case_and_the_rest_runs(monkeypatch):
     monkeypatch.setattr(zoo, "CASE_TIMEOUT", 5.0)
+    monkeypatch.setattr(zoo, "WARM_UP_TIMEOUT", 1.0)
     grr = privcheck.mechanism("grr", d=4, eps=1.0)
     cases = [
+        Case("hangs first", lambda: _hanging, [0, 1], 1.0),
         Case("good", lambda: grr, [0, 1], 1.0, true_eps=lambda: calculators.grr(1.0, 4), calculator="documented"),
         Case("raises", lambda: _raising, [0, 1], 1.0),
         Case("outside", lambda: _refusing, [0, 4], 1.0, outside=True),
@@ -92,7 +94,7 @@ def test_one_line_per_broken_case_and_the_rest_runs(monkeypatch):
     assert rows["good"]["certified"] > 0.5 and rows["good"]["version"]
     assert rows["raises"]["verdict"] == "error" and "library exploded" in rows["raises"]["error"]
     assert rows["outside"]["verdict"] == "refuses input"
-    assert rows["hangs"]["verdict"] == "timeout"
+    assert rows["hangs"]["verdict"] == rows["hangs first"]["verdict"] == "timeout"
     assert rows["odd type"]["verdict"] in ("error", "holds", "inconclusive")  # one row, whatever it is
     assert all("\n" not in str(r.get("error", "")) for r in rows.values())
     assert out.verdict == "inconclusive" and len(out.details["problems"]) >= 2

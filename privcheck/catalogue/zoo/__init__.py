@@ -38,6 +38,8 @@ DEFAULT_SAMPLES = 50_000
 QUICK_SAMPLES = 10_000
 #: seconds one case may run before it is stopped (one line in its row)
 CASE_TIMEOUT = 600.0
+#: seconds the one-off warm-up call of a claim may take (it runs in a daemon thread)
+WARM_UP_TIMEOUT = 120.0
 INSTALL_HINT = "not installed: pip install 'privcheck[zoo]'"
 #: claim-id prefix the default catalogue run leaves out (see privcheck.runner.select)
 PREFIX = "zoo."
@@ -176,13 +178,20 @@ def _timed_case(case: Case, samples: int, seed: int, confidence: float) -> dict:
 def _warm_up(cases: list[Case]) -> None:
     """Import and JIT-compile the library here once (numba clients compile per process), so that every
     case forked from this process inherits it instead of compiling again. Failures are left to the cases."""
+    import threading
+
     import numpy as np
 
-    for c in cases[:1]:
+    def call(c: Case) -> None:
         try:
             c.build()(c.pairs[0][0] if c.pairs else c.inputs[0], 2, np.random.default_rng(0))
         except Exception:  # noqa: BLE001
             pass
+
+    for c in cases[:1]:  # in a daemon thread: a library that hangs here cannot stop the run
+        t = threading.Thread(target=call, args=(c,), daemon=True)
+        t.start()
+        t.join(WARM_UP_TIMEOUT)
 
 
 def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
