@@ -48,6 +48,7 @@ def subset(eps: float, d: int, k: int) -> float:
         return oracles.SubsetSelection(d=d, eps=eps, k=k).exact_epsilon().eps
 
 
-def laplace(eps: float) -> float:
-    """Laplace mechanism calibrated to ε in real arithmetic (closed form: Δ/b = ε)."""
+def attained(eps: float) -> float:
+    """Mechanisms whose documented law attains its ε exactly in real arithmetic (Laplace and geometric with
+    b = Δ/ε, binary and k-ary randomised response with keep probability e^ε/(e^ε+k−1)): the closed form ε."""
     return float(eps)

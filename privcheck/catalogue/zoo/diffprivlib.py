@@ -58,15 +58,15 @@ def _mech(mech, name, statement, make_kw, inputs, pairs=None, delta=0.0, calc=No
 
 _B = dict(lower=0.0, upper=1.0)
 _mech("binary", "Binary", "Binary(epsilon, value0, value1) is epsilon-DP",
-      lambda e: dict(epsilon=e, value0="no", value1="yes"), ["no", "yes"], calc=calculators.laplace)
+      lambda e: dict(epsilon=e, value0="no", value1="yes"), ["no", "yes"], calc=calculators.attained)
 _mech("geometric", "Geometric", "Geometric(epsilon, sensitivity=1) is epsilon-DP",
-      lambda e: dict(epsilon=e, sensitivity=1), [0, 1], calc=calculators.laplace)
+      lambda e: dict(epsilon=e, sensitivity=1), [0, 1], calc=calculators.attained)
 _mech("geometric_truncated", "GeometricTruncated", "GeometricTruncated(epsilon, lower=0, upper=5) is epsilon-DP",
       lambda e: dict(epsilon=e, sensitivity=1, lower=0, upper=5), [0, 1], outside=(5, 6))
 _mech("geometric_folded", "GeometricFolded", "GeometricFolded(epsilon, lower=0, upper=5) is epsilon-DP",
       lambda e: dict(epsilon=e, sensitivity=1, lower=0, upper=5), [0, 1], outside=(5, 6))
 _mech("laplace", "Laplace", "Laplace(epsilon, sensitivity=1) is epsilon-DP",
-      lambda e: dict(epsilon=e, sensitivity=1.0), [0.0, 1.0], calc=calculators.laplace)
+      lambda e: dict(epsilon=e, sensitivity=1.0), [0.0, 1.0], calc=calculators.attained)
 _mech("laplace_truncated", "LaplaceTruncated", "LaplaceTruncated(epsilon, sensitivity=1, [0, 1]) is epsilon-DP",
       lambda e: dict(epsilon=e, sensitivity=1.0, **_B), [0.0, 1.0], outside=(1.0, 2.0))
 _mech("laplace_folded", "LaplaceFolded", "LaplaceFolded(epsilon, sensitivity=1, [0, 1]) is epsilon-DP",

@@ -83,7 +83,7 @@ _entry("olh", f"{PFO}.LH", "LH_Client", "LH_Client(x, k, epsilon, optimal=True) 
 _entry("blh", f"{PFO}.LH", "LH_Client", "LH_Client(x, k, epsilon, optimal=False) (BLH) is epsilon-LDP",
        lambda e, k: calculators.local_hashing(e, 2), {"optimal": False})
 _entry("he", f"{PFO}.HE", "HE_Client", "HE_Client(x, k, epsilon) (histogram encoding) is epsilon-LDP",
-       lambda e, k: calculators.laplace(e))
+       lambda e, k: calculators.attained(e))
 _entry("ss", f"{PFO}.SS", "SS_Client", "SS_Client(x, k, epsilon) (subset selection) is epsilon-LDP",
        lambda e, k: calculators.subset(e, k, max(1, int(round(k / (math.exp(e) + 1))))))
 _entry("adp", f"{PFO}.ADP", "ADP_Client", "ADP_Client(x, k, epsilon) (adaptive GRR/OUE) is epsilon-LDP", _adp)

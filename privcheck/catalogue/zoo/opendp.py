@@ -104,17 +104,17 @@ def _entry(mech, where, statement, kind, param_for, inputs, vector=True, calc=No
 
 _entry("laplace_float", "opendp.measurements.make_laplace (float)",
        "make_laplace(atom_domain(float), scale=1/eps) is map(1)-DP", "laplace_float", lambda e: 1.0 / e,
-       [0.0, 1.0], calc=calculators.laplace)
+       [0.0, 1.0], calc=calculators.attained)
 _entry("laplace_int", "opendp.measurements.make_laplace (int: discrete Laplace)",
        "make_laplace(atom_domain(int), scale=1/eps) is map(1)-DP", "laplace_int", lambda e: 1.0 / e, [0, 1],
-       calc=calculators.laplace)
+       calc=calculators.attained)
 _entry("rr_bool", "opendp.measurements.make_randomized_response_bool",
        "make_randomized_response_bool(prob) is map(1)-DP", "rr_bool", lambda e: float(1 / (1 + __import__('math').exp(-e))),
-       [False, True], vector=False, calc=calculators.laplace)
+       [False, True], vector=False, calc=calculators.attained)
 _entry("rr_categorical", "opendp.measurements.make_randomized_response",
        "make_randomized_response(categories 0..3, prob) is map(1)-DP", "rr_cat",
        lambda e: (4, float(__import__('math').exp(e) / (__import__('math').exp(e) + 3))), [0, 1], vector=False,
-       calc=calculators.laplace)
+       calc=calculators.attained)
 _entry("noisy_max", "opendp.measurements.make_noisy_max",
        "make_noisy_max(scores, scale) is map(1)-DP for scores at sup-distance 1", "noisy_max", lambda e: 2.0 / e,
        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], vector=False)

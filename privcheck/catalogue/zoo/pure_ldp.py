@@ -68,7 +68,7 @@ _entry("oue", "UEClient", _ue_calc, "UEClient(epsilon, d, use_oue=True) (optimis
 _entry("blh", "LHClient", _lh_calc, "LHClient(epsilon, d) (binary local hashing, g=2) is epsilon-LDP")
 _entry("olh", "LHClient", _lh_calc, "LHClient(epsilon, d, use_olh=True) (optimised local hashing) is epsilon-LDP",
        {"use_olh": True})
-_entry("he", "HEClient", lambda kw: calculators.laplace(kw["epsilon"]),
+_entry("he", "HEClient", lambda kw: calculators.attained(kw["epsilon"]),
        "HEClient(epsilon, d) (histogram encoding, Laplace(2/epsilon) per coordinate) is epsilon-LDP")
 _entry("hm", "HadamardMechClient", lambda kw: math.log(math.exp(kw["epsilon"])),
        "HadamardMechClient(epsilon, d, t=1) (Hadamard mechanism: one coefficient, binary RR) is epsilon-LDP",
