@@ -7,6 +7,8 @@ as not reproducible from the seed.
 """
 from __future__ import annotations
 
+import math
+
 from privcheck.catalogue.zoo import Case, Entry, calculators, grid, register
 
 LIB, DIST, MODS = "OpenDP", "opendp", ("opendp",)
@@ -109,11 +111,11 @@ _entry("laplace_int", "opendp.measurements.make_laplace (int: discrete Laplace)"
        "make_laplace(atom_domain(int), scale=1/eps) is map(1)-DP", "laplace_int", lambda e: 1.0 / e, [0, 1],
        calc=calculators.attained)
 _entry("rr_bool", "opendp.measurements.make_randomized_response_bool",
-       "make_randomized_response_bool(prob) is map(1)-DP", "rr_bool", lambda e: float(1 / (1 + __import__('math').exp(-e))),
+       "make_randomized_response_bool(prob) is map(1)-DP", "rr_bool", lambda e: 1 / (1 + math.exp(-e)),
        [False, True], vector=False, calc=calculators.attained)
 _entry("rr_categorical", "opendp.measurements.make_randomized_response",
        "make_randomized_response(categories 0..3, prob) is map(1)-DP", "rr_cat",
-       lambda e: (4, float(__import__('math').exp(e) / (__import__('math').exp(e) + 3))), [0, 1], vector=False,
+       lambda e: (4, math.exp(e) / (math.exp(e) + 3)), [0, 1], vector=False,
        calc=calculators.attained)
 _entry("noisy_max", "opendp.measurements.make_noisy_max",
        "make_noisy_max(scores, scale) is map(1)-DP for scores at sup-distance 1", "noisy_max", lambda e: 2.0 / e,
