@@ -100,7 +100,8 @@ def findings_markdown(records: Sequence, heading: str = "##") -> str:
                 f"true (documented) {_num(c.get('eps_true'))}, certified eps >= {_num(c.get('eps_lower'))} "
                 f"for inputs {c.get('worst_pair')} on `{str(c.get('event'))[:90]}`"
                 + (f" [{c['auto_view']}]" if c.get("auto_view") else "")
-                + f". Reproduce: `privcheck verify '{_field(r, 'id')}' --seed {_field(r, 'seed', 0)}`")
+                + f". Reproduce: `privcheck verify '{_field(r, 'id')}' --seed {_field(r, 'seed', 0)}"
+                + (" --quick" if det.get("quick") else "") + "`")
     if not lines:
         return ""
     return "\n".join([f"{heading} Zoo findings", ""] + lines + [""])
