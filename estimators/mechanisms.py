@@ -6,3 +6,4 @@ from estimators import piecewise  # noqa: F401
 from estimators import two_stage  # noqa: F401
 from estimators import noise  # noqa: F401
 from estimators import dp_sgd  # noqa: F401
+from estimators import oracles  # noqa: F401

@@ -23,6 +23,8 @@ from privcheck.validation import check_confidence, check_int
 
 #: the smallest Monte Carlo size a run accepts (the auditor splits draws into selection and estimation)
 MIN_SAMPLES = 20
+#: claim-id prefixes left out of a run without patterns (``privcheck verify 'zoo.*'`` runs them)
+OPT_IN_PREFIXES = ("zoo.",)
 
 
 def load_catalogue() -> Registry:
@@ -40,7 +42,7 @@ def select(
 ) -> list[Check]:
     """The checks whose claim id matches any of ``patterns`` (ids or shell globs).
 
-    ``None`` or an empty list selects everything. A pattern that matches no
+    ``None`` or an empty list selects everything but the opt-in families (:data:`OPT_IN_PREFIXES`). A pattern that matches no
     claim raises :class:`UnknownNameError`; ``methods`` keeps only those methods.
     """
     reg = registry or load_catalogue()
@@ -50,8 +52,8 @@ def select(
                 raise PrivcheckUsageError(f"unknown method {m!r}; allowed: {', '.join(METHODS)}")
     ids = list(reg.claims)
     chosen: list[str] = []
-    if not patterns:
-        chosen = ids
+    if not patterns:  # opt-in families (the zoo: optional libraries, minutes of library calls) need a pattern
+        chosen = [i for i in ids if not i.startswith(OPT_IN_PREFIXES)]
     else:
         for pat in patterns:
             hits = [i for i in ids if fnmatch.fnmatchcase(i, pat)]

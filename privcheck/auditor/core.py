@@ -48,6 +48,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
+from privcheck.auditor.autoviews import PROBE as AUTO_PROBE, auto_view
 from privcheck.auditor.coding import OutputCoding, to_matrix
 from privcheck.auditor.selection import candidate_events, delta_gap, pair_columns
 from privcheck.auditor.user_code import guard_user_code
@@ -100,6 +101,7 @@ class MonteCarloBound:
     pilot_samples: int = 0
     pairs_audited: int = 0
     draws: int = 0
+    view: str | None = None
 
 
 @dataclass
@@ -354,7 +356,8 @@ def monte_carlo_bound(
     delta_eps : if given, also bound δ at this ε (events chosen for δ).
     pairs, neighbours : restrict the search to neighbouring inputs (see
         :func:`resolve_pairs`).
-    view : audit ``view(output)`` instead of the raw output (post-processing).
+    view : audit ``view(output)`` instead of the raw output (post-processing); None: the views
+        :func:`privcheck.auditor.autoviews.auto_view` picks by output type; False: raw outputs only.
     client : a Dask client (or ``"local"``/an address) for
         :func:`privcheck.scheduler.get_backend`; ``None``: threads (or processes
         for samplers with ``prefers_processes = True``).
@@ -366,15 +369,18 @@ def monte_carlo_bound(
     max_events = check_int("max_events", max_events, minimum=1)
     if jobs is not None:
         jobs = check_int("jobs", jobs, minimum=1)
-    sampler = apply_view(sampler, view)
+    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+    needed = sorted({i for p in ordered for i in p})
     if not isinstance(sampler, Mechanism):  # user code: its failures are reported as the user's, by name
         sampler = guard_user_code(sampler)
+    if view is None:  # views chosen by output type on a probe of their own (privcheck.auditor.autoviews)
+        view = auto_view(sampler, [inputs[i] for i in needed], derive(ss, "autoview"),
+                         probe=min(AUTO_PROBE, max(256, samples // 4)))
+    sampler = apply_view(sampler, view or None)
     backend = get_backend(jobs=jobs, client=client, processes=getattr(sampler, "prefers_processes", False))
     alpha = 1.0 - confidence
     n_sel = max(10, int(round(samples * selection_share)))
     n_est = samples - n_sel
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
-    needed = sorted({i for p in ordered for i in p})
     reproducible, width = check_seeding(sampler, inputs[needed[0]])
     # the probe showed the output width: refuse what the pilot and the chunks would not fit (huge user outputs)
     check_audit_request(sampler, samples, jobs=jobs, width=width, n_inputs=len(needed), distributed=client is not None)
@@ -458,7 +464,7 @@ def monte_carlo_bound(
         worst_pair=(_plain(inputs[ev.pair[0]]), _plain(inputs[ev.pair[1]])), event=ev.description,
         counts=tuple(cands[bj]["counts"]), candidates=cands, delta_eps=delta_eps, delta_lower=delta_lower,
         reproducible=reproducible, pilot_samples=n_pilot, pairs_audited=len(ordered),
-        draws=n_sel * len(needed) + n_est * len(est),
+        draws=n_sel * len(needed) + n_est * len(est), view=getattr(view, "description", None),
     )
 
 
@@ -601,11 +607,13 @@ def audit(
         each pair are audited, no other pair.
     neighbours : ``neighbours(x, x') -> bool`` selecting the neighbouring pairs
         of ``inputs`` (either order); exclusive with ``pairs``.
-    view : audit ``view(outputs)`` instead of the raw outputs (post-processing);
+    view : audit ``view(outputs)`` instead of the raw outputs (post-processing; None: chosen by
+        output type, :mod:`privcheck.auditor.autoviews`; False: raw outputs only);
         applied to every chunk before coding.
     eps : claimed ε ≥ 0 (0 claims perfect privacy; default: the mechanism's
         nominal ε; required for a callable).
-    samples : Monte Carlo draws per input (≥ 20).
+    samples : Monte Carlo draws per input (≥ 20), or ``"auto"``: rounds of doubling size until 95 % of
+        the claimed ε is certified or 10⁷ draws per input are spent (:mod:`privcheck.auditor.adaptive`).
     seed : integer ≥ 0; all randomness derives from it.
     confidence : in (0, 1).
     exact : compute the exact ε (default: when the mechanism provides it;
@@ -675,7 +683,7 @@ def audit(
     seed = check_int("seed", seed, minimum=0)
     details: dict = {}
     ex: ExactEpsilon | None = None
-    restricted = pairs is not None or neighbours is not None or view is not None
+    restricted = pairs is not None or neighbours is not None or (view is not None and view is not False)
     if restricted and is_mech:
         if exact:
             raise PrivcheckUsageError("exact ε covers the raw outputs of all input pairs; it cannot be combined "
@@ -736,6 +744,8 @@ def audit(
                          pairs=pairs, neighbours=neighbours, view=view, client=client, progress=progress)
         extra = curve_fields(cb)
         details.update(curve_details(cb))
+        if bound.view:
+            details["auto_view"] = bound.view
     if "refuted" in (v_exact, v_mc):
         verdict = "refuted"
         reason = None

@@ -110,6 +110,9 @@ def records_to_markdown(records: Sequence[VerdictRecord], figures: FigureSet | N
         for n in figures.notes:
             lines.append(f"- note: {n}")
         lines.append("")
+    from privcheck.catalogue.zoo.scorecard import findings_markdown, scorecard_markdown
+
+    lines += [t for t in (scorecard_markdown(records), findings_markdown(records)) if t]  # zoo.* records only
     cited = papers_for(r.source for r in records)
     if cited:
         lines += ["## Sources", ""]

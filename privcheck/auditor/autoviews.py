@@ -1,0 +1,361 @@
+"""Views chosen by output type, without the user asking (issue 20 §2).
+
+:func:`auto_view` draws a small *probe* of outputs for each audited input (its own seed stream,
+disjoint from the selection and estimation draws), looks at their type, and returns an
+:class:`AutoView` — the raw outputs' encoding *plus* derived columns — or ``None`` when nothing is
+worth adding (then the audit is exactly the raw one). Derived columns:
+
+- **sets and ordered containers** (lists, tuples, iterators of items, also of varying length):
+  membership bits of every item seen in the probe (an ordered container therefore counts both as
+  returned — its raw encoding stays — and as a set);
+- **(value, seed) reports of a hashing protocol**: when the hash family is recognised
+  (:data:`HASH_FAMILIES`: xxhash32/64 of ``str(item + offset)`` mod g, as pure-ldp and
+  multi-freq-ldpy use, or a built-in mechanism's own ``support``), the support bit of every audited
+  input, i.e. the events ``{x supported ∧ x' not}`` of Wang et al. 2017 Sec. 4.4; otherwise the
+  pair stays an atom of the raw encoding;
+- **floats**: the floating-point representation (Mironov 2012, CCS, "On significance of the least
+  significant bits for differential privacy"): the exponent, the low byte of the mantissa and the
+  number of trailing zero bits of the mantissa (which lattice 2^-k the value lies on). These are
+  added only when the probe's representation histograms differ between inputs (a chi-square test
+  at level :data:`GATE_ALPHA`), so ordinary continuous audits keep their raw coding.
+
+Integers/categories that only one input produces are already atoms of the raw coding (ε = ∞ events).
+
+Validity: the view is a fixed function of one output and public constants (the audited inputs,
+the items and the hash range seen in the probe); the probe draws are independent of the
+estimation draws, so choosing the view from them is like choosing events from the selection share.
+All derived columns compete in the one selection stage under the one Bonferroni correction.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from privcheck.auditor.coding import to_matrix
+
+#: probe draws per audited input
+PROBE = 2048
+#: at most this many items get a membership column
+MAX_ITEMS = 64
+#: the float-representation columns are added when some probe histogram differs at this level
+GATE_ALPHA = 1e-3
+#: a hash family is recognised when its own-input match rate beats the others' by this much
+HASH_MARGIN = 0.15
+
+
+def _materialise(outputs) -> Any:
+    """Lists with one-shot iterators (zip, map, generators) turned into tuples; arrays unchanged."""
+    if isinstance(outputs, np.ndarray):
+        return outputs
+    return [tuple(o) if isinstance(o, Iterator) else o for o in outputs]
+
+
+def _is_container(o) -> bool:
+    return isinstance(o, (set, frozenset, list, tuple)) or (isinstance(o, np.ndarray) and o.ndim == 1)
+
+
+def _hashable(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+# ---------------------------------------------------------------- features
+class Membership:
+    """Feature: one bit per item, 1 when the item is in the output container."""
+
+    def __init__(self, items: Sequence):
+        self.items = list(items)
+        self.name = f"membership of {len(self.items)} items"
+
+    def __call__(self, outputs, n: int) -> np.ndarray:
+        index = {it: j for j, it in enumerate(self.items)}
+        out = np.zeros((n, len(self.items)), dtype=np.uint8)
+        for i, o in enumerate(outputs):
+            cols = [index[v] for v in map(_hashable, np.ravel(o).tolist() if isinstance(o, np.ndarray) else o)
+                    if _safe_in(v, index)]
+            out[i, cols] = 1
+        return out
+
+
+def _safe_in(v, index: dict) -> bool:
+    try:
+        return v in index
+    except TypeError:
+        return False
+
+
+class XXHash:
+    """``hash(item, seed) = xxh{bits}(str(item + offset), seed).intdigest()`` (picklable for worker processes)."""
+
+    def __init__(self, bits: int, offset: int):
+        self.bits, self.offset = bits, offset
+        self.__name__ = f"xxh{bits}(str(item{offset:+d}), seed)" if offset else f"xxh{bits}(str(item), seed)"
+
+    def __call__(self, item, seed) -> int:
+        import xxhash
+
+        fn = xxhash.xxh32 if self.bits == 32 else xxhash.xxh64
+        return fn(str(item + self.offset), seed=int(seed)).intdigest()
+
+
+#: hash families recognised in (value, seed) reports: xxhash of str(item + offset) with the report's seed
+HASH_FAMILIES = [XXHash(32, 0), XXHash(32, -1), XXHash(64, 0), XXHash(64, -1)]
+
+
+class HashSupport:
+    """Feature: report supports input y when ``hash(y, seed) mod g == value``."""
+
+    def __init__(self, hash_fn: Callable, domain: Sequence, g: int, seed_col: int):
+        self.hash_fn, self.domain, self.g, self.seed_col = hash_fn, list(domain), int(g), int(seed_col)
+        self.name = f"hash support ({hash_fn.__name__} mod {g}) of inputs {self.domain}"
+
+    def __call__(self, outputs, n: int) -> np.ndarray:
+        seeds, values = _seed_value(outputs, self.seed_col)
+        out = np.zeros((n, len(self.domain)), dtype=np.uint8)
+        for j, y in enumerate(self.domain):
+            out[:, j] = [self.hash_fn(y, s) % self.g == v for s, v in zip(seeds, values)]
+        return out
+
+
+class MechanismSupport:
+    """Feature: a built-in local-hashing mechanism's own ``support(reports, domain)``."""
+
+    def __init__(self, mech, domain: Sequence):
+        self.mech, self.domain = mech, list(domain)
+        self.name = f"hash support ({mech.hash_family}) of inputs {self.domain}"
+
+    def __call__(self, outputs, n: int) -> np.ndarray:
+        return self.mech.support(np.asarray(outputs), self.domain)
+
+
+class FloatRepresentation:
+    """Feature: exponent, low mantissa byte and trailing zero bits of each float column (Mironov 2012)."""
+
+    name = "float representation (exponent, low mantissa byte, trailing zeros)"
+
+    def __init__(self, columns: Sequence[int]):
+        self.columns = list(columns)
+
+    def __call__(self, outputs, n: int) -> np.ndarray:
+        m = to_matrix(outputs, n)
+        return np.concatenate([float_bits(m[:, j]) for j in self.columns], axis=1)
+
+
+def float_bits(col: np.ndarray) -> np.ndarray:
+    """(n, 3) int16: biased exponent, mantissa & 0xFF, trailing zero bits of the mantissa (52 for 0)."""
+    u = np.ascontiguousarray(col, dtype=np.float64).view(np.uint64)
+    mant = u & np.uint64((1 << 52) - 1)
+    low = mant & (~mant + np.uint64(1))  # lowest set bit
+    tz = np.where(mant == 0, 52, np.bitwise_count(low - np.uint64(1)))
+    return np.stack([(u >> np.uint64(52)) & np.uint64(0x7FF), mant & np.uint64(0xFF), tz], axis=1).astype(np.int16)
+
+
+# ---------------------------------------------------------------- the view
+class AutoView:
+    """The view ``outputs -> [raw encoding | derived columns]`` (module-level: pickles for workers)."""
+
+    def __init__(self, features: list):
+        self.features = features
+        self.__name__ = "auto_view"
+
+    @property
+    def description(self) -> str:
+        """What was added, e.g. ``raw + membership of 12 items``."""
+        return "raw + " + " + ".join(f.name for f in self.features)
+
+    def __call__(self, outputs) -> np.ndarray:
+        outputs = _materialise(outputs)
+        n = len(outputs)
+        raw = to_matrix(outputs, n)
+        parts = [raw.astype(np.float64) if raw.dtype.kind == "f" else raw]
+        parts += [f(outputs, n) for f in self.features]
+        if any(p.dtype.kind == "f" for p in parts):
+            parts = [p.astype(np.float64) for p in parts]
+        return np.concatenate(parts, axis=1)
+
+    def __repr__(self) -> str:
+        return f"auto_view({self.description})"
+
+
+def _seed_value(outputs, seed_col: int):
+    if isinstance(outputs, np.ndarray):
+        a = outputs.reshape(len(outputs), -1)
+        return a[:, seed_col].astype(np.int64).tolist(), a[:, 1 - seed_col].astype(np.int64).tolist()
+    pairs = [tuple(o) for o in outputs]
+    return [int(p[seed_col]) for p in pairs], [int(p[1 - seed_col]) for p in pairs]
+
+
+def _is_int(v) -> bool:
+    if isinstance(v, (bool, np.bool_)):
+        return False
+    if isinstance(v, (int, np.integer)):
+        return True
+    return isinstance(v, (float, np.floating)) and float(v).is_integer()
+
+
+def _pairs_of_ints(probe: dict) -> bool:
+    for outs in probe.values():
+        for o in (outs if not isinstance(outs, np.ndarray) else outs.reshape(len(outs), -1)):
+            try:
+                if len(o) != 2 or not all(_is_int(v) for v in o):
+                    return False
+            except TypeError:
+                return False
+    return True
+
+
+def _seed_column(probe: dict) -> int | None:
+    """The seed column of (value, seed) integer pairs (the one with mostly distinct values), else None."""
+    if not _pairs_of_ints(probe):
+        return None
+    seeds = {}
+    for col in (0, 1):
+        vals = [v for outs in probe.values() for v in _seed_value(outs, col)[0]]
+        seeds[col] = len(set(vals)) / max(1, len(vals))
+    seed_col = max(seeds, key=seeds.get)
+    return seed_col if seeds[seed_col] >= 0.5 else None
+
+
+def _hash_feature(sampler, probe: dict, inputs: list):
+    """A :class:`HashSupport` (or :class:`MechanismSupport`) when the reports are recognised hashing reports."""
+    if hasattr(sampler, "support") and hasattr(sampler, "hash_family"):
+        return MechanismSupport(sampler, inputs)
+    seed_col = _seed_column(probe)
+    if seed_col is None or not all(isinstance(x, (int, np.integer)) for x in inputs):
+        return None
+    values = [v for outs in probe.values() for v in _seed_value(outs, seed_col)[1]]
+    if min(values) < 0:
+        return None
+    g = max(values) + 1
+    if g < 2 or g > 1 << 16:
+        return None
+    try:
+        import xxhash  # noqa: F401
+    except ImportError:
+        return None
+    best = None
+    for fam in HASH_FAMILIES:
+        own, other = [], []
+        for x, outs in probe.items():
+            s, v = _seed_value(outs, seed_col)
+            s, v = s[:256], v[:256]
+            own.append(np.mean([fam(x, a) % g == b for a, b in zip(s, v)]))
+            y = next(i for i in probe if i != x)
+            other.append(np.mean([fam(y, a) % g == b for a, b in zip(s, v)]))
+        margin = float(np.mean(own) - np.mean(other))
+        if margin > HASH_MARGIN and (best is None or margin > best[0]):
+            best = (margin, fam)
+    return None if best is None else HashSupport(best[1], inputs, g, seed_col)
+
+
+def _membership_feature(probe: dict):
+    items, seen = [], set()
+    for outs in probe.values():
+        if isinstance(outs, np.ndarray):
+            return None
+        for o in outs:
+            if not _is_container(o):
+                return None
+            for v in (np.ravel(o).tolist() if isinstance(o, np.ndarray) else o):
+                v = _hashable(v)
+                try:
+                    if v not in seen:
+                        seen.add(v)
+                        items.append(v)
+                except TypeError:
+                    return None
+    if not items or set(items) <= {0, 1}:  # bit vectors: the raw coding has per-bit events
+        return None
+    if any(isinstance(v, (float, np.floating)) and not float(v).is_integer() for v in items):
+        return None  # vectors of real numbers are not collections of items
+    try:
+        items.sort()
+    except TypeError:
+        items.sort(key=repr)
+    return Membership(items[:MAX_ITEMS])
+
+
+def chi2_homogeneity_p(table: np.ndarray) -> float:
+    """p-value of Pearson's chi-square test that the rows of a count table share one law (no continuity
+    correction; columns with zero total dropped). ``table``: (rows, categories) non-negative counts."""
+    from scipy.special import chdtrc
+
+    t = np.asarray(table, dtype=float)
+    t = t[:, t.sum(axis=0) > 0]
+    if t.shape[0] < 2 or t.shape[1] < 2:
+        return 1.0
+    expected = t.sum(axis=1, keepdims=True) * t.sum(axis=0, keepdims=True) / t.sum()
+    stat = float(((t - expected) ** 2 / expected).sum())
+    return float(chdtrc((t.shape[0] - 1) * (t.shape[1] - 1), stat))
+
+
+def _float_feature(probe: dict, alpha: float = GATE_ALPHA):
+    mats = {}
+    for x, outs in probe.items():
+        try:
+            mats[x] = to_matrix(outs, len(outs))
+        except Exception:  # noqa: BLE001 - not numeric: no float columns
+            return None
+    keys = list(mats)
+    if any(mats[k].dtype.kind != "f" for k in keys) or len({mats[k].shape[1] for k in keys}) != 1:
+        return None
+    cols = []
+    for j in range(mats[keys[0]].shape[1]):
+        col = {k: mats[k][:, j] for k in keys}
+        if all(np.all(np.isnan(c) | (c == np.round(c))) for c in col.values()):
+            continue  # integer-valued floats: the raw coding has their atoms
+        bits = {k: float_bits(c[np.isfinite(c)]) for k, c in col.items()}
+        for f in range(3):
+            table = []
+            cats = np.unique(np.concatenate([b[:, f] for b in bits.values()]))
+            if len(cats) < 2:
+                continue
+            for b in bits.values():
+                table.append([(b[:, f] == c).sum() for c in cats])
+            if chi2_homogeneity_p(np.array(table)) < alpha / (3 * max(1, len(keys))):
+                cols.append(j)
+                break
+    return FloatRepresentation(cols) if cols else None
+
+
+def _models_real_arithmetic(sampler) -> bool:
+    """A built-in mechanism: its sampler models a real-valued mechanism whose exact ε is the claim, so its
+    float artefacts are not audited (they are a property of this sampler, reported separately)."""
+    from estimators.base import Mechanism
+
+    return isinstance(sampler, Mechanism)
+
+
+def auto_view(sampler: Callable, inputs: Sequence, seed_seq: np.random.SeedSequence,
+              probe: int = PROBE) -> AutoView | None:
+    """The :class:`AutoView` for ``sampler`` on the audited ``inputs``, or None (raw outputs suffice).
+
+    Parameters: ``sampler(x, n, rng)``; ``inputs`` the audited inputs (≥ 2); ``seed_seq`` the probe's
+    own SeedSequence (one child per input); ``probe`` draws per input (≥ 16).
+    """
+    keys = list(range(len(inputs)))
+    children = seed_seq.spawn(len(keys))
+    raw = {}
+    for k, ss in zip(keys, children):
+        raw[k] = _materialise(sampler(inputs[k], probe, np.random.default_rng(ss)))
+    by_input = {}
+    for k in keys:  # keyed by the input itself when hashable (the hash features need it)
+        try:
+            by_input[inputs[k]] = raw[k]
+        except TypeError:
+            by_input = None
+            break
+    features = []
+    if by_input is not None and len(by_input) == len(keys):
+        h = _hash_feature(sampler, by_input, list(by_input))
+        if h is not None:
+            features.append(h)
+    if not features and _seed_column(raw) is None:  # an unrecognised (value, seed) pair stays an atom
+        m = _membership_feature(raw)
+        if m is not None:
+            features.append(m)
+    f = None if _models_real_arithmetic(sampler) else _float_feature(raw)
+    if f is not None:
+        features.append(f)
+    return AutoView(features) if features else None

@@ -1,0 +1,260 @@
+"""The zoo: third-party DP libraries audited black-box, as catalogue claims ``zoo.<library>.<mechanism>``.
+
+One module per library (:mod:`.pure_ldp`, :mod:`.multi_freq_ldpy`, :mod:`.diffprivlib`, :mod:`.opendp`,
+:mod:`.pydp`) declares :class:`Entry` objects: the library's documented guarantee (ε, or (ε, δ), under its
+own neighbouring relation), an adapter turning its one-output call into a sampler (through
+:func:`privcheck.per_sample`, no hand-written view: the auditor picks views by output type,
+:mod:`privcheck.auditor.autoviews`), a parameter grid (ε ∈ :data:`EPS_GRID`, natural domain sizes,
+an input just outside the documented domain) and, where the documented probabilities allow, a
+*true-ε calculator* (labelled as such; it reuses :mod:`estimators.oracles`).
+
+Each case is audited with the one auditor (:func:`privcheck.audit`); the cases of a claim share the
+check's confidence (Bonferroni). Every row reads "claimed / true / certified": ``eps_claimed``,
+``eps_true`` (with ``calculator``), ``eps_lower`` and ``certified`` (= eps_lower / eps_claimed), plus
+the library version, adapter, worst pair, event, seconds, draws/s of the audit and the library's
+own call rate, and whether the library honours numpy seeding (``reproducible``).
+
+Robustness: a missing library gives an ``inconclusive`` record with the install hint; a case whose
+mechanism raises, refuses an input (outside the domain: that is a correct answer), produces an output
+type the auditor cannot code, or runs past :data:`CASE_TIMEOUT` seconds gives one line in its row,
+and the rest of the claim (and of the zoo) runs.
+
+The zoo is *not* part of the default catalogue run (``privcheck verify`` without patterns): it needs
+the optional libraries and minutes of per-sample library calls; run it with ``privcheck verify 'zoo.*'``.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from privcheck.claims import CATALOGUE, Claim, Outcome, RunContext, check
+
+#: the ε grid of every LDP claim
+EPS_GRID = (0.25, 1.0, 4.0)
+#: draws per input per case (``--quick``: :data:`QUICK_SAMPLES`)
+DEFAULT_SAMPLES = 50_000
+QUICK_SAMPLES = 10_000
+#: seconds one case may run before it is stopped (one line in its row)
+CASE_TIMEOUT = 600.0
+#: seconds the one-off warm-up call of a claim may take (it runs in a daemon thread)
+WARM_UP_TIMEOUT = 120.0
+INSTALL_HINT = "not installed: pip install 'privcheck[zoo]'"
+#: claim-id prefix the default catalogue run leaves out (see privcheck.runner.select)
+PREFIX = "zoo."
+
+
+@dataclass
+class Case:
+    """One audited configuration of a library mechanism.
+
+    label: e.g. ``eps=1, d=4``; build: ``() -> sampler f(x, n, rng)`` (called once, in the check);
+    inputs: candidate inputs (all ordered pairs: local DP) or, with ``pairs``, neighbouring inputs
+    (central DP, the library's relation); eps/delta: the documented guarantee; true_eps: calculator
+    ``() -> float`` of the exact ε of the documented probabilities (None: not computable);
+    calculator: its label; outside: the case feeds an input outside the documented domain.
+    """
+
+    label: str
+    build: Callable[[], Callable]
+    inputs: list
+    eps: float
+    delta: float = 0.0
+    pairs: list | None = None
+    true_eps: Callable[[], float] | None = None
+    calculator: str = ""
+    outside: bool = False
+
+
+@dataclass
+class Entry:
+    """A library mechanism: claim id ``zoo.<library>.<mechanism>``, where it lives, and its cases."""
+
+    claim_id: str
+    library: str
+    dist: str
+    modules: tuple
+    where: str
+    statement: str
+    adapter: str
+    cases: Callable[[], list[Case]]
+    extra_dists: tuple = field(default_factory=tuple)
+
+
+ENTRIES: list[Entry] = []
+
+
+def register(entry: Entry) -> Entry:
+    """Add ``entry`` to the catalogue: a ``privacy`` claim with one ``mc`` check (:func:`run_entry`)."""
+    CATALOGUE.add_claim(Claim(entry.claim_id, entry.library, entry.where, "privacy", entry.statement, ("mc",)))
+    check(entry.claim_id, "mc")(lambda ctx, _e=entry: run_entry(_e, ctx))
+    ENTRIES.append(entry)
+    return entry
+
+
+def grid(make: Callable[..., Case | None], eps_grid=EPS_GRID, **axes) -> Callable[[], list[Case]]:
+    """Cases ``make(eps=e, **one value per axis)`` over ``eps_grid`` × the axes (None results dropped)."""
+    import itertools
+
+    def build() -> list[Case]:
+        names = list(axes)
+        out = []
+        for e in eps_grid:
+            for combo in itertools.product(*(axes[n] for n in names)):
+                c = make(eps=e, **dict(zip(names, combo)))
+                if c is not None:
+                    out.append(c)
+        return out
+
+    return build
+
+
+def _one_line(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip().splitlines()
+    return text[0][:200] if text else type(exc).__name__
+
+
+def _call_rate(sampler, x, n: int = 2000) -> float | None:
+    """The library's own call rate (outputs/s) on one input, from a short timed batch."""
+    import numpy as np
+
+    t0 = time.perf_counter()
+    try:
+        sampler(x, n, np.random.default_rng(0))
+    except Exception:  # noqa: BLE001 - the audit reports the failure
+        return None
+    dt = time.perf_counter() - t0
+    return round(n / dt, 1) if dt > 0 else None
+
+
+def audit_case(case: Case, samples: int, seed: int, confidence: float) -> dict:
+    """Audit one case and return its row (see the module docstring for the fields)."""
+    import privcheck
+
+    row: dict[str, Any] = {"case": case.label, "eps_claimed": case.eps, "delta_claimed": case.delta,
+                           "inputs": [str(v) for v in case.inputs], "outside_domain": case.outside}
+    if case.true_eps is not None:
+        try:
+            row["eps_true"] = float(case.true_eps())
+            row["calculator"] = case.calculator
+        except Exception as exc:  # noqa: BLE001
+            row["eps_true"], row["calculator"] = None, f"calculator failed: {_one_line(exc)}"
+    t0 = time.perf_counter()
+    try:
+        sampler = case.build()
+        x0 = case.pairs[0][0] if case.pairs else case.inputs[0]
+        row["library_calls_per_second"] = _call_rate(sampler, x0)
+        res = privcheck.audit(sampler, inputs=None if case.pairs else case.inputs, pairs=case.pairs,
+                              eps=case.eps, delta=case.delta, samples=samples, seed=seed, confidence=confidence,
+                              jobs=1)
+    except Exception as exc:  # noqa: BLE001 - a raising mechanism is one line, the rest runs
+        msg = _one_line(exc)
+        row.update(verdict="refuses input" if case.outside else "error", error=msg,
+                   seconds=round(time.perf_counter() - t0, 2))
+        return row
+    row.update(verdict=res.verdict, eps_lower=res.eps_lower, certified=res.certified_fraction,
+               worst_pair=_plain(res.worst_pair), event=_short(res.event), reproducible=res.reproducible,
+               auto_view=res.details.get("auto_view"), delta_lower=res.delta_lower,
+               draws_per_second=res.details.get("draws_per_second"), reason=res.reason,
+               eps_max_certifiable=res.eps_max_certifiable, seconds=round(time.perf_counter() - t0, 2))
+    if row.get("eps_true"):
+        row["certified_of_true"] = max(res.eps_lower, 0.0) / row["eps_true"] if math.isfinite(row["eps_true"]) else 0.0
+    return row
+
+
+def _timed_case(case: Case, samples: int, seed: int, confidence: float) -> dict:
+    from privcheck.resources import CheckTimeout, call_with_timeout
+
+    try:
+        return call_with_timeout(audit_case, (case, samples, seed, confidence), CASE_TIMEOUT)
+    except CheckTimeout:
+        return {"case": case.label, "eps_claimed": case.eps, "verdict": "timeout",
+                "error": f"stopped after {CASE_TIMEOUT:g} s (per-case timeout)", "seconds": CASE_TIMEOUT}
+    except RuntimeError as exc:  # the child could not return its row (e.g. an unpicklable output)
+        return {"case": case.label, "eps_claimed": case.eps, "verdict": "error", "error": _one_line(exc)}
+
+
+def _warm_up(cases: list[Case]) -> None:
+    """Import and JIT-compile the library here once (numba clients compile per process), so that every
+    case forked from this process inherits it instead of compiling again. Failures are left to the cases."""
+    import threading
+
+    import numpy as np
+
+    def call(c: Case) -> None:
+        try:
+            c.build()(c.pairs[0][0] if c.pairs else c.inputs[0], 2, np.random.default_rng(0))
+        except Exception:  # noqa: BLE001
+            pass
+
+    for c in cases[:1]:  # in a daemon thread: a library that hangs here cannot stop the run
+        t = threading.Thread(target=call, args=(c,), daemon=True)
+        t.start()
+        t.join(WARM_UP_TIMEOUT)
+
+
+def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
+    """Run every case of ``entry``: family-wise ``ctx.confidence`` over the cases (Bonferroni)."""
+    from privcheck.catalogue.peers import missing, versions
+
+    vers = versions(entry.dist, *entry.extra_dists)
+    absent = missing(*entry.modules)
+    if absent is not None:
+        return Outcome("inconclusive", claimed=entry.statement, measured=None,
+                       details={"skipped": True, "reason": f"{entry.dist} {INSTALL_HINT}", "library": entry.library,
+                                "versions": vers})
+    try:
+        cases = entry.cases()
+    except Exception as exc:  # noqa: BLE001
+        return Outcome("inconclusive", claimed=entry.statement,
+                       details={"reason": f"building the cases failed: {_one_line(exc)}", "versions": vers})
+    n = ctx.n(DEFAULT_SAMPLES, QUICK_SAMPLES)
+    conf = 1.0 - (1.0 - ctx.confidence) / max(1, len(cases))
+    if timeout:
+        _warm_up(cases)
+    base = int(ctx.seed_seq.generate_state(1)[0])
+    run = _timed_case if timeout else audit_case
+    rows = [run(c, n, (base + i) % (2**31), conf) for i, c in enumerate(cases)]
+    for r in rows:
+        r["version"] = vers.get(entry.dist)
+        r["adapter"] = entry.adapter
+    verdicts = [r["verdict"] for r in rows]
+    if "refuted" in verdicts:
+        verdict = "refuted"
+    elif verdicts and all(v in ("holds", "refuses input") for v in verdicts) and "holds" in verdicts:
+        verdict = "holds"
+    else:
+        verdict = "inconclusive"
+    problems = [f"{r['case']}: {r['verdict']} ({r['error']})" for r in rows if r.get("error")
+                and r["verdict"] != "refuses input"]
+    not_repro = any(r.get("reproducible") is False for r in rows)
+    details = {"cases": rows, "library": entry.library, "versions": vers, "adapter": entry.adapter,
+               "confidence": ctx.confidence, "reproducible": not not_repro,
+               "note": "Monte Carlo can refute a privacy claim, never prove it: 'holds' means no violation "
+                       "detected at this power"}
+    if not_repro:
+        details["reproducibility"] = (f"{entry.library} ignores numpy seeding: these results are valid but not "
+                                      "reproducible from the seed")
+    if problems:
+        details["problems"] = problems
+    measured = {r["case"]: r.get("eps_lower") for r in rows}
+    claimed = {r["case"]: r["eps_claimed"] for r in rows}
+    return Outcome(verdict, claimed=claimed, measured=measured, details=details,
+                   samples=n * sum(len(c.inputs) for c in cases))
+
+
+def _plain(v):
+    if v is None:
+        return None
+    return [str(a) for a in v]
+
+
+def _short(v, width: int = 160):
+    if v is None:
+        return None
+    text = str(v)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+from privcheck.catalogue.zoo import pure_ldp, multi_freq_ldpy, diffprivlib, opendp, pydp  # noqa: E402,F401
