@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import math
 import struct
-from statistics import NormalDist
+
+from privcheck.normal import normal_quantile
 
 __all__ = ["REL_ERR", "binomial_tail_log_bounds", "betaincinv_safe", "betainccinv_safe"]
 
@@ -264,7 +265,7 @@ def _search(safe_end: float, other_end: float, is_safe, guess: float) -> float:
 
 def _guess(k: float, n: float, y: float, upper: bool) -> float:
     """A rough Clopper–Pearson limit (Wilson score interval at level y), only a starting point."""
-    z = NormalDist().inv_cdf(1.0 - y)
+    z = normal_quantile(1.0 - y)
     p = k / n
     centre, half = p + z * z / (2 * n), z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n))
     g = (centre + half if upper else centre - half) / (1 + z * z / n)
