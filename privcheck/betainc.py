@@ -34,8 +34,6 @@ from __future__ import annotations
 import math
 import struct
 
-from privcheck.normal import normal_quantile
-
 __all__ = ["REL_ERR", "binomial_tail_log_bounds", "betaincinv_safe", "betainccinv_safe"]
 
 #: relative error budget of one evaluation of I_x(a, b) (worst float error analysed: ~3e−11, see module doc)
@@ -227,7 +225,7 @@ def _float(i: int) -> float:
 def _search(safe_end: float, other_end: float, is_safe, guess: float) -> float:
     """The last double certified safe between two ends (``is_safe`` monotone along the way).
 
-    Gallops from ``guess`` (steps of 2^40 doubles, doubling) to bracket the boundary, then
+    Gallops from ``guess`` (the mean of the beta distribution; steps of 2^40 doubles, doubling) to bracket the boundary, then
     bisects the binary representation until the bracket spans at most :data:`_RESOLUTION`
     doubles below ½ (a relative width of about 1e−10, below the evaluation's own error budget)
     and adjacent doubles in [½, 1), where 1 − x has only ~1e−16 absolute resolution. A point
@@ -263,15 +261,6 @@ def _search(safe_end: float, other_end: float, is_safe, guess: float) -> float:
     return _float(i_s)
 
 
-def _guess(k: float, n: float, y: float, upper: bool) -> float:
-    """A rough Clopper–Pearson limit (Wilson score interval at level y), only a starting point."""
-    z = normal_quantile(1.0 - y)
-    p = k / n
-    centre, half = p + z * z / (2 * n), z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n))
-    g = (centre + half if upper else centre - half) / (1 + z * z / n)
-    return min(max(g, 1e-300), 1.0 - 2.0**-53)
-
-
 def _check_level(name: str, y: float) -> float:
     y = float(y)
     if not 0.0 < y < 1.0:
@@ -288,8 +277,7 @@ def betaincinv_safe(a, b, p: float) -> float:
     a, b = _check_ab(a, b)
     p = _check_level("p", p)
     lp = math.log(p)
-    return _search(0.0, 1.0, lambda x: binomial_tail_log_bounds(a, b, x)[1] <= lp,
-                   _guess(a, a + b - 1.0, p, upper=False))
+    return _search(0.0, 1.0, lambda x: binomial_tail_log_bounds(a, b, x)[1] <= lp, a / (a + b))
 
 
 def betainccinv_safe(a, b, q: float) -> float:
@@ -302,5 +290,4 @@ def betainccinv_safe(a, b, q: float) -> float:
     a, b = _check_ab(a, b)
     q = _check_level("q", q)
     lq = math.log(q)
-    return _search(1.0, 0.0, lambda x: binomial_tail_log_bounds(a, b, x, lower=True)[1] <= lq,
-                   _guess(a - 1.0, a + b - 1.0, q, upper=True))
+    return _search(1.0, 0.0, lambda x: binomial_tail_log_bounds(a, b, x, lower=True)[1] <= lq, a / (a + b))
