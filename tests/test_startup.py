@@ -36,3 +36,10 @@ def test_light_cli_paths_do_not_import_scipy(args):
 def test_interval_routine_does_not_import_scipy():
     mods = _modules_after("from privcheck.stats import clopper_pearson; clopper_pearson(3, 10, 0.05)")
     assert "privcheck.betainc" in mods and "scipy" not in mods
+
+
+def test_verify_one_claim_imports_only_its_modules():
+    # an LDP claim needs privcheck.catalogue.ldp, not the symbolic or estimator modules (sympy, statsmodels)
+    mods = _modules_after(_CLI.format(args=["verify", "fedsel.pe.ldp", "--method", "exact", "-q"]))
+    assert "privcheck.catalogue.ldp" in mods
+    assert not {"proofs", "sympy", "statsmodels", "privcheck.catalogue.estimation"} & mods
