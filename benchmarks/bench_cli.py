@@ -90,6 +90,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--cold", action="store_true", help="measure 'list' with an empty listing cache each time")
     ap.add_argument("--before", default=None, help="an older checkout to measure in the same run (e.g. /work/main)")
+    ap.add_argument("--only", default=None, help="only the commands whose label contains this (the baseline always runs)")
     args = ap.parse_args()
     env = dict(os.environ)
     cache = tempfile.mkdtemp(prefix="privcheck-bench-cache-")
@@ -99,6 +100,8 @@ def main() -> None:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median of {args.repeat} runs")
     print(f"{'command':<34} {'tree':<7} {'median s':>9} {'min s':>7} {'check s':>8} {'× numpy':>8}  heavy imports")
     for label, cmd in COMMANDS.items():
+        if args.only and args.only not in label and label != next(iter(COMMANDS)):
+            continue
         rows = {}
         for name, tree in trees.items():
             wall(cmd, _tree_env(env, tree))  # warm-up: disk cache, listing cache
