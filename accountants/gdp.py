@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import special
 
 from accountants.roots import conservative_root, round_up
 from privcheck.errors import PrivcheckUsageError
+from privcheck.normal import erfcx, normal_cdf, normal_quantile
 from privcheck.validation import check_delta, check_int, check_nonnegative, check_positive
 
 __all__ = [
@@ -76,13 +76,13 @@ def _log_delta_a(mu: float, a: float) -> float:
         return -math.inf
     b = a - mu
     if a < 0:
-        t1 = special.erfcx(-a / _SQRT2)
-        diff = t1 - special.erfcx(-b / _SQRT2)
+        t1 = erfcx(-a / _SQRT2)
+        diff = t1 - erfcx(-b / _SQRT2)
         if not diff > 1e-3 * t1:  # more than 3 digits cancel: recompute at high precision
             return _log_delta_mp(mu, a)
         return -a * a / 2.0 + math.log(0.5 * diff)
-    first = special.ndtr(a)
-    second = 0.5 * math.exp(-a * a / 2.0) * special.erfcx(-b / _SQRT2)
+    first = normal_cdf(a)
+    second = 0.5 * math.exp(-a * a / 2.0) * erfcx(-b / _SQRT2)
     d = first - second
     if not d > 1e-3 * first:
         return _log_delta_mp(mu, a)
@@ -121,7 +121,7 @@ def gdp_eps(mu: float, delta: float) -> float:
     a_hi = mu / 2.0
     if _log_delta_a(mu, a_hi) <= target:
         return 0.0
-    a_lo = float(special.ndtri(delta)) - 1.0
+    a_lo = normal_quantile(delta) - 1.0
     a = conservative_root(lambda x: _log_delta_a(mu, x) - target, a_lo, a_hi, safe="low")
     with np.errstate(over="ignore"):
         eps = float(np.float64(mu) * (np.float64(a_hi) - np.float64(a)))

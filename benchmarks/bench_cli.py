@@ -1,6 +1,6 @@
 """Start-up time of the CLI against ``python -c 'import numpy'`` measured in the same run (not run in CI).
 
-Usage: ``python benchmarks/bench_cli.py [--repeat 7]``
+Usage: ``python benchmarks/bench_cli.py [--repeat 7] [--before /path/to/older/checkout]``
 
 Each command runs as a fresh process (the way a user or CI starts it); the
 figure is the median wall time over ``--repeat`` runs, after one warm-up run
@@ -10,11 +10,17 @@ with an empty cache directory instead). The baseline is the interpreter
 importing numpy, which every privcheck command needs. Also reported: which of
 sympy, statsmodels, scipy and matplotlib each command imports.
 
-Aim (issue 13): ``privcheck --help`` within 2× of the baseline.
+Aims (issue 13): ``privcheck --help`` within 2× of the baseline; (issue 23) a tiny ``privcheck
+audit de`` (2·10⁴ draws) and ``privcheck budget gdp`` within 1.5×, ``privcheck verify ONE_CLAIM``
+and ``--file`` within 2 s plus the check's own time (the "check s" column: the records' seconds,
+from ``--json``). With ``--before PATH`` every command also runs from that checkout (its tree
+first on PYTHONPATH), interleaved with this one, so both columns come from the same run on the
+same (loaded) machine.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
@@ -30,48 +36,89 @@ COMMANDS = {
     "privcheck audit --help": ["-m", "privcheck.cli", "audit", "--help"],
     "privcheck budget gdp": ["-m", "privcheck.cli", "budget", "gdp", "--sigma", "10", "--steps", "100",
                              "--delta", "1e-5"],
+    "privcheck audit de (2e4)": ["-m", "privcheck.cli", "audit", "de", "--samples", "20000"],
+    "privcheck verify gdp.conversion": ["-m", "privcheck.cli", "verify", "gdp.conversion", "-q"],
+    "privcheck verify fedsel.pm.ldp": ["-m", "privcheck.cli", "verify", "fedsel.pm.ldp", "--quick", "-q"],
+    "privcheck verify --file toml": ["-m", "privcheck.cli", "verify", "--file", "examples/claims.toml", "-q"],
 }
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEAVY = ("sympy", "statsmodels", "scipy", "matplotlib")
 _PROBE = ("import runpy, sys\nsys.argv = ['privcheck'] + sys.argv[1:]\ntry:\n    runpy.run_module('privcheck.cli', "
           "run_name='__main__')\nexcept SystemExit:\n    pass\nprint('HEAVY', [m for m in %r if m in sys.modules], "
           "file=sys.stderr)\n" % (HEAVY,))
 
 
-def wall(args: list[str], env: dict) -> float:
+def wall(args: list[str], env: dict) -> tuple[float, float]:
+    """Wall seconds of one fresh process, and the checks' own seconds (verify: from its --json records)."""
+    extra, out = [], None
+    if "verify" in args:
+        fd, out = tempfile.mkstemp(suffix=".json")
+        os.close(fd)
+        extra = ["--json", out]
     t = time.perf_counter()
-    subprocess.run([sys.executable, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - t
+    subprocess.run([sys.executable, *args, *extra], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   cwd=env.get("BENCH_TREE", _ROOT))
+    dt = time.perf_counter() - t
+    check_s = 0.0
+    if out:
+        with open(out, encoding="utf-8") as fh:
+            text = fh.read()
+        os.remove(out)
+        if text.strip():
+            data = json.loads(text)
+            recs = data.get("records", data) if isinstance(data, dict) else data
+            check_s = sum(float(r.get("seconds", 0.0)) for r in recs if isinstance(r, dict))
+    return dt, check_s
 
 
 def heavy_imports(args: list[str], env: dict) -> str:
     if args[:2] != ["-m", "privcheck.cli"]:
         return ""
-    res = subprocess.run([sys.executable, "-c", _PROBE, *args[2:]], env=env, capture_output=True, text=True)
+    res = subprocess.run([sys.executable, "-c", _PROBE, *args[2:]], env=env, capture_output=True, text=True,
+                         cwd=env.get("BENCH_TREE", _ROOT))
     line = [ln for ln in res.stderr.splitlines() if ln.startswith("HEAVY")]
     return line[-1][6:] if line else "?"
+
+
+def _tree_env(env: dict, tree: str) -> dict:
+    e = dict(env, PYTHONPATH=tree, BENCH_TREE=tree)
+    return e
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--cold", action="store_true", help="measure 'list' with an empty listing cache each time")
+    ap.add_argument("--before", default=None, help="an older checkout to measure in the same run (e.g. /work/main)")
+    ap.add_argument("--only", default=None, help="only the commands whose label contains this (the baseline always runs)")
     args = ap.parse_args()
     env = dict(os.environ)
     cache = tempfile.mkdtemp(prefix="privcheck-bench-cache-")
     env["PRIVCHECK_CACHE_DIR"] = cache
-    base = None
-    print(f"{'command':<28} {'median s':>9} {'min s':>7} {'× numpy':>8}  heavy imports")
+    trees = {"now": _ROOT} if not args.before else {"before": os.path.abspath(args.before), "now": _ROOT}
+    base: dict[str, float] = {}
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median of {args.repeat} runs")
+    print(f"{'command':<34} {'tree':<7} {'median s':>9} {'min s':>7} {'check s':>8} {'× numpy':>8}  heavy imports")
     for label, cmd in COMMANDS.items():
-        wall(cmd, env)  # warm-up: disk cache, listing cache
-        times = []
+        if args.only and args.only not in label and label != next(iter(COMMANDS)):
+            continue
+        rows = {}
+        for name, tree in trees.items():
+            wall(cmd, _tree_env(env, tree))  # warm-up: disk cache, listing cache
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
         for _ in range(args.repeat):
-            if args.cold and "list" in cmd:
-                for fn in os.listdir(cache):
-                    os.remove(os.path.join(cache, fn))
-            times.append(wall(cmd, env))
-        med = statistics.median(times)
-        base = base or med
-        print(f"{label:<28} {med:9.3f} {min(times):7.3f} {med / base:8.2f}  {heavy_imports(cmd, env)}")
+            for name, tree in trees.items():  # interleaved: both trees see the same load
+                if args.cold and "list" in cmd:
+                    for fn in os.listdir(cache):
+                        os.remove(os.path.join(cache, fn))
+                times[name].append(wall(cmd, _tree_env(env, tree)))
+        for name, tree in trees.items():
+            med = statistics.median(t for t, _ in times[name])
+            chk = statistics.median(c for _, c in times[name])
+            base.setdefault(name, med)
+            rows[name] = (f"{label:<34} {name:<7} {med:9.3f} {min(t for t, _ in times[name]):7.3f} {chk:8.2f} "
+                          f"{med / base[name]:8.2f}  {heavy_imports(cmd, _tree_env(env, tree))}")
+        print("\n".join(rows.values()), flush=True)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,6 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from scipy.special import gammaln, logsumexp
 
 from estimators.base import ExactEpsilon, Mechanism
 from estimators.registry import register
@@ -599,6 +598,8 @@ def calibrate(eps: float, d: int, K: int) -> Calibration:
 
 def _log_weights(d: int, K: int, lo: int, hi: int) -> np.ndarray:
     """Normalised log-probabilities of ℓ = lo..hi with weights C(d,ℓ)(K−1)^{d−ℓ} (float64, log space)."""
+    from scipy.special import gammaln, logsumexp  # here, not at import: keeps scipy off the audit start-up
+
     ell = np.arange(lo, hi + 1)
     lw = gammaln(d + 1) - gammaln(ell + 1) - gammaln(d - ell + 1) + (d - ell) * math.log(K - 1)
     return lw - logsumexp(lw)

@@ -179,7 +179,6 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
     verbosity = -1 if quiet else verbose
     opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout,
                       client=dask)
-    load_catalogue()
     user_ids: list[str] = []
     from privcheck.auditor.user_code import stdout_to_stderr, user_deadline
 
@@ -191,7 +190,13 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
                 with user_deadline(timeout, f"loading {f}"):
                     user_ids.extend(load_user_file(f))
         pats = list(patterns) or (user_ids if files else None)
-        checks = select(pats, methods=list(methods) or None)
+        from privcheck.claim_index import indexed
+        from privcheck.claims import CATALOGUE
+
+        # only the catalogue modules the selection needs (claim index); everything without a selection
+        wanted = None if pats is None else [p for p in pats if p not in user_ids] + indexed(user_ids)
+        registry = load_catalogue(wanted) if wanted != [] else CATALOGUE
+        checks = select(pats, methods=list(methods) or None, registry=registry)
         if not checks:
             raise PrivcheckUsageError("the selection contains no checks (try without --method)")
         to_stdout = json_out == "-"

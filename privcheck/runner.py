@@ -27,10 +27,25 @@ MIN_SAMPLES = 20
 OPT_IN_PREFIXES = ("zoo.",)
 
 
-def load_catalogue() -> Registry:
-    """Import the built-in catalogue (idempotent) and return its registry."""
-    import privcheck.catalogue  # noqa: F401
+#: set by :func:`privcheck.claim_index.load_for` while it imports only some catalogue modules
+_LAZY_LOADING = False
 
+
+def load_catalogue(patterns: Sequence[str] | None = None) -> Registry:
+    """Import the built-in catalogue (idempotent) and return its registry.
+
+    With ``patterns`` (claim ids or globs) only the modules the claim index names for them are
+    imported (:func:`privcheck.claim_index.load_for`), unless the index does not cover them;
+    without, every module is.
+    """
+    if patterns:
+        from privcheck.claim_index import load_for
+
+        if load_for(patterns):
+            return CATALOGUE
+    import privcheck.catalogue
+
+    privcheck.catalogue.load_all()
     return CATALOGUE
 
 

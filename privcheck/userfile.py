@@ -208,9 +208,9 @@ def load_user_file(path: str) -> list[str]:
     names, wrong types, NaN or out-of-range values, or a file that registers
     no claim.
     """
-    from privcheck.runner import load_catalogue
+    from privcheck.claim_index import load_claims
 
-    load_catalogue()
+    load_claims()  # the built-in claims (ids a file must not redefine); their checks load on selection
     if not isinstance(path, (str, os.PathLike)):
         raise PrivcheckUsageError(f"claims file must be a path, got {path!r}")
     path = os.fspath(path)

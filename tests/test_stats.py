@@ -1,8 +1,9 @@
 """The one interval routine (privcheck/stats.py) against statsmodels and exact binomial tails.
 
-Clopper–Pearson limits come from scipy's beta quantiles (no statsmodels import on the audit
-path). They must agree with statsmodels' ``proportion_confint(method="beta")`` and be on the
-safe side of the exact limit: P(Bin(n, L) ≥ k) ≤ α for the lower limit L, and
+Clopper–Pearson limits come from the certified beta quantiles of privcheck/betainc.py (no
+scipy or statsmodels import on the audit path). They must agree with statsmodels'
+``proportion_confint(method="beta")`` (scipy's beta quantiles) and be on the safe side of the
+exact limit: P(Bin(n, L) ≥ k) ≤ α for the lower limit L, and
 P(Bin(n, U) ≤ k) ≤ α for the upper limit U.
 """
 from __future__ import annotations
@@ -34,7 +35,8 @@ def test_agrees_with_statsmodels_beta_method(n, frac, alpha):
     sm_hi = 1.0 if k == n else float(sm_hi)
     assert lo == pytest.approx(sm_lo, rel=1e-9, abs=1e-300)
     assert hi == pytest.approx(sm_hi, rel=1e-9, abs=1e-300)
-    assert lo <= sm_lo and hi >= sm_hi  # rounded outward, never inside statsmodels' limits
+    assert _tail_ge(k, n, lo) <= alpha / 2 if k > 0 else lo == 0.0  # safe side of the exact limits
+    assert 1 - _tail_ge(k + 1, n, hi) <= alpha / 2 if k < n else hi == 1.0
 
 
 @pytest.mark.parametrize("k,n,alpha", [(1, 10, 0.05), (7, 10, 0.05), (50, 100, 1e-3), (99, 100, 0.01), (3, 200, 1e-6)])

@@ -30,9 +30,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import ndtri
 
 from privcheck.auditor.coding import Family, OutputCoding
+from privcheck.normal import normal_quantile
 
 #: selection-noise allowance of the predicted bound, in standard errors
 Z_SELECTION = 3.0
@@ -108,7 +108,7 @@ def predicted_bound(k1, n1: int, k0, n0: int, n_est: int, alpha: float, delta_ep
     to their pessimistic side, then bounded as the estimation stage will
     (``n_est`` draws, one-sided level ``alpha/2``).
     """
-    z = float(ndtri(1 - alpha / 2))
+    z = normal_quantile(1 - alpha / 2)
     p1 = wilson(k1, n1, Z_SELECTION, "lower")
     p0 = wilson(k0, n0, Z_SELECTION, "upper")
     lo = wilson(p1 * n_est, n_est, z, "lower")

@@ -12,14 +12,34 @@ Importing this package registers every claim of CLAIMS.md
 - :mod:`privcheck.catalogue.peers.curves` — trade-off-curve libraries (``peers.gdpnum``, ``peers.riskcal``);
 - :mod:`privcheck.catalogue.zoo` — third-party DP libraries audited black-box (``zoo.*``, extra ``zoo``; opt-in);
 - :mod:`proofs` — the symbolic checks, one module per paper.
+
+:func:`privcheck.claim_index.load_for` imports only the modules the claim index names for
+some claim ids (``privcheck verify ONE_CLAIM``); :func:`load_all` imports everything.
 """
-from privcheck.catalogue import claims  # noqa: F401  (registers the claims)
-from privcheck.catalogue import ldp  # noqa: F401
-from privcheck.catalogue import quantization  # noqa: F401
-from privcheck.catalogue import accounting  # noqa: F401
-from privcheck.catalogue import estimation  # noqa: F401
-from privcheck.catalogue import wireless_exact  # noqa: F401
-from privcheck.catalogue import peers  # noqa: F401
-from privcheck.catalogue import curves  # noqa: F401
-from privcheck.catalogue import zoo  # noqa: F401  (zoo.*: opt-in, see privcheck.runner.select)
-import proofs  # noqa: F401
+import importlib as _importlib
+import sys as _sys
+
+#: every module whose import registers claims or checks, in registration order
+MODULES = (
+    "privcheck.catalogue.claims",  # registers the claims
+    "privcheck.catalogue.ldp",
+    "privcheck.catalogue.quantization",
+    "privcheck.catalogue.accounting",
+    "privcheck.catalogue.estimation",
+    "privcheck.catalogue.wireless_exact",
+    "privcheck.catalogue.peers",
+    "privcheck.catalogue.curves",
+    "privcheck.catalogue.zoo",  # zoo.*: opt-in, see privcheck.runner.select
+    "proofs",
+)
+
+
+def load_all() -> None:
+    """Import every catalogue module (idempotent): registers every claim and check."""
+    for _name in MODULES:
+        _importlib.import_module(_name)
+
+
+# A lazy load (privcheck.claim_index.load_for) imports only the modules one claim needs.
+if not getattr(_sys.modules.get("privcheck.runner"), "_LAZY_LOADING", False):
+    load_all()

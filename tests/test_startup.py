@@ -1,0 +1,45 @@
+"""Light command-line paths do not import scipy (a fresh interpreter, then sys.modules).
+
+No timing is asserted (timings are noisy); benchmarks/bench_cli.py measures the start-up ratios.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _modules_after(code: str) -> set[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code + "\nimport sys; print(' '.join(sorted(sys.modules)))"],
+                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return set(out.stdout.strip().splitlines()[-1].split())
+
+
+_CLI = "import sys\nfrom privcheck.cli import main\nsys.argv = ['privcheck'] + {args!r}\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+
+
+@pytest.mark.parametrize("args", [["audit", "de", "--samples", "2000"],
+                                  ["budget", "gdp", "--sigma", "10", "--steps", "100", "--delta", "1e-5"]])
+def test_light_cli_paths_do_not_import_scipy(args):
+    mods = _modules_after(_CLI.format(args=args))
+    assert "privcheck.cli" in mods
+    assert not any(m == "scipy" or m.startswith("scipy.") for m in mods), sorted(m for m in mods if "scipy" in m)[:5]
+
+
+def test_interval_routine_does_not_import_scipy():
+    mods = _modules_after("from privcheck.stats import clopper_pearson; clopper_pearson(3, 10, 0.05)")
+    assert "privcheck.betainc" in mods and "scipy" not in mods
+
+
+def test_verify_one_claim_imports_only_its_modules():
+    # an LDP claim needs privcheck.catalogue.ldp, not the symbolic or estimator modules (sympy, statsmodels)
+    mods = _modules_after(_CLI.format(args=["verify", "fedsel.pe.ldp", "--method", "exact", "-q"]))
+    assert "privcheck.catalogue.ldp" in mods
+    assert not {"proofs", "sympy", "statsmodels", "privcheck.catalogue.estimation"} & mods
