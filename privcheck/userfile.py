@@ -264,11 +264,19 @@ def _load_python(path: str) -> list[str]:
         raise PrivcheckUsageError(f"{path}: {type(exc).__name__}: {_one_line(exc)}") from None
     ids = [cid for cid in CATALOGUE.claims if cid not in before_claims]
     ids += [cid for cid, v in CATALOGUE.checks.items()
-            if cid not in ids and cid in before_claims and len(v) > before_checks.get(cid, 0)]
+            if cid not in ids and cid in before_claims
+            and any(not _builtin_check(c) for c in v[before_checks.get(cid, 0):])]
     for cid in ids:
         if not CATALOGUE.checks.get(cid):
             raise PrivcheckUsageError(f"{path}: claim {cid!r} has no check (use formula_claim or @check)")
     return ids
+
+
+def _builtin_check(check) -> bool:
+    """A check defined by a built-in catalogue or proof module (registered when the user's file imports one of
+    them, e.g. ``proofs.formula`` loading ``proofs``): not one of the user's checks."""
+    module = getattr(check.fn, "__module__", "") or ""
+    return (module.startswith("privcheck.catalogue") or module.startswith("proofs.")) and module != "proofs.formula"
 
 
 def _one_line(exc: BaseException) -> str:

@@ -255,3 +255,20 @@ def test_query_names_documented():
     text = open(example, encoding="utf-8").read()
     for name in query_names():
         assert name in text, name
+
+
+def test_a_user_file_importing_builtin_modules_selects_only_its_own_checks():
+    """examples/claims.py imports proofs.formula (which loads every proof module): with the lazy catalogue the
+    built-in checks this registers must not be taken for the file's own (regression: 56 checks ran, not 3)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", "import sys; sys.argv[0] = 'privcheck'; "
+                          "from privcheck.cli import main; main()", "verify", "--file", "examples/claims.py",
+                          "--jobs", "1", "--json", "-"], capture_output=True, text=True, cwd=root, timeout=300)
+    import json
+
+    ids = sorted({r["id"] for r in json.loads(out.stdout)})
+    assert ids == ["example.py.bernoulli.typo", "example.py.bernoulli.variance", "example.py.rr.keep"], ids
