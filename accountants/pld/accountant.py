@@ -369,8 +369,9 @@ class PLDAccountant:
             ivs = [self.delta(float(e)) for e in eps]
             return np.array([i.lower for i in ivs]), np.array([i.upper for i in ivs])
         comps = self._build()["comps"]
-        up = np.array([max(p.delta_bound(e) for p, _ in comps) for e in eps])
-        lo = np.array([max(o.delta_bound(e) for _, o in comps) for e in eps])
+        flat = eps.ravel()
+        up = np.max([p.delta_bounds(flat) for p, _ in comps], axis=0).reshape(eps.shape)
+        lo = np.max([o.delta_bounds(flat) for _, o in comps], axis=0).reshape(eps.shape)
         return lo, np.maximum(up, lo)
 
     # ------------------------------------------------------------------ trade-off curves (accountants.pld.tradeoff)
