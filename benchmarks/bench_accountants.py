@@ -4,6 +4,9 @@ Run: ``python benchmarks/bench_accountants.py [--quick]``. For each query of iss
 prints privcheck's interval [lower, upper], dp_accounting's value (when installed; PLD with the
 given discretisation interval), the reference truth, the relative error of privcheck's upper
 end, and the time ratio dp_accounting / privcheck measured in this run.
+``--horizons`` prints issue 23's PLD table instead: DP-SGD (q=0.01, σ=1.1) at T = 10²…10⁶, q=1e−3 σ=0.8
+T=10⁶, and 50 distinct subsampled Gaussians, with the time ratio dp_accounting/ours (> 1: ours faster)
+and, with ``--memory``, peak traced memory of both (a second run under tracemalloc).
 """
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import argparse
 import math
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -58,6 +62,81 @@ def dp_mixed(delta, h):
     return acc.get_epsilon(delta)
 
 
+MEMORY = False  # --memory: a second run of each case under tracemalloc (slow; timings come from the first)
+
+
+def peak(fn):
+    """(result, seconds, peak traced MB or nan) of fn(); numpy buffers are traced by tracemalloc."""
+    out, t = timed(fn)
+    if not MEMORY:
+        return out, t, math.nan
+    tracemalloc.start()
+    try:
+        fn()
+        return out, t, tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def events50():
+    """50 distinct Poisson-subsampled Gaussians (σ = 0.8 + 0.01 i, q = 0.01), 20 steps each."""
+    return [(0.8 + 0.01 * i, 0.01, 20) for i in range(50)]
+
+
+def ours_many(evs, delta):
+    acc = PLDAccountant()
+    for s, q, c in evs:
+        acc.compose(PoissonSampledEvent(GaussianEvent(s), q), c)
+    return acc.epsilon(delta)
+
+
+def dp_many(evs, delta, h):
+    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=h)
+    for s, q, c in evs:
+        acc.compose(dp_accounting.SelfComposedDpEvent(
+            dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(s)), c))
+    return acc.get_epsilon(delta)
+
+
+def prv_many(evs, delta):
+    try:
+        from prv_accountant import PRVAccountant
+        from prv_accountant.privacy_random_variables import PoissonSubsampledGaussianMechanism
+    except ImportError:  # pragma: no cover - optional
+        return None
+    prvs = [PoissonSubsampledGaussianMechanism(sampling_probability=q, noise_multiplier=s) for s, q, _ in evs]
+    acc = PRVAccountant(prvs=prvs, max_self_compositions=[c for _, _, c in evs], eps_error=0.01, delta_error=1e-9)
+    return acc.compute_epsilon(delta=delta, num_self_compositions=[c for _, _, c in evs])[2]
+
+
+def horizons(quick: bool) -> None:
+    """Issue 23's PLD rows, both accountants in this run: time ratio dp_accounting/ours (> 1: ours faster),
+    our certified width, dp_accounting's point value, peak traced memory of each."""
+    print(f"{'case':<40} {'ours [lower, upper]':>26} {'width':>9} {'s':>7} {'MB':>6} | "
+          f"{'dp_acc eps':>10} {'s':>7} {'MB':>6} | dp/ours time  dp/ours mem")
+    cases = [(f"DP-SGD q=.01 s=1.1 T=1e{k} d=1e-5", (1.1, 0.01, 10**k, 1e-5, 1e-4)) for k in range(2, 6 if quick else 7)]
+    if not quick:
+        cases.append(("q=1e-3 s=0.8 T=1e6 d=1e-5", (0.8, 1e-3, 10**6, 1e-5, 3e-5)))
+    for name, (s, q, T, d, h) in cases:
+        iv, t, m = peak(lambda: ours_sgd(s, q, T, d))
+        v, td, md = peak(lambda: dp_sgd(s, q, T, d, h)) if dp_accounting else (None, 0.0, 0.0)
+        _hrow(name, iv, t, m, v, td, md)
+    evs = events50()
+    iv, t, m = peak(lambda: ours_many(evs, 1e-5))
+    v, td, md = peak(lambda: dp_many(evs, 1e-5, 1e-4)) if dp_accounting else (None, 0.0, 0.0)
+    _hrow("50 distinct subsampled Gaussians x20", iv, t, m, v, td, md)
+    pv, tp = timed(lambda: prv_many(evs, 1e-5))
+    if pv is not None:
+        print(f"{'  prv_accountant (eps_error 0.01)':<40} eps {pv:.6f} {tp:7.2f}s | prv/ours time {tp / t:.2f}")
+
+
+def _hrow(name, iv, t, m, v, td, md):
+    w = (iv.upper - iv.lower) / iv.upper if iv.upper else math.nan
+    dps = f"{v:.6f}" if isinstance(v, float) else "—"
+    print(f"{name:<40} [{iv.lower:.6f}, {iv.upper:.6f}] {w:9.2e} {t:7.2f} {m:6.0f} | {dps:>10} {td:7.2f} {md:6.0f} | "
+          f"{(td / t if td else math.nan):12.2f} {md / m:12.2f}")
+
+
 def row(name, iv, t_ours, truth, dp_val, t_dp):
     rel = (iv.upper - truth) / truth if truth else math.nan
     ratio = (t_dp / t_ours) if (t_dp and t_ours) else math.nan
@@ -69,7 +148,14 @@ def row(name, iv, t_ours, truth, dp_val, t_dp):
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="skip the 10^6-step row and the calibrations")
+    ap.add_argument("--horizons", action="store_true", help="only issue 23's PLD table (horizons, 50 events)")
+    ap.add_argument("--memory", action="store_true", help="with --horizons: also peak memory (a second, traced run)")
     args = ap.parse_args()
+    if args.horizons:
+        global MEMORY
+        MEMORY = args.memory
+        horizons(args.quick)
+        return
     print(f"dp_accounting: {'installed' if dp_accounting else 'not installed'}")
     # 1. DP-SGD: privcheck at two accuracies, dp_accounting at 1e-4 and 1e-3
     for tf in (2**16, 2**18):

@@ -101,10 +101,14 @@ def delta_grid(acc, points: int = DEFAULT_POINTS) -> DeltaGrid:
         raise PrivcheckUsageError(f"points must be an integer >= 6, got {points!r}")
     mid = acc.epsilon(1e-6).upper
     mid = EPS_CAP / 2 if not math.isfinite(mid) else min(max(mid, 1e-3), EPS_CAP / 2)
-    top, last = mid, acc.delta_bounds(np.array([mid]))[1][0]
-    while last > DELTA_FLOOR and top < EPS_CAP:
-        nxt = min(top * 1.5, EPS_CAP)
-        d = acc.delta_bounds(np.array([nxt]))[1][0]
+    cand = [mid]
+    while cand[-1] < EPS_CAP:
+        cand.append(min(cand[-1] * 1.5, EPS_CAP))
+    ups = acc.delta_bounds(np.array(cand))[1]  # one vectorised call (entries do not depend on each other)
+    top, last = mid, ups[0]
+    for nxt, d in zip(cand[1:], ups[1:]):
+        if not (last > DELTA_FLOOR and top < EPS_CAP):
+            break
         if d > 0.5 * last:  # no longer falling (error floor of the bound)
             break
         top, last = nxt, d
