@@ -17,8 +17,10 @@ RDP of the events (Mironov 2017, Table 2; Mironov, Talwar & Zhang 2019):
   log Σ_k C(α, k)(1 − q)^{α−k} q^k e^{(k² − k)μ²/2}/(α − 1) — positive terms, no cancellation.
 Everything is evaluated in mpmath at 40 significant digits and every float leaving the module
 is rounded up by two ulps (``_up``), so the numbers are upper bounds despite their rounding.
-An event without an RDP formula here (subsampled Laplace, replace-one subsampling, (ε, δ>0)
-events) makes the route unavailable: the functions return None.
+- other Poisson-subsampled events (add/remove): the sampled finite pair, else the base's RDP
+  (valid, not tight: e^{(α−1)D_α} is jointly convex, so subsampling never increases D_α).
+An event without an RDP formula here (replace-one subsampling, (ε, δ>0) events) makes the
+route unavailable: the functions return None.
 """
 from __future__ import annotations
 
@@ -94,6 +96,8 @@ def _event_rdp_cached(event: PLDEvent, relation: str) -> tuple | None:
                 return None
             if isinstance(event.event, GaussianEvent):
                 return tuple(_sgm_rdp(event.q, event.event.gdp_mu(), a) for a in ORDERS)
+            # other bases: the sampled finite pair below, else the base's own (symmetric) RDP —
+            # an upper bound, e^{(α−1)D_α} being jointly convex (subsampling never increases D_α)
         base = event.event if isinstance(event, PoissonSampledEvent) else event
         if isinstance(base, GaussianEvent):
             m2 = mpmath.mpf(base.gdp_mu()) ** 2
