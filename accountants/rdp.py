@@ -19,7 +19,8 @@ Everything is evaluated in mpmath at 40 significant digits and every float leavi
 is rounded up by two ulps (``_up``), so the numbers are upper bounds despite their rounding.
 - other Poisson-subsampled events (add/remove): the sampled finite pair, else the base's RDP
   (valid, not tight: e^{(α−1)D_α} is jointly convex, so subsampling never increases D_α).
-An event without an RDP formula here (replace-one subsampling, (ε, δ>0) events) makes the
+An event without an RDP formula here (replace-one subsampling, (ε, δ>0) events, finite pairs
+of more than 1000 atoms) makes the
 route unavailable: the functions return None.
 """
 from __future__ import annotations
@@ -38,6 +39,7 @@ __all__ = ["ORDERS", "RDPBound", "event_rdp", "composed_rdp", "rdp_epsilon", "rd
 #: integer Rényi orders searched (the subsampled-Gaussian formula needs integers)
 ORDERS: tuple[int, ...] = tuple(range(2, 129)) + tuple(range(136, 257, 8)) + (320, 384, 448, 512, 768, 1024)
 _DPS = 40
+_MAX_ATOMS = 1000  # larger finite pairs: the route is skipped (mpmath cost), never approximated
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ def _event_rdp_cached(event: PLDEvent, relation: str) -> tuple | None:
         if isinstance(base, LaplaceEvent):
             return tuple(_laplace_rdp(base.eps0, a) for a in ORDERS)
         pr = event.pair()
-        if pr is None:
+        if pr is None or len(pr[0]) > _MAX_ATOMS:
             return None
         p, q = [float(v) for v in pr[0]], [float(v) for v in pr[1]]
         out = tuple(max(_pair_rdp(p, q, a), _pair_rdp(q, p, a)) for a in ORDERS)

@@ -33,7 +33,6 @@ from accountants.pld.compose import Composition, compose, product_inf_mass
 from accountants.pld.discretise import discretise, pessimistic
 from accountants.pld.events import (RELATIONS, ApproxDPEvent, PLDEvent, Profile, PureDPEvent,
                                     RandomizedResponseEvent)
-from accountants.rdp import rdp_delta, rdp_epsilon
 from accountants.pld.tail_lower import eps_lower, log_delta_lower, top_measure
 from privcheck.errors import PrivcheckUsageError
 from privcheck.validation import check_delta, check_int, check_nonnegative
@@ -310,6 +309,8 @@ class PLDAccountant:
             drr = rr_composition_delta(ex[0], ex[1], eps)
             up = min(up, -math.expm1(ex[1] * math.log1p(-ex[2]) + math.log1p(-drr)) * (1 + 1e-12) if ex[2] else drr)
         method = "pld-fft"
+        from accountants.rdp import rdp_delta  # late: accountants.rdp imports accountants.pld.events
+
         r = None if self.method == "pld" else rdp_delta(self.events, eps, self.relation)
         if r is not None and r.value < up:
             up, method = r.value, f"{r.method}; lower end pld-fft"
@@ -365,6 +366,8 @@ class PLDAccountant:
             e = optimal_composition(ex[0], ex[1], delta, ex[2]).eps
             if e < up:
                 up, method = e, "exact (optimal composition, KOV Thm 3.3)"
+        from accountants.rdp import rdp_epsilon  # late: accountants.rdp imports accountants.pld.events
+
         r = None if self.method == "pld" else rdp_epsilon(self.events, delta, self.relation)
         if r is not None and r.value < up:
             up, method = r.value, f"{r.method}; lower end pld-fft"
