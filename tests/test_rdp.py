@@ -94,3 +94,20 @@ def test_accountant_delta_upper_uses_rdp_when_smaller():
     iv = acc.delta(12.0)
     r = rdp_delta(acc.events, 12.0)
     assert iv.lower <= iv.upper <= max(r.value, iv.lower) * (1 + 1e-15)
+
+
+def test_imports_in_either_order():
+    import subprocess
+    import sys
+
+    for mod in ("accountants.rdp", "accountants.pld"):
+        r = subprocess.run([sys.executable, "-c", f"import {mod}"], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+
+
+def test_large_finite_pair_skips_the_route():
+    from accountants.pld.events import FiniteEvent
+
+    p = np.full(2000, 1 / 2000)
+    q = np.r_[p[:1000] * 1.5, p[1000:] * 0.5]
+    assert rdp_epsilon([(FiniteEvent(p, q), 3)], 1e-5) is None
