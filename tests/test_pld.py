@@ -222,7 +222,7 @@ def test_bad_input():
     with pytest.raises(PrivcheckUsageError):
         PLDAccountant().epsilon(1e-5)
     with pytest.raises(PrivcheckUsageError):
-        PLDAccountant(relation="replace_one").compose(PoissonSampledEvent(GaussianEvent(1.0), 0.1))
+        PLDAccountant(relation="replace_one").compose(PoissonSampledEvent(RandomizedResponseEvent(1.0), 0.1))
     with pytest.raises(PrivcheckUsageError):
         FiniteEvent([0.5, 0.6], [0.5, 0.5])
     with pytest.raises(PrivcheckUsageError):

@@ -15,6 +15,8 @@ Routes (the result's ``method`` says which one answered):
   the upper end is the minimum of the PLD and the exact route (accountants.composition).
 - compositions of atom and Laplace events only: the upper end of ε(δ) never exceeds the largest
   finite privacy loss when δ ≥ the +∞ mass; above it δ(ε) is the +∞ mass exactly.
+- "rdp": the upper end is the minimum over certified routes — the RDP bound of accountants.rdp
+  (integer orders, CKS 2020 conversion, rounded up) replaces the PLD upper end where it is smaller.
 Every end is rounded one ulp outward after the last float operation (``_outward``).
 """
 from __future__ import annotations
@@ -307,7 +309,13 @@ class PLDAccountant:
         if ex is not None:
             drr = rr_composition_delta(ex[0], ex[1], eps)
             up = min(up, -math.expm1(ex[1] * math.log1p(-ex[2]) + math.log1p(-drr)) * (1 + 1e-12) if ex[2] else drr)
-        return _outward(lo, max(up, lo), "pld-fft", notes, top=1.0)
+        method = "pld-fft"
+        from accountants.rdp import rdp_delta  # late: accountants.rdp imports accountants.pld.events
+
+        r = None if self.method == "pld" else rdp_delta(self.events, eps, self.relation)
+        if r is not None and r.value < up:
+            up, method = r.value, f"{r.method}; lower end pld-fft"
+        return _outward(lo, max(up, lo), method, notes, top=1.0)
 
     def epsilon(self, delta: float) -> Interval:
         """Certified interval on ε(δ) = inf{ε ≥ 0 : δ(ε) ≤ delta} of the composition; delta ∈ (0, 1)."""
@@ -359,6 +367,12 @@ class PLDAccountant:
             e = optimal_composition(ex[0], ex[1], delta, ex[2]).eps
             if e < up:
                 up, method = e, "exact (optimal composition, KOV Thm 3.3)"
+        from accountants.rdp import rdp_epsilon  # late: accountants.rdp imports accountants.pld.events
+
+        r = None if self.method == "pld" else rdp_epsilon(self.events, delta, self.relation)
+        if r is not None and r.value < up:
+            up, method = r.value, f"{r.method}; lower end pld-fft"
+            notes.append(f"upper end from RDP at order {r.order} (below the PLD upper end)")
         return _outward(lo, max(up, lo), method, tuple(notes))
 
     def delta_bounds(self, eps) -> tuple[np.ndarray, np.ndarray]:

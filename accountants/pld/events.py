@@ -428,7 +428,9 @@ class PoissonSampledEvent(PLDEvent):
     """The mechanism ``event`` run on a Poisson sample (each record kept with probability q ∈ (0, 1]).
 
     add_remove: both directions, remove (qP + (1 − q)Q ‖ Q) and add (Q ‖ qP + (1 − q)Q).
-    replace_one: not supported here (needs the base's replace pair); use a FiniteEvent pair.
+    replace_one (Gaussian and Laplace bases, q < 1): the base's sensitivity is the bound on one
+    record's contribution (dp_accounting's convention) and the pair is
+    ((1 − q)μ + qμ(· + Δ) ‖ (1 − q)μ + qμ(· − Δ)) (accountants.pld.replace); other bases: refused.
     """
 
     event: PLDEvent
@@ -454,11 +456,26 @@ class PoissonSampledEvent(PLDEvent):
         base = self.event.pair()
         return None if base is None else _subsampled_pair(base[0], base[1], self.q)
 
+    def _replace_profiles(self):
+        from accountants.pld.replace import gaussian_replace_profile, laplace_replace_profile
+
+        ev, tag = self.event, f"poisson(q={self.q:.6g})-replace"
+        if self.q == 1.0:
+            raise PrivcheckUsageError("replace_one with q=1 is the unsampled mechanism: give the event itself "
+                                      "with its replace-one sensitivity (twice one record's contribution)")
+        if isinstance(ev, GaussianEvent):
+            p = gaussian_replace_profile(ev.gdp_mu(), self.q, f"{tag}[gaussian(mu={ev.gdp_mu():.6g})]")
+        elif isinstance(ev, LaplaceEvent):
+            p = laplace_replace_profile(ev.eps0, self.q, f"{tag}[laplace(eps0={ev.eps0:.6g})]")
+        else:
+            raise PrivcheckUsageError("Poisson subsampling under replace_one is accounted for gaussian and laplace "
+                                      "events (for others give the sampled pair as a FiniteEvent)")
+        return p, p
+
     def profiles(self, relation: str = "add_remove"):
         _check_relation(relation)
         if relation == "replace_one":
-            raise PrivcheckUsageError("Poisson subsampling is accounted under add_remove only "
-                                      "(for replace_one give the sampled pair as a FiniteEvent)")
+            return self._replace_profiles()
         if self.q == 1.0:
             return self.event.profiles(relation)
         pr = self.pair()
