@@ -78,9 +78,27 @@ _entry("hm", "HadamardMechClient", lambda kw: math.log(math.exp(kw["epsilon"])),
 
 
 # ------------------------------------------------------------------ protocols whose client needs the server's hashes
+#: seed of the global ``random``/``numpy.random`` state while a server draws its hash seeds: the hashes are
+#: public constants of the protocol and must be the same in every process that samples either input
+HASH_SEED = 20_240_517
+
+
 def server_hashes(server: str, **skw) -> list:
-    """The hash functions ``Server(**skw).get_hash_funcs()`` a pure-ldp server hands to its clients."""
-    return _client(server, **skw).get_hash_funcs()
+    """The hash functions ``Server(**skw).get_hash_funcs()`` a pure-ldp server hands to its clients, drawn
+    with the global random state seeded by :data:`HASH_SEED` (restored afterwards), so that every process
+    builds the same ones (RAPPORServer draws its per-cohort hash seeds from ``random``)."""
+    import random
+
+    import numpy as np
+
+    state, np_state = random.getstate(), np.random.get_state()
+    try:
+        random.seed(HASH_SEED)
+        np.random.seed(HASH_SEED)
+        return _client(server, **skw).get_hash_funcs()
+    finally:
+        random.setstate(state)
+        np.random.set_state(np_state)
 
 
 def sketch_hashes(k: int, m: int, signs: bool = False) -> list:
