@@ -735,6 +735,8 @@ def audit(
         details["estimation_samples"] = bound.estimation_samples
         details["pilot_samples"] = bound.pilot_samples
         details["pairs_audited"] = bound.pairs_audited
+        if bound.view:
+            details["auto_view"] = bound.view
         if not bound.reproducible:
             details["reproducibility"] = NOT_REPRODUCIBLE
     extra: dict = {}
@@ -744,8 +746,6 @@ def audit(
                          pairs=pairs, neighbours=neighbours, view=view, client=client, progress=progress)
         extra = curve_fields(cb)
         details.update(curve_details(cb))
-        if bound.view:
-            details["auto_view"] = bound.view
     if "refuted" in (v_exact, v_mc):
         verdict = "refuted"
         reason = None
