@@ -199,6 +199,7 @@ INDEX: dict[str, tuple[str, ...]] = {'amplification.poisson': ('privcheck.catalo
  'zoo.pure_ldp.oue': ('privcheck.catalogue.zoo.pure_ldp',),
  'zoo.pure_ldp.pcs': ('privcheck.catalogue.zoo.pure_ldp',),
  'zoo.pure_ldp.rappor': ('privcheck.catalogue.zoo.pure_ldp',),
+ 'zoo.pure_ldp.sketch_response': ('privcheck.catalogue.zoo.pure_ldp',),
  'zoo.pure_ldp.sue': ('privcheck.catalogue.zoo.pure_ldp',),
  'zoo.pydp.bounded_mean': ('privcheck.catalogue.zoo.pydp',),
  'zoo.pydp.bounded_sd': ('privcheck.catalogue.zoo.pydp',),

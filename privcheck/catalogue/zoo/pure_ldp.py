@@ -184,3 +184,6 @@ _server_entry("hr", "HadamardResponseClient", "HadamardResponseClient(epsilon, d
                          dict(epsilon=e, d=8), "d=8"), 9)
 _entry("fastlh", "FastLHClient", lambda kw: calculators.local_hashing(kw["epsilon"], kw.get("g", 2)),
        "FastLHClient(epsilon, d, k, g=2) (fast binary local hashing, k hash seeds) is epsilon-LDP", {"k": 64})
+_server_entry("sketch_response", "SketchResponseClient", "SketchResponseClient(epsilon, m, hash_funcs) (a sketch row "
+              "chosen at random, its cell sent through FastLH) is epsilon-LDP",
+              lambda e: (functools.partial(sketch_hashes, 4, 16), dict(epsilon=e, m=16, lh_k=64), "k=4, m=16"), 9)
