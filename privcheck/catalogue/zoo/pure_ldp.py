@@ -3,6 +3,14 @@
 Clients privatise one item per call with the global ``numpy.random`` / ``random`` state, so the adapter
 is ``privcheck.per_sample(client.privatise, seed_global=True)``. Items are 1..d (the default index
 mapper subtracts 1); the input just outside the domain is d + 1.
+
+Protocols whose client takes the server's hash functions (RAPPOR, CMS/HCMS, PCS, Hadamard response,
+SketchResponse) are built through :class:`ServerClient` with hashes fixed once per protocol (public
+constants, the same in every sampling process). Their reports carry a categorical column with the bits
+(RAPPOR's cohort, the sketch row of CMS/PCS/SketchResponse): the auditor's bit × category conjunction
+view (:class:`privcheck.auditor.autoviews.BitConjunction`) audits them. Finding (pure-ldp 1.1.2):
+``RAPPORClient._perturb`` sets Bloom bits to 1 with the documented probabilities but never clears a set
+bit, so {bit h_c(x) = 0 in cohort c} is impossible under x: ε = ∞ at every claimed ε.
 """
 from __future__ import annotations
 
