@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import privcheck
-from privcheck.auditor.autoviews import AutoView, Membership, auto_view, float_bits
+from privcheck.auditor.autoviews import AutoView, BitConjunction, Membership, auto_view, float_bits
 
 
 def _textbook_laplace(x, n, rng):
@@ -111,3 +111,50 @@ def test_explicit_view_wins():
     res = privcheck.audit(_textbook_laplace, inputs=[0.0, 1.0], eps=1.0, samples=20_000, seed=6,
                           view=lambda o: np.asarray(o) > 0.5)
     assert "auto_view" not in res.details
+
+
+
+BITS, COHORTS = 16, 8
+
+
+def _cohort_report(x, n, rng, leak: bool = False):
+    """(16 bits, cohort) reports, cohort uniform on 0..7 and independent of x: bit c of cohort c is x through
+    binary RR with keep probability e/(1+e), every other bit a fair coin (1-DP: the cohort is public).
+    ``leak``: bit 8 also carries x unrandomised in cohort 0 and 1 − x in cohort 1 (ε = ∞: {bit 8 = 1 ∧
+    cohort 0} is impossible under x = 0), while bit 8's marginal stays exactly 1/2 under both inputs."""
+    cohorts = rng.integers(0, COHORTS, n)
+    bits = rng.integers(0, 2, (n, BITS))
+    rows = np.arange(n)
+    bits[rows, cohorts] = np.where(rng.random(n) < math.e / (1 + math.e), x, 1 - x)
+    if leak:
+        bits[:, 8] = np.where(cohorts == 0, x, np.where(cohorts == 1, 1 - x, bits[:, 8]))
+    return [(bits[i].tolist(), int(cohorts[i])) for i in range(n)]
+
+
+def _leaky_cohort_report(x, n, rng):
+    return _cohort_report(x, n, rng, leak=True)
+
+
+def test_bit_vector_with_cohort_gets_conjunction_columns():
+    view = auto_view(_cohort_report, [0, 1], np.random.SeedSequence(4), probe=256)
+    conj = [f for f in view.features if isinstance(f, BitConjunction)]
+    assert len(conj) == 1 and conj[0].categories == {1: list(range(COHORTS))}
+    outs = [([1, 0, 1], 2), ([0, 0, 1], 0)]
+    col = BitConjunction([("bits", 3, 1), ("cat", None, None)], {1: [0, 2]})(outs, 2)
+    assert col.tolist() == [[3, 2, 3], [0, 0, 1]]  # 2·code(cohort) + bit
+
+
+def test_cohort_leak_caught_only_by_the_conjunction_view():
+    """A leak hidden from every per-bit marginal by the cohort mixture: the raw coding misses it,
+    the bit × cohort conjunctions find ε = ∞ ({bit 8 = 1 ∧ cohort 0} has probability 0 under x = 0)."""
+    raw = privcheck.audit(_leaky_cohort_report, inputs=[0, 1], eps=1.0, samples=20_000, seed=5, view=False)
+    auto = privcheck.audit(_leaky_cohort_report, inputs=[0, 1], eps=1.0, samples=20_000, seed=5)
+    assert raw.verdict != "refuted"
+    assert auto.verdict == "refuted" and auto.eps_lower > 2
+    assert "bit × category" in auto.details["auto_view"]
+
+
+def test_correct_cohort_report_not_refuted_by_the_conjunction_view():
+    res = privcheck.audit(_cohort_report, inputs=[0, 1], eps=1.0, samples=20_000, seed=6)
+    assert "bit × category" in res.details["auto_view"]
+    assert res.verdict != "refuted" and res.eps_lower <= 1.0

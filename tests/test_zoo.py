@@ -21,7 +21,7 @@ def _ctx(samples=4000):
 def test_zoo_claims_registered_and_opt_in():
     reg = load_catalogue()
     ids = [c for c in reg.claims if c.startswith("zoo.")]
-    assert len(ids) >= 50
+    assert len(ids) >= 90
     libraries = {i.split(".")[1] for i in ids}
     assert libraries == {"pure_ldp", "multi_freq_ldpy", "diffprivlib", "opendp", "pydp"}
     assert not any(chk.claim_id.startswith("zoo.") for chk in select(None))  # not in the default run
@@ -146,3 +146,46 @@ def test_scorecard_tables_and_findings_from_records():
     found = findings_markdown([rec])
     assert "privcheck verify 'zoo.pure_ldp.sue' --seed 0" in found
     assert scorecard_markdown([other]) == "" and findings_markdown([other]) == ""
+
+
+def test_multidimensional_calculators_compose_the_single_attribute_ones():
+    """SPL (ε/d per attribute, inputs differing in every attribute): exact ε of the product of d GRR tables,
+    enumerated, equals the calculator's sum; SMP (a public uniform attribute choice): the single ε."""
+    from privcheck.catalogue.zoo.multi_freq_ldpy import MDIM_D, _SINGLE, _smp, _spl
+
+    eps, k, d = 1.0, 4, MDIM_D
+    e = math.exp(eps / d)
+    p, q = e / (e + k - 1), 1 / (e + k - 1)
+    grr = np.full((k, k), q) + np.eye(k) * (p - q)  # grr[x, y] = P(y | x)
+    worst = 0.0
+    for x in np.ndindex(*(k,) * d):
+        for x2 in np.ndindex(*(k,) * d):
+            for y in np.ndindex(*(k,) * d):
+                worst = max(worst, sum(math.log(grr[a, b] / grr[a2, b]) for a, a2, b in zip(x, x2, y)))
+    assert _spl(_SINGLE["GRR"])(eps, k, d) == pytest.approx(worst, rel=1e-9)
+    assert _smp(_SINGLE["GRR"])(eps, k, d) == pytest.approx(calculators.grr(eps, k), rel=1e-12)
+
+
+def test_pure_ldp_server_hashes_are_the_same_in_every_process():
+    pytest.importorskip("pure_ldp")
+    from privcheck.catalogue.zoo.pure_ldp import server_hashes
+
+    kw = dict(f=0.5, m=16, k=1, d=8, num_of_cohorts=4)
+    a, b = server_hashes("RAPPORServer", **kw), server_hashes("RAPPORServer", **kw)
+    assert [[h("3") for h in c] for c in a] == [[h("3") for h in c] for c in b]
+
+
+def test_known_bug_pure_ldp_112_rappor_never_clears_a_bloom_bit():
+    """pure-ldp 1.1.2 RAPPORClient._perturb sets bits to 1 with the documented probabilities but never clears
+    a set bit: {bit h_c(x) = 0 ∧ cohort c} is impossible under x (ε = ∞ at every claimed ε). The report is
+    (Bloom bits, cohort): the audit's views see the bit × cohort conjunctions."""
+    pytest.importorskip("pure_ldp")
+    from importlib import metadata
+
+    if metadata.version("pure-ldp") != "1.1.2":
+        pytest.skip("the RAPPOR perturbation bug is in pure-ldp 1.1.2")
+    entry = next(e for e in zoo.ENTRIES if e.claim_id == "zoo.pure_ldp.rappor")
+    case = next(c for c in entry.cases() if c.label.startswith("eps=1,") and not c.outside)
+    row = zoo.audit_case(case, samples=5000, seed=0, confidence=0.95)
+    assert row["verdict"] == "refuted" and row["eps_lower"] > 2 * row["eps_true"]
+    assert "bit × category" in (row["auto_view"] or "")

@@ -19,6 +19,12 @@ worth adding (then the audit is exactly the raw one). Derived columns:
   added only when the probe's representation histograms differ between inputs (a chi-square test
   at level :data:`GATE_ALPHA`), so ordinary continuous audits keep their raw coding.
 
+- **bit vectors with categorical columns travelling with the report** (a cohort, a hash index, an
+  attribute index: outputs like ``(bits, cohort)``): one column per (bit, categorical column) whose
+  atoms are ``(category, bit)``, so the events ``{bit = b ∧ column ∈ C}`` compete with the rest —
+  per-report hashing or cohorts cannot average a leak away from the per-bit marginals
+  (:class:`BitConjunction`).
+
 Integers/categories that only one input produces are already atoms of the raw coding (ε = ∞ events).
 
 Validity: the view is a fixed function of one output and public constants (the audited inputs,
@@ -127,6 +133,91 @@ class MechanismSupport:
 
     def __call__(self, outputs, n: int) -> np.ndarray:
         return self.mech.support(np.asarray(outputs), self.domain)
+
+
+class BitConjunction:
+    """Feature: for each bit ``b`` of the report's bit vectors and each categorical scalar ``c`` travelling
+    with it, the column ``2·code(c) + b`` (``code``: index of the value among the probe's ``categories[c]``,
+    unseen values one extra code). Its atoms are the conjunctions ``{bit = b ∧ c = v}``; unions of atoms
+    give ``{bit = b ∧ c ∈ C}``.
+
+    ``layout``: the report's layout from :func:`_report_layout` (per position: ``("bits", width, one)`` with
+    ``one`` the value read as 1, or ``("cat", None, None)``); ``categories``: position → sorted values.
+    """
+
+    def __init__(self, layout: list, categories: dict):
+        self.layout, self.categories = layout, {k: list(v) for k, v in categories.items()}
+        self.bit_positions = [(p, w) for p, (kind, w, _) in enumerate(layout) if kind == "bits"]
+        width = sum(w for _, w in self.bit_positions)
+        self.name = f"bit × category conjunctions ({width} bits × {len(self.categories)} categorical columns)"
+
+    def __call__(self, outputs, n: int) -> np.ndarray:
+        cols = []
+        cats = {}
+        for c, values in self.categories.items():
+            index = {v: j for j, v in enumerate(values)}
+            cats[c] = np.array([index.get(_hashable(o[c]), len(values)) for o in outputs], dtype=np.int64)
+        for p, w in self.bit_positions:
+            one = self.layout[p][2]
+            bits = np.array([np.asarray(o[p]).ravel() == one for o in outputs], dtype=np.int64).reshape(n, w)
+            for c in self.categories:
+                cols.append(2 * cats[c][:, None] + bits)
+        return np.concatenate(cols, axis=1).astype(np.int32)
+
+
+#: a scalar column of a report is categorical when the probe shows at most this many values
+MAX_CATEGORIES = 64
+
+
+def _bit_values(o) -> tuple | None:
+    """The sorted distinct values of a 1-D container when it holds at most two values (a bit vector)."""
+    if not (isinstance(o, (list, tuple)) or (isinstance(o, np.ndarray) and o.ndim == 1)) or len(o) < 1:
+        return None
+    try:
+        vals = {_hashable(v) for v in (o.tolist() if isinstance(o, np.ndarray) else o)}
+    except TypeError:
+        return None
+    if len(vals) > 2 or not all(_is_int(v) or isinstance(v, (bool, np.bool_)) for v in vals):
+        return None
+    return tuple(sorted(vals))
+
+
+def _report_layout(probe: dict):
+    """``(layout, categories)`` when every output is a tuple/list of the same shape mixing bit vectors
+    (fixed width, two values overall) and integer scalars, at least one of each, the scalars taking 2 to
+    :data:`MAX_CATEGORIES` values; else None."""
+    outs = [o for v in probe.values() for o in (v if not isinstance(v, np.ndarray) else [])]
+    if not outs or not all(isinstance(o, (tuple, list)) and len(o) == len(outs[0]) >= 2 for o in outs):
+        return None
+    layout, categories = [], {}
+    for p in range(len(outs[0])):
+        first = outs[0][p]
+        if np.ndim(first) == 0:
+            vals = {_hashable(o[p]) for o in outs if np.ndim(o[p]) == 0}
+            if len(vals) < 2 or len(vals) > MAX_CATEGORIES or not all(_is_int(v) for v in vals) \
+                    or any(np.ndim(o[p]) != 0 for o in outs):
+                return None
+            layout.append(("cat", None, None))
+            categories[p] = sorted(vals)
+            continue
+        width, seen = len(first) if hasattr(first, "__len__") else -1, set()
+        for o in outs:
+            bv = _bit_values(o[p])
+            if bv is None or len(o[p]) != width:
+                return None
+            seen.update(bv)
+        if len(seen) > 2:
+            return None
+        layout.append(("bits", width, max(seen)))
+    if not categories or len(categories) == len(layout):
+        return None
+    return layout, categories
+
+
+def _conjunction_feature(probe: dict):
+    """A :class:`BitConjunction` for reports made of bit vectors and categorical scalars, else None."""
+    found = _report_layout(probe)
+    return None if found is None else BitConjunction(*found)
 
 
 class FloatRepresentation:
@@ -355,6 +446,9 @@ def auto_view(sampler: Callable, inputs: Sequence, seed_seq: np.random.SeedSeque
         m = _membership_feature(raw)
         if m is not None:
             features.append(m)
+    c = _conjunction_feature(raw)
+    if c is not None:
+        features.append(c)
     f = None if _models_real_arithmetic(sampler) else _float_feature(raw)
     if f is not None:
         features.append(f)

@@ -738,6 +738,8 @@ def audit(
         details["estimation_samples"] = bound.estimation_samples
         details["pilot_samples"] = bound.pilot_samples
         details["pairs_audited"] = bound.pairs_audited
+        if bound.view:
+            details["auto_view"] = bound.view
         if not bound.reproducible:
             details["reproducibility"] = NOT_REPRODUCIBLE
         if bound.view:

@@ -80,6 +80,9 @@ class Entry:
     adapter: str
     cases: Callable[[], list[Case]]
     extra_dists: tuple = field(default_factory=tuple)
+    #: draws per input per case of the default run (None: DEFAULT_SAMPLES); for libraries whose per-call
+    #: rate (a few hundred outputs/s) would make the default run take many minutes; --samples overrides it
+    samples: int | None = None
 
 
 ENTRIES: list[Entry] = []
@@ -209,7 +212,8 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
     except Exception as exc:  # noqa: BLE001
         return Outcome("inconclusive", claimed=entry.statement,
                        details={"reason": f"building the cases failed: {_one_line(exc)}", "versions": vers})
-    n = ctx.n(DEFAULT_SAMPLES, QUICK_SAMPLES)
+    default = entry.samples or DEFAULT_SAMPLES
+    n = ctx.n(default, min(QUICK_SAMPLES, default))
     conf = 1.0 - (1.0 - ctx.confidence) / max(1, len(cases))
     if timeout:
         _warm_up(cases)

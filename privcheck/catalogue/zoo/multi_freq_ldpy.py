@@ -5,8 +5,10 @@ numba-compiled, whose random state numpy's seeding does not reach (the audit rep
 reproducible). Adapter: ``privcheck.per_sample(lambda x: X_Client(x, k, epsilon), seed_global=True)``.
 Items are 0..k−1; the input just outside the domain is k. The longitudinal ``L_*`` clients are audited as
 one report with a fresh memoisation per call (claimed ε = eps_1, the first report's guarantee, with
-eps_perm = 2·eps_1 > eps_1 as the library requires). Not yet audited: the multidimensional SMP/SPL/RS+FD
-clients (tuple inputs).
+eps_perm = 2·eps_1 > eps_1 as the library requires). The multidimensional SMP/SPL/RS+FD clients (and their
+longitudinal SMP_L_*/SPL_L_* forms) take a tuple of ``MDIM_D`` attributes, each over ``k`` values; the audited
+inputs differ in every attribute (LDP protects the whole tuple), the input outside the domain has value k in
+the first attribute.
 """
 from __future__ import annotations
 
@@ -91,3 +93,81 @@ for _m in ("GRR", "OUE", "SUE", "OSUE", "SOUE", "LH", "ADP"):
     _entry(f"l_{_m.lower()}", f"long_freq_est.L_{_m}", f"L_{_m}_Client",
            f"L_{_m}_Client(x, k, eps_perm, eps_1): one report is eps_1-LDP (eps_perm = 2 eps_1)",
            longitudinal=True)
+
+
+# ------------------------------------------------------------------ multidimensional clients (tuple inputs)
+#: attributes per tuple
+MDIM_D = 2
+
+
+def _mdim_entry(mech, module, name, statement, calc=None, kw=None, k=4, longitudinal=False):
+    """``X_Client(tuple, [k]*d, d, epsilon[, ...])`` (or ``(tuple, lst_k, d, eps_perm, eps_1)``)."""
+    kw = kw or {}
+    d = MDIM_D
+
+    def make(eps, outside=False):
+        args = ([k] * d, d, 2 * eps, eps) if longitudinal else ([k] * d, d, eps)
+        inputs = [(0,) * d, (k,) + (1,) * (d - 1)] if outside else [(0,) * d, (1,) * d]
+        return Case(f"eps={eps:g}, d={d}, k={k}" + (", eps_perm=2eps" if longitudinal else "")
+                    + (", first attribute k (outside)" if outside else ""),
+                    lambda: _sampler(module, name, args, kw), inputs, eps,
+                    true_eps=None if calc is None else functools.partial(calc, eps, k, d),
+                    calculator="documented probabilities", outside=outside)
+
+    register(Entry(f"zoo.multi_freq_ldpy.{mech}", LIB, DIST, MODS, f"multi_freq_ldpy.{module}.{name}", statement,
+                   "per_sample(lambda t: X_Client(t, lst_k, d, epsilon, ...), seed_global=True)",
+                   lambda: grid(make)() + [make(1.0, outside=True)]))
+
+
+def _smp(single):
+    """SMP: one attribute sampled uniformly (independent of the input) and reported with the whole ε, the
+    index included: the exact ε is the single-attribute ε (a public mixture of equal laws)."""
+    return lambda eps, k, d: single(eps, k)
+
+
+def _spl(single):
+    """SPL: every attribute reported with ε/d independently; inputs differing in all attributes: the exact ε
+    of the product is the sum of the attributes' exact ε."""
+    return lambda eps, k, d: d * single(eps / d, k)
+
+
+_SINGLE = {"GRR": calculators.grr, "UE": lambda e, k: calculators.oue(e), "ADP": _adp,
+           "LH": lambda e, k: calculators.local_hashing(e, _lh_g(e, True)),
+           "SS": lambda e, k: calculators.subset(e, k, max(1, int(round(k / (math.exp(e) + 1)))))}
+for _m, _what in (("GRR", "GRR"), ("UE", "OUE"), ("LH", "OLH"), ("SS", "subset selection"), ("ADP", "adaptive")):
+    _mdim_entry(f"smp_{_m.lower()}", "mdim_freq_est.SMP_solution", f"SMP_{_m}_Client",
+                f"SMP_{_m}_Client(tuple, lst_k, d, epsilon) (sample one attribute, {_what}) is epsilon-LDP",
+                _smp(_SINGLE[_m]))
+    _mdim_entry(f"spl_{_m.lower()}", "mdim_freq_est.SPL_solution", f"SPL_{_m}_Client",
+                f"SPL_{_m}_Client(tuple, lst_k, d, epsilon) (split epsilon/d over attributes, {_what}) is epsilon-LDP",
+                _spl(_SINGLE[_m]))
+for _n, _what in (("GRR", "GRR"), ("UE_zero", "UE, fake data from zeros"), ("UE_rnd", "UE, fake data at random"),
+                  ("ADP", "adaptive")):
+    _mdim_entry(f"rspfd_{_n.lower()}", "mdim_freq_est.RSpFD_solution", f"RSpFD_{_n}_Client",
+                f"RSpFD_{_n}_Client(tuple, lst_k, d, epsilon) (random sampling plus fake data, {_what}) is "
+                "epsilon-LDP")
+for _m in ("GRR", "OUE", "OSUE", "SUE", "SOUE", "ADP"):
+    for _sol, _mod in (("SMP", "L_SMP_Solution"), ("SPL", "L_SPL_Solution")):
+        _mdim_entry(f"{_sol.lower()}_l_{_m.lower()}", f"long_mdim_freq_est.{_mod}", f"{_sol}_L_{_m}_Client",
+                    f"{_sol}_L_{_m}_Client(tuple, lst_k, d, eps_perm, eps_1): one report is eps_1-LDP "
+                    "(eps_perm = 2 eps_1)", longitudinal=True)
+
+
+
+def _dbit_entry() -> None:
+    """dBitFlipPM_Client(x, k, b, d_bits, eps_perm) (Ding et al. 2017): one memoised report is eps_perm-LDP."""
+
+    def make(eps, outside=False):
+        k, b, d_bits = 8, 4, 2
+        inputs = [0, k] if outside else [0, k - 1]  # 0 and k-1 fall in different buckets
+        return Case(f"eps={eps:g}, k={k}, b={b}, d_bits={d_bits}" + (", input k (outside)" if outside else ""),
+                    lambda: _sampler("long_freq_est.dBitFlipPM", "dBitFlipPM_Client", (k, b, d_bits, eps), {}),
+                    inputs, eps, outside=outside)
+
+    register(Entry("zoo.multi_freq_ldpy.dbitflippm", LIB, DIST, MODS,
+                   "multi_freq_ldpy.long_freq_est.dBitFlipPM.dBitFlipPM_Client",
+                   "dBitFlipPM_Client(x, k, b, d_bits, eps_perm) (d-bit flipping, memoised) is eps_perm-LDP", ADAPTER,
+                   lambda: grid(make)() + [make(1.0, outside=True)]))
+
+
+_dbit_entry()

@@ -40,6 +40,9 @@ class Vectorised:
         if self.kind == "gaussian_float":
             return dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.l2_distance(T=float),
                                       scale=self.param)
+        if self.kind == "gaussian_int":
+            return dp.m.make_gaussian(dp.vector_domain(dp.atom_domain(T=int)), dp.l2_distance(T=int),
+                                      scale=self.param)
         raise ValueError(f"unknown OpenDP kind {self.kind!r}")
 
     def __call__(self, x, n, rng):
@@ -69,11 +72,66 @@ class PerCall:
             elif self.kind == "noisy_max":
                 self._m = dp.m.make_noisy_max(dp.vector_domain(dp.atom_domain(T=float, nan=False)),
                                               dp.linf_distance(T=float), dp.max_divergence(), scale=self.param)
+            else:
+                self._m = _scalar_measurement(self.kind, self.param)
         m = self._m
+        x = list(x) if isinstance(x, tuple) else x  # datasets are audited as tuples (hashable inputs)
         return [m(x) for _ in range(n)]
 
     def __getstate__(self):
         return {"kind": self.kind, "param": self.param, "_m": None, "__name__": self.__name__}
+
+
+#: δ of the (ε, δ) claims (Gaussian through zCDP → approximate DP, canonical noise)
+DELTA = 1e-6
+#: candidates and α of the private-quantile entry (datasets of values in 0..10, median)
+QUANTILE_CANDIDATES = [float(v) for v in range(11)]
+
+
+def _scalar_measurement(kind: str, param):
+    """The scalar OpenDP measurement of an (ε, δ) or newer entry: ``gaussian_float``/``gaussian_int`` (scale,
+    converted zCDP → approximate DP), ``canonical`` (ε: d_out = (ε, DELTA) at d_in = 1), ``top_k`` (scale,
+    k = 2 of a score vector), ``quantile`` (scale: the median of a dataset, add/remove one record)."""
+    dp = _dp()
+    if kind in ("gaussian_float", "gaussian_int"):
+        t = float if kind == "gaussian_float" else int
+        dom = dp.atom_domain(T=t, nan=False) if t is float else dp.atom_domain(T=t)
+        return dp.c.make_zCDP_to_approxDP(dp.m.make_gaussian(dom, dp.absolute_distance(T=t), scale=param))
+    if kind == "canonical":
+        return dp.m.make_canonical_noise(dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float),
+                                         d_in=1.0, d_out=(param, DELTA))
+    if kind == "top_k":
+        return dp.m.make_noisy_top_k(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float),
+                                     dp.max_divergence(), k=2, scale=param)
+    if kind == "quantile":
+        return dp.m.make_private_quantile(dp.vector_domain(dp.atom_domain(T=float, nan=False)),
+                                          dp.symmetric_distance(), dp.max_divergence(),
+                                          candidates=QUANTILE_CANDIDATES, alpha=0.5, scale=param)
+    raise ValueError(f"unknown OpenDP kind {kind!r}")
+
+
+def _approx_claim(kind: str, param) -> tuple[float, float]:
+    """(ε, δ) the scalar measurement's own privacy map gives at d_in = 1 (ε at δ = DELTA for a profile)."""
+    m = _scalar_measurement(kind, param)
+    d_in = 1 if kind in ("quantile", "gaussian_int") else 1.0
+    out = m.map(d_in)
+    if kind.startswith("gaussian"):
+        return float(out.epsilon(DELTA)), DELTA
+    if isinstance(out, tuple):
+        return float(out[0]), float(out[1])
+    return float(out), 0.0
+
+
+def _approx_entry(mech, where, statement, kind, param_for, inputs, vector=False, pairs=None, samples=None):
+    """An OpenDP entry whose claim is the measurement's own (ε, δ) (:func:`_approx_claim`)."""
+    def make(eps):
+        param = param_for(eps)
+        claimed, delta = _approx_claim(kind, param)
+        build = (lambda: Vectorised(kind, param)) if vector else (lambda: PerCall(kind, param))
+        return Case(f"eps={claimed:.4g}, delta={delta:g} (param {param:.4g})", build, inputs, claimed, delta=delta,
+                    pairs=pairs)
+
+    register(Entry(f"zoo.opendp.{mech}", LIB, DIST, MODS, where, statement, ADAPTER, grid(make), samples=samples))
 
 
 def _scalar_eps(kind: str, param) -> float:
@@ -120,3 +178,20 @@ _entry("rr_categorical", "opendp.measurements.make_randomized_response",
 _entry("noisy_max", "opendp.measurements.make_noisy_max",
        "make_noisy_max(scores, scale) is map(1)-DP for scores at sup-distance 1", "noisy_max", lambda e: 2.0 / e,
        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], vector=False)
+_approx_entry("gaussian_float", "opendp.measurements.make_gaussian (float) + make_zCDP_to_approxDP",
+              "make_gaussian(atom_domain(float), scale) is (map(1).epsilon(1e-6), 1e-6)-DP", "gaussian_float",
+              lambda e: 5.0 / e, [0.0, 1.0], vector=True)
+_approx_entry("gaussian_int", "opendp.measurements.make_gaussian (int: discrete Gaussian) + make_zCDP_to_approxDP",
+              "make_gaussian(atom_domain(int), scale) is (map(1).epsilon(1e-6), 1e-6)-DP", "gaussian_int",
+              lambda e: 5.0 / e, [0, 1], vector=True)
+_approx_entry("canonical_noise", "opendp.measurements.make_canonical_noise",
+              "make_canonical_noise(d_in=1, d_out=(eps, 1e-6)) is (eps, 1e-6)-DP", "canonical", lambda e: e,
+              [0.0, 1.0], samples=10_000)  # ~400 calls/s
+_approx_entry("noisy_top_k", "opendp.measurements.make_noisy_top_k",
+              "make_noisy_top_k(k=2, scale) is map(1)-DP for scores at sup-distance 1", "top_k", lambda e: 4.0 / e,
+              [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]], samples=20_000)  # ~900 calls/s
+_approx_entry("private_quantile", "opendp.measurements.make_private_quantile",
+              "make_private_quantile(candidates 0..10, alpha=0.5, scale) is map(1)-DP (add/remove one record)",
+              "quantile", lambda e: 1.0 / e,
+              [(2.0, 3.0, 5.0, 5.0, 8.0), (2.0, 3.0, 5.0, 5.0, 8.0, 8.0)],
+              pairs=[((2.0, 3.0, 5.0, 5.0, 8.0), (2.0, 3.0, 5.0, 5.0, 8.0, 8.0))], samples=20_000)  # ~1300 calls/s

@@ -51,3 +51,15 @@ _entry("max", "Max", "Max(epsilon, 0, 1) is epsilon-DP (replace one record)",
        lambda e: dict(epsilon=e, lower_bound=0, upper_bound=1, dtype="float"), REPLACE_ONE, "replace one record")
 _entry("median", "Median", "Median(epsilon, 0, 1) is epsilon-DP (replace one record)",
        lambda e: dict(epsilon=e, lower_bound=0, upper_bound=1, dtype="float"), REPLACE_ONE, "replace one record")
+_entry("min", "Min", "Min(epsilon, 0, 1) is epsilon-DP (replace one record)",
+       lambda e: dict(epsilon=e, lower_bound=0, upper_bound=1, dtype="float"), REPLACE_ONE, "replace one record")
+_entry("percentile", "Percentile", "Percentile(epsilon, percentile=0.25, 0, 1) is epsilon-DP (replace one record)",
+       lambda e: dict(epsilon=e, percentile=0.25, lower_bound=0, upper_bound=1, dtype="float"), REPLACE_ONE,
+       "replace one record")
+_entry("bounded_variance", "BoundedVariance", "BoundedVariance(epsilon, 0, 1) is epsilon-DP (replace one record)",
+       lambda e: dict(epsilon=e, lower_bound=0, upper_bound=1, dtype="float"), REPLACE_ONE, "replace one record")
+_entry("bounded_sd", "BoundedStandardDeviation", "BoundedStandardDeviation(epsilon, 0, 1) is epsilon-DP (replace one "
+       "record)", lambda e: dict(epsilon=e, lower_bound=0, upper_bound=1, dtype="float"), REPLACE_ONE,
+       "replace one record")
+_entry("count_outside", "Count", "Count(epsilon) is epsilon-DP (add/remove one record; records outside any bound)",
+       lambda e: dict(epsilon=e, dtype="float"), {0: [1e9] * 10, 1: [1e9] * 11}, "add/remove one huge record")
