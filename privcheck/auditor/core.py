@@ -742,8 +742,6 @@ def audit(
             details["auto_view"] = bound.view
         if not bound.reproducible:
             details["reproducibility"] = NOT_REPRODUCIBLE
-        if bound.view:
-            details["auto_view"] = bound.view
     extra: dict = {}
     from privcheck.auditor.curves import MIN_SAMPLES as CURVE_MIN_SAMPLES
     if monte_carlo and delta > 0 and curve and isinstance(samples, (int, np.integer)) and samples >= CURVE_MIN_SAMPLES:
