@@ -188,7 +188,7 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
 
             for f in files:  # importing the file and probing its samplers run user code: under the deadline
                 with user_deadline(timeout, f"loading {f}"):
-                    user_ids.extend(load_user_file(f))
+                    user_ids.extend(load_user_file(f, distributed=dask is not None))
         pats = list(patterns) or (user_ids if files else None)
         from privcheck.claim_index import indexed
         from privcheck.claims import CATALOGUE
