@@ -240,7 +240,10 @@ def check_seeding(sampler: Sampler, x, name: str | None = None) -> tuple[bool, i
     if same and _varies(a) and _equal(a, _draw_matrix(sampler, x, 64, np.random.default_rng(s2))):
         c = _draw_matrix(sampler, x, 2048, np.random.default_rng(s3))
         if _varies(c) and _equal(c, _draw_matrix(sampler, x, 2048, np.random.default_rng(s4))):
-            label = name or getattr(sampler, "user_label", None) or getattr(sampler, "__name__", "the sampler")
+            inner = sampler
+            while hasattr(inner, "view") and hasattr(inner, "sampler"):  # a view (explicit or automatic): name the code
+                inner = inner.sampler
+            label = name or getattr(inner, "user_label", None) or getattr(inner, "__name__", "the sampler")
             raise PrivcheckUsageError(
                 f"{label} ignores the generator it is given and seeds itself: its draws under different seeds are "
                 "identical, so selection and estimation would reuse the same draws and no bound would be valid; "
@@ -739,6 +742,8 @@ def audit(
         details["pairs_audited"] = bound.pairs_audited
         if not bound.reproducible:
             details["reproducibility"] = NOT_REPRODUCIBLE
+        if bound.view:
+            details["auto_view"] = bound.view
     extra: dict = {}
     from privcheck.auditor.curves import MIN_SAMPLES as CURVE_MIN_SAMPLES
     if monte_carlo and delta > 0 and curve and isinstance(samples, (int, np.integer)) and samples >= CURVE_MIN_SAMPLES:
@@ -746,8 +751,6 @@ def audit(
                          pairs=pairs, neighbours=neighbours, view=view, client=client, progress=progress)
         extra = curve_fields(cb)
         details.update(curve_details(cb))
-        if bound.view:
-            details["auto_view"] = bound.view
     if "refuted" in (v_exact, v_mc):
         verdict = "refuted"
         reason = None

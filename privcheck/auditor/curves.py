@@ -39,7 +39,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from scipy.special import ndtri
 
 from privcheck.auditor.core import _check_width, _draw_matrix, _plain, check_seeding, resolve_pairs
 from privcheck.auditor.scores import (Moments, Score, candidate_thresholds, fit_projection, llr_score, moments,
@@ -143,6 +142,8 @@ def _down(v):
 def mu_from_box(alpha_hi, beta_hi) -> np.ndarray:
     """The μ certified exceeded by boxes ``{α ≤ α_hi, β ≤ β_hi}``: ``Φ⁻¹(1 − α_hi) − Φ⁻¹(β_hi)`` rounded down
     (``-inf`` when a coordinate's upper limit is 1)."""
+    from scipy.special import ndtri  # vectorised Φ⁻¹; imported here to keep scipy off the ε-audit path
+
     with np.errstate(all="ignore"):
         v = -ndtri(np.asarray(alpha_hi, float)) - ndtri(np.asarray(beta_hi, float))
     return np.where(np.isnan(v), -np.inf, _down(v))
@@ -189,7 +190,9 @@ class CurveBound:
 def _predicted_upper(k, n: int, n_est: int, level: float) -> np.ndarray:
     """Predicted upper confidence limit after ``n_est`` fresh draws of a proportion seen ``k`` of ``n``
     times in selection (pessimistic by :data:`~privcheck.auditor.selection.Z_SELECTION`; ranking only)."""
-    z = float(ndtri(1 - level))
+    from privcheck.normal import normal_quantile
+
+    z = normal_quantile(1 - level)
     p = wilson(k, n, Z_SELECTION, "upper")
     return wilson(p * n_est, n_est, z, "upper")
 
@@ -199,6 +202,8 @@ def _objectives(claim: ClaimedCurve | None, delta: float | None):
     out = []
     if claim is not None and claim.kind == "accountant":
         def margin(a, b):
+            from scipy.special import ndtri
+
             with np.errstate(all="ignore"):
                 return np.nan_to_num(ndtri(claim.lower(a)) - ndtri(b), nan=-np.inf)
         out.append(("claim", margin))

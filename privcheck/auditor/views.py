@@ -54,8 +54,8 @@ class Viewed:
 
 
 def apply_view(sampler: Callable, view: Callable | None) -> Callable:
-    """``sampler`` itself when ``view`` is None, else :class:`Viewed` ``(sampler, view)``."""
-    return sampler if view is None else Viewed(sampler, view)
+    """``sampler`` itself when ``view`` is None or False (raw outputs), else :class:`Viewed` ``(sampler, view)``."""
+    return sampler if view is None or view is False else Viewed(sampler, view)
 
 
 class PerOutput:
