@@ -188,7 +188,7 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
 
             for f in files:  # importing the file and probing its samplers run user code: under the deadline
                 with user_deadline(timeout, f"loading {f}"):
-                    user_ids.extend(load_user_file(f))
+                    user_ids.extend(load_user_file(f, distributed=dask is not None))
         pats = list(patterns) or (user_ids if files else None)
         from privcheck.claim_index import indexed
         from privcheck.claims import CATALOGUE
@@ -277,7 +277,7 @@ class _AuditCommand(click.Command):
 @click.option("--per-sample", "per_sample", is_flag=True, help="User code: FUNCTION returns one output per call, fn(x, rng) or fn(x).")
 @click.option("--seed-global", "seed_global", is_flag=True, help="With --per-sample: seed numpy's and random's global RNGs per chunk.")
 @click.option("--view", "view", type=str, default=None, help="User code: audit MODULE:FUNCTION(outputs) instead (post-processing).")
-@click.option("--delta", type=float, default=None, help="Claimed δ (default: the mechanism's nominal δ; 0 for user code).")
+@click.option("--delta", type=float, default=None, help="Claimed δ (default: the mechanism's nominal δ; 0 for user code); with --mu, --accountant or dp-sgd's own accountant: the δ at which eps_lower_at_delta is certified.")
 @click.option("--max-memory", type=str, default=None,
               help="Refuse requests estimated above this size (e.g. 4G, 50%; default: half the machine's RAM).")
 @click.option("--dask", "dask", type=str, default=None, metavar="ADDRESS",
@@ -354,8 +354,9 @@ def _curve_claim(mu, accountant_specs, eps, delta) -> dict:
     """``audit``'s curve claim as keyword arguments: ``{"mu": M}``, ``{"accountant": PLDAccountant}`` or ``{}``."""
     if mu is not None and accountant_specs:
         raise PrivcheckUsageError("give one claim: --mu or --accountant, not both")
-    if (mu is not None or accountant_specs) and (eps is not None or delta is not None):
-        raise PrivcheckUsageError("--mu/--accountant are claims of their own; drop --eps/--delta")
+    if (mu is not None or accountant_specs) and eps is not None:
+        raise PrivcheckUsageError("--mu/--accountant are claims of their own; drop --eps (--delta D alone adds the "
+                                  "certified eps lower bound at delta D)")
     if mu is not None:
         if not (math.isfinite(mu) and mu > 0):
             raise PrivcheckUsageError(f"--mu must be a finite number > 0, got {mu}")

@@ -215,12 +215,7 @@ def simulate_estimates(
             raise PrivcheckUsageError("estimators must name at least one estimator")
     seed_seq = seed if isinstance(seed, np.random.SeedSequence) else derive(int(seed), "estimator_check")
     k = scenario.target.size
-    from privcheck.resources import check_memory
-
-    # every estimate is kept (chunk results, then their concatenation): refuse up front what cannot fit
-    check_memory(f"simulating {replicates:.3g} replicates of {k} estimate(s) for {len(ests)} estimator(s)",
-                 float(replicates) * k * len(ests) * 8 * 2 + min(replicates, chunk) * k * 8 * _CHUNK_TEMPORARIES,
-                 "lower replicates")
+    check_replicates_memory(replicates, k, len(ests), chunk)
 
     def run(rng: np.random.Generator, size: int) -> dict[str, np.ndarray]:
         obs = scenario.draw(rng, size)
@@ -298,6 +293,21 @@ def summarise(
                                 components=comps, params=dict(scenario.params),
                                 estimates=est if keep else None, test_bias=scenario.test_bias)
 
+
+
+def check_replicates_memory(replicates: int, k: int = 1, n_estimators: int = 1, chunk: int = 1 << 16) -> None:
+    """Refuse up front (one line, :class:`~privcheck.resources.ResourceLimitError`) a simulation that cannot fit.
+
+    Every estimate is kept (chunk results, then their concatenation), so :func:`simulate_estimates` holds
+    about ``replicates × k × n_estimators`` floats twice plus one chunk's temporaries. replicates ≥ 1,
+    k ≥ 1 (estimates per replicate), n_estimators ≥ 1, chunk ≥ 1 (replicates per chunk). Used by
+    :func:`simulate_estimates` and by claim files at load (:mod:`privcheck.userfile`).
+    """
+    from privcheck.resources import check_memory
+
+    check_memory(f"simulating {replicates:.3g} replicates of {k} estimate(s) for {n_estimators} estimator(s)",
+                 float(replicates) * k * n_estimators * 8 * 2 + min(replicates, chunk) * k * 8 * _CHUNK_TEMPORARIES,
+                 "lower replicates")
 
 def check_estimator(
     estimator: Estimator | None,

@@ -199,10 +199,13 @@ def query_names() -> list[str]:
 
 
 # --------------------------------------------------------------------------- public API
-def load_user_file(path: str) -> list[str]:
+def load_user_file(path: str, *, distributed: bool = False) -> list[str]:
     """Register the claims of a user file (``.toml`` or ``.py``) and return their ids, in file order.
 
-    Loading the same file twice returns the same ids without registering again.
+    Loading the same file twice returns the same ids without registering again. distributed: the
+    run samples on a Dask cluster (TOML entries' sample sizes are then capped at
+    :data:`~privcheck.resources.MAX_SAMPLES`, else at :data:`~privcheck.resources.MAX_SAMPLES_LOCAL`);
+    oversize entries are refused at load from their size estimate.
     Raises :class:`PrivcheckUsageError` (one line naming the file, the entry
     and the problem) for a missing file, malformed TOML, unknown keys or
     names, wrong types, NaN or out-of-range values, or a file that registers
@@ -223,7 +226,7 @@ def load_user_file(path: str) -> list[str]:
         return list(_LOADED[key])
     ext = os.path.splitext(path)[1].lower()
     if ext == ".toml":
-        ids = _load_toml(path)
+        ids = _load_toml(path, distributed)
     elif ext == ".py":
         ids = _load_python(path)
     else:
@@ -285,7 +288,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 # --------------------------------------------------------------------------- TOML files
-def _load_toml(path: str) -> list[str]:
+def _load_toml(path: str, distributed: bool = False) -> list[str]:
     try:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -305,7 +308,7 @@ def _load_toml(path: str) -> list[str]:
         if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
             raise PrivcheckUsageError(f"{path}: {table!r} must be an array of tables, written [[{table}]]")
         for i, raw in enumerate(entries, start=1):
-            ent = _Entry(path, table, i, raw)
+            ent = _Entry(path, table, i, raw, distributed=distributed)
             ent.validate_keys()
             cid = ent.id
             if cid in seen:
@@ -332,6 +335,7 @@ class _Entry:
     id: str = ""
     expect: str = "holds"
     values: dict = field(default_factory=dict)
+    distributed: bool = False  # the run samples on Dask (larger sample cap)
 
     def where(self) -> str:
         label = f"[[{self.table}]] #{self.index}"
@@ -414,6 +418,22 @@ _USER_ONLY = ("sampler", "inputs", "pairs", "per_sample", "seed_global", "view")
 _BUILTIN_ONLY = ("mechanism", "params", "exact")
 
 
+def _size_check(mech: Any, samples: int, monte_carlo: bool = True, width: int | None = None,
+                n_inputs: int | None = None, distributed: bool = False) -> None:
+    """Refuse at load (one line) an entry whose audit cannot be sampled or cannot fit the memory limit.
+
+    mech: the built-in mechanism (or a stand-in with ``output_kind``/``params``); samples: the entry's
+    draws per input; width: values per output when a probe showed it; n_inputs: the audited inputs
+    when known; distributed: sampled on Dask (:func:`~privcheck.resources.check_samples`). The limit is
+    the run's (``--max-memory`` / ``PRIVCHECK_MAX_MEMORY`` / default).
+    """
+    from privcheck.resources import check_audit_request, check_samples
+
+    if monte_carlo:
+        check_samples(samples, "samples", distributed=distributed)
+    check_audit_request(mech, samples, monte_carlo=monte_carlo, width=width, n_inputs=n_inputs, distributed=distributed)
+
+
 def _privacy(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     from estimators.registry import mechanism
     from privcheck.auditor import audit
@@ -441,6 +461,7 @@ def _privacy(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     if not use_exact and not mc:
         ent.fail("nothing to run: exact = false and monte_carlo = false")
     method = "exact" if use_exact else "mc"
+    ent.guard(lambda: _size_check(mech, samples, mc, distributed=ent.distributed))
 
     def run(ctx: RunContext) -> Outcome:
         n = ctx.n(samples, quick=max(20, samples // 5))
@@ -506,7 +527,8 @@ def _privacy_user(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     view = ent.guard(lambda: load_reference(v["view"], base, what="view")) if "view" in v else None
     sampler = per_sample(fn, seed_global=v.get("seed_global", False)) if v.get("per_sample") else fn
     probes = list(inputs) if inputs is not None else [x for pr in pairs for x in pr]
-    ent.guard(lambda: probe_sampler(sampler, probes, ref, view, bool(v.get("per_sample"))))
+    width = ent.guard(lambda: probe_sampler(sampler, probes, ref, view, bool(v.get("per_sample"))))
+    ent.guard(lambda: _size_check(fn, samples, width=width, n_inputs=len(probes), distributed=ent.distributed))
     sampler = guard_user_code(sampler, ref)  # its failures in the check are reported naming ref
 
     def run(ctx: RunContext) -> Outcome:
@@ -604,7 +626,7 @@ _SCENARIO_KEYS = {"output": ("x",), "frequency": ("n", "n_i", "pi", "eps", "m")}
 def _estimator(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     import numpy as np
 
-    from privcheck.estimator_check import Scenario, check_estimator, decide
+    from privcheck.estimator_check import Scenario, check_estimator, check_replicates_memory, decide
     from privcheck.validation import check_int, check_positive
 
     v = ent.values
@@ -677,6 +699,7 @@ def _estimator(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     ent.guard(lambda: Scenario(ent.id, make_draw(), target, claimed_mean=cm, claimed_variance=cv,
                                tolerance=tol, var_rel_tol=vrt))
     fam = 1 + (cv is not None)
+    ent.guard(lambda: check_replicates_memory(replicates, 1))  # scalar estimates: refuse at load, not in the run
 
     def run(ctx: RunContext) -> Outcome:
         sc = Scenario(ent.id, make_draw(), target, claimed_mean=cm, claimed_variance=cv, exact_mean=exact_mean,

@@ -63,3 +63,24 @@ def test_list_json_has_claims_and_mechanisms():
     ids = {c["id"] for c in data["claims"]}
     assert {"fedsel.pe.ldp", "biswas.de.ldp", "seif.table2"} <= ids
     assert "de" in {m["name"] for m in data["mechanisms"]}
+
+
+def test_dp_sgd_delta_without_eps_certifies_eps_at_that_delta():
+    """`audit dp-sgd --delta D` (own accountant's curve claim): --delta is used, not ignored — the result
+    carries delta_claimed = D and the certified eps lower bound at D, which never exceeds the accountant's
+    certified eps(D); without --delta there is none. A δ outside [0, 1) is one line, exit 2."""
+    from estimators.registry import mechanism
+
+    r = run("audit", "dp-sgd", "--delta", "1e-5", "--samples", "4000", "--json", "-")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["delta_claimed"] == 1e-5 and data["eps_claimed"] is None and data["accountant"]
+    eps_upper = mechanism("dp-sgd").accountant().epsilon(1e-5).upper
+    assert 0 < data["eps_lower_at_delta"] <= eps_upper
+    plain = json.loads(run("audit", "dp-sgd", "--samples", "4000", "--json", "-").output)
+    assert plain["eps_lower_at_delta"] is None and plain["delta_claimed"] is None
+    for args, fragment in ((("--delta", "2"), "delta must be a probability in [0, 1)"),
+                           (("--mu", "1", "--eps", "1"), "drop --eps")):
+        bad = run("audit", "dp-sgd", *args)
+        lines = [ln for ln in bad.output.strip().splitlines() if ln]
+        assert bad.exit_code == 2 and len(lines) == 1 and fragment in lines[0], bad.output

@@ -53,6 +53,23 @@ def _huge_toml(tmp_path) -> str:
     return str(f)
 
 
+def _file(tmp_path, name: str, text: str) -> str:
+    f = tmp_path / name
+    f.write_text(text)
+    return str(f)
+
+
+_BIG_REPLICATES = ('[[estimator]]\nid = "big.est"\nestimator = "c_de"\n'
+                   "scenario = { n = 100, n_i = 10, pi = 0.5, eps = 1.0, m = 4 }\nreplicates = 1000000000000\n")
+_BIG_SAMPLES = '[[privacy]]\nid = "big.lap"\nmechanism = "laplace"\nparams = { eps = 1.0 }\nexact = false\nsamples = {n}\n'
+_WIDE_USER = '[[privacy]]\nid = "big.user"\nsampler = "wide_user:wide"\ninputs = [0, 1]\neps = 1.0\nsamples = 900000000\n'
+
+
+def _wide_user_toml(tmp_path) -> str:
+    _file(tmp_path, "wide_user.py", "def wide(x, n, rng):\n    return rng.normal(x, 1.0, (n, 1000))\n")
+    return _file(tmp_path, "wide.toml", _WIDE_USER)
+
+
 # (args — a callable of tmp_path when a file is needed —, exit code, text in the first output line)
 CASES = [
     # 1. memory guards: refused up front from the size estimate, with the estimate, the limit and how to raise it
@@ -68,6 +85,14 @@ CASES = [
     (["verify", "fedsel.ps.ratio", "--max-memory", ABOVE_RAM], 2, "more than this machine's RAM"),
     (["audit", "de", "--samples", "1e10", "--max-memory", "1G"], 2, "the limit is 1e+09 draws per input"),
     (lambda p: ["verify", "--file", _huge_toml(p), "--jobs", "1"], 2, "the exact eps of fedsel-pe with d=1000000000"),
+    # claim files: oversize entries refused at load from the estimate (issue 19 §3), never an 'error' record later
+    (lambda p: ["verify", "--file", _file(p, "r.toml", _BIG_REPLICATES)], 2,
+     "[[estimator]] #1 (id 'big.est'): simulating 1e+12 replicates"),
+    (lambda p: ["verify", "--file", _file(p, "s.toml", _BIG_SAMPLES.replace("{n}", str(10**11)))], 2,
+     "(id 'big.lap'): samples 1e+11 is beyond what can be sampled"),
+    (lambda p: ["verify", "--file", _file(p, "s.toml", _BIG_SAMPLES.replace("{n}", str(5 * 10**9)))], 2,
+     "the limit is 1e+09 draws per input on this machine"),
+    (lambda p: ["verify", "--file", _wide_user_toml(p)], 2, "(id 'big.user'): auditing wide with outputs of 1000 values"),
     # k-ary RR with k = 10^9: three atoms, an answer (checked against the closed form below)
     (["budget", "pld", "--event", "rr:eps=1,k=1000000000x2", "--delta", "1e-5"], 0, "PLD accountant (add_remove)"),
     # 2. crashes and hangs on built-in paths
@@ -340,3 +365,17 @@ def test_ctrl_c_with_a_local_cluster_leaves_nothing(tmp_path):
         time.sleep(0.5)
     assert not list(tmp_path.iterdir()), list(tmp_path.iterdir())
     assert not left, f"processes left behind: {left}"
+
+
+def test_claim_file_sample_cap_follows_dask(tmp_path):
+    """5e9 draws per input: refused at load for a local run, accepted at load when the run samples on Dask."""
+    from privcheck.errors import PrivcheckUsageError
+    from privcheck.userfile import load_user_file, unload_user_file
+
+    path = _file(tmp_path, "s.toml", _BIG_SAMPLES.replace("{n}", str(5 * 10**9)))
+    with pytest.raises(PrivcheckUsageError, match="on this machine"):
+        load_user_file(path)
+    try:
+        assert load_user_file(path, distributed=True) == ["big.lap"]
+    finally:
+        unload_user_file(path)

@@ -213,10 +213,10 @@ def test_synthetic_setup_rescaling_gives_unit_variance():
 def test_privacy_audit_refutes_half_variance_shares_not_the_algorithm():
     from privcheck.catalogue.estimation.spriFed_omp import audit_central
 
-    ok, b, delta = audit_central("omp", 1.0, samples=2500, seed=4)
-    bad, _, _ = audit_central("omp", 0.5, samples=2500, seed=5)
-    assert ok.verdict != "refuted" and ok.delta_lower <= delta
-    assert bad.verdict == "refuted" and bad.delta_lower > delta
+    ok, b = audit_central("omp", 1.0, samples=2500, seed=4)
+    bad, _ = audit_central("omp", 0.5, samples=2500, seed=5)
+    assert ok.mu_claimed == b.mu_total and ok.verdict != "refuted" and ok.mu_lower <= b.mu_total
+    assert bad.verdict == "refuted" and bad.mu_lower > b.mu_total  # half the variance: μ·√2 ≈ 2.34 > 1.80
     assert b.n1 == b.n2 == 1
 
 

@@ -633,7 +633,9 @@ def audit(
     accountant : an accountant with ``tradeoff(alpha)`` (a composed
         ``PLDAccountant``) instead of ``eps``: refuted when a box lies below its
         certified curve's lower end. A mechanism with ``accountant()`` and no
-        finite ε claim (``dp-sgd``) is audited against it by default.
+        finite ε claim (``dp-sgd``) is audited against it by default. With such a
+        curve claim, ``delta`` (in [0, 1)) adds ``eps_lower_at_delta``, the certified ε
+        lower bound at that δ from the same trade-off points (the verdict stays the curve's).
     jobs, client : workers of the chunk backend (threads by default; a Dask
         client or ``"local"``; see :func:`privcheck.scheduler.get_backend`).
 
@@ -674,7 +676,7 @@ def audit(
     if claim is not None:
         return audit_curve_claim(mech, name, claim, inputs, samples, t0=t0, pairs=pairs, neighbours=neighbours,
                                  view=view, seed=seed, confidence=confidence, jobs=jobs, client=client,
-                                 progress=progress, monte_carlo=monte_carlo, exact=exact)
+                                 progress=progress, monte_carlo=monte_carlo, exact=exact, delta=delta)
     if eps is None:
         if not is_mech:
             raise PrivcheckUsageError("audit of a plain callable needs the claimed eps=...")

@@ -473,9 +473,11 @@ def curve_summary_lines(res: Any) -> list[str]:
 
 def audit_curve_claim(mech: Any, name: str, claim: ClaimedCurve, inputs, samples: int, *, t0: float,
                       monte_carlo: bool = True, exact: bool | None = None, seed: int = 0,
-                      confidence: float = 0.95, **kwargs):
+                      confidence: float = 0.95, delta: float | None = None, **kwargs):
     """Run a curve audit of ``claim`` (from :func:`resolve_claim`) and wrap it as an
     :class:`~privcheck.auditor.core.AuditResult` (``eps_claimed`` None; verdict by :func:`curve_decision`).
+    delta: None, or in [0, 1): also certify ``eps_lower_at_delta`` at this δ (``delta_claimed``; no effect
+    on the verdict).
     ``kwargs``: ``pairs``, ``neighbours``, ``view``, ``jobs``, ``client``, ``progress`` of :func:`curve_bound`."""
     import time
 
@@ -485,7 +487,7 @@ def audit_curve_claim(mech: Any, name: str, claim: ClaimedCurve, inputs, samples
         raise PrivcheckUsageError("a mu= or accountant= claim is audited from samples: it takes neither "
                                   "monte_carlo=False nor exact=True (exact ε is for ε claims)")
     seed = check_int("seed", seed, minimum=0)
-    bound = curve_bound(mech, inputs, samples, claim=claim, confidence=confidence, seed=seed, **kwargs)
+    bound = curve_bound(mech, inputs, samples, claim=claim, confidence=confidence, seed=seed, delta=delta, **kwargs)
     verdict, reason = curve_decision(bound, claim)
     best = max(bound.points, key=lambda p: p["mu_lower"]) if bound.points else None
     return AuditResult(
@@ -496,4 +498,5 @@ def audit_curve_claim(mech: Any, name: str, claim: ClaimedCurve, inputs, samples
         event=None if best is None else f"{best['score']} >= {best['threshold']:.6g}",
         eps_max_certifiable=None, reproducible=bound.reproducible, details=curve_details(bound), reason=reason,
         mu_claimed=claim.mu, accountant=claim.description if claim.kind == "accountant" else None,
+        delta_claimed=bound.delta,
         **curve_fields(bound))

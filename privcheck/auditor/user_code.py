@@ -151,8 +151,10 @@ def parse_pair(text: str) -> tuple:
 
 
 def probe_sampler(sampler: Callable, inputs: list, ref: str, view: Callable | None = None,
-                  per_sample: bool = False) -> None:
+                  per_sample: bool = False) -> int:
     """Call ``sampler(x, 4, rng)`` at every input (then the view and the output encoding); one line on failure.
+
+    Returns the output width (values per encoded output, the same for every input), for size checks.
 
     An exception raised by the sampler is bad input (:class:`PrivcheckUsageError`,
     its traceback kept as ``user_traceback`` for ``--debug``); ``sys.exit``,
@@ -166,6 +168,7 @@ def probe_sampler(sampler: Callable, inputs: list, ref: str, view: Callable | No
     if len(widths) > 1:
         raise PrivcheckUsageError(f"{ref}: outputs have different widths for different inputs ({sorted(widths)} "
                                   "columns); audit them with --view privcheck.auditor.views:as_atom")
+    return widths.pop()
 
 
 def _accepts(fn: Callable, count: int) -> bool:

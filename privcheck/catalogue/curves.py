@@ -70,7 +70,8 @@ def _curve_outcome(ctx: RunContext, cases: list[Case], inputs: list, default: in
         res = audit(sampler, inputs=inputs, mu=mu, samples=n, seed=base + i, confidence=conf, jobs=ctx.jobs)
         verdicts.append(res.verdict)
         rows.append({"case": label, "mu_claimed": mu, "mu_lower": res.mu_lower, "verdict": res.verdict,
-                     "confidence": conf, "samples_per_input": n, "points": len(res.curve_points or [])})
+                     "confidence": conf, "samples_per_input": n, "points": len(res.curve_points or []),
+                     "curve_points": res.curve_points or []})  # drawn in the reports (plots.audit_curve_data)
     verdict = "refuted" if "refuted" in verdicts else "holds" if all(v == "holds" for v in verdicts) else "inconclusive"
     return Outcome(verdict, claimed={r["case"]: r["mu_claimed"] for r in rows},
                    measured={r["case"]: r["mu_lower"] for r in rows},

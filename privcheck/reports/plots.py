@@ -18,7 +18,16 @@ record's ``details``. The figures:
 6. curves a check attaches as ``details["figure"]`` / ``details["figures"]``
    (x, series of means with optional intervals, the paper's statement as the
    caption; e.g. the ``spriFed.omp.*`` recovery and MSE curves;
-   :func:`curve_figures`, :func:`plot_curves`).
+   :func:`curve_figures`, :func:`plot_curves`);
+7. trade-off-curve audits: a record whose details (or whose ``details["cases"]``
+   entries) hold an audit's ``curve_points`` gets the empirical (α, β) points with
+   their confidence boxes over the claimed curve (G_μ of ``mu_claimed``)
+   (:func:`audit_curve_data`, :func:`privcheck.reports.audit_curve_plot.plot_audit_curve`);
+   one holding an accountant's certified curve (``alpha``, ``beta_lower``,
+   ``beta_upper``, at top level or under ``details["tradeoff"]``) gets the trade-off
+   band, with the record's curve-point boxes over it (:func:`tradeoff_data`,
+   :func:`privcheck.reports.tradeoff_plot.plot_tradeoff`, the ``mu`` / ``accountant`` audits
+   and ``budget pld --tradeoff`` of DESIGN.md's Wave 3).
 
 :func:`write_figures` draws all that apply into a directory and returns the
 list of :class:`Figure` written plus notes on the ones skipped (shown in the
@@ -31,7 +40,7 @@ import math
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from privcheck.claims import VerdictRecord
 
@@ -368,6 +377,86 @@ def plot_curves(fig_data: dict, path: str, verdict: str = "") -> None:
     _save(fig, path)
 
 
+# --------------------------------------------------------------------------- 7. trade-off curves
+_POINT_KEYS = ("alpha", "beta", "alpha_upper", "beta_upper")
+
+
+def _curve_points(v: Any) -> list[dict] | None:
+    """``v`` as a list of audit curve points (dicts with numeric α̂, β̂ and box corners), or None."""
+    if not isinstance(v, list) or not v:
+        return None
+    ok = all(isinstance(p, dict) and all(_num(p.get(k)) is not None for k in _POINT_KEYS) for p in v)
+    return v if ok else None
+
+
+def audit_curve_data(record: VerdictRecord) -> list[dict]:
+    """The trade-off audits a record carries, each as a dict :func:`~privcheck.reports.audit_curve_plot.plot_audit_curve`
+    draws (``curve_points``, ``mu_claimed``, ``mu_lower``, ``verdict``, ``confidence``, ``mechanism``).
+
+    Read from ``details["curve_points"]`` (one audit: the record's own verdict and claim) and from
+    every ``details["cases"]`` entry holding ``curve_points`` (one audit per case, labelled by its
+    ``case``); malformed point lists are skipped.
+    """
+    d = record.details if isinstance(record.details, dict) else {}
+    out = []
+    own = [dict(d, mechanism=d.get("mechanism") or record.id)] if _curve_points(d.get("curve_points")) else []
+    cases = [c for c in d.get("cases", []) if isinstance(c, dict)] if isinstance(d.get("cases"), list) else []
+    for c in own + [dict(c, mechanism=f"{record.id}: {c.get('case', i + 1)}") for i, c in enumerate(cases)]:
+        pts = _curve_points(c.get("curve_points"))
+        if pts:
+            mu = _num(c.get("mu_claimed"))
+            out.append({"curve_points": pts, "mu_claimed": mu if mu is not None and mu > 0 else None,
+                        "mu_lower": _num(c.get("mu_lower")), "verdict": c.get("verdict", record.verdict),
+                        "confidence": c.get("confidence", d.get("confidence", 0.95)),
+                        "mechanism": str(c["mechanism"])})
+    return out
+
+
+def tradeoff_data(record: VerdictRecord) -> dict | None:
+    """A certified trade-off curve a record carries (``alpha``, ``beta_lower``, ``beta_upper``: equal-length
+    number lists, optional ``mu_upper``; at the top of the details or under ``details["tradeoff"]``), or None."""
+    d = record.details if isinstance(record.details, dict) else {}
+    src = d["tradeoff"] if isinstance(d.get("tradeoff"), dict) else d
+    cols = [_numbers(src.get(k)) for k in ("alpha", "beta_lower", "beta_upper")]
+    if any(c is None for c in cols) or len({len(c) for c in cols}) != 1:  # type: ignore[arg-type]
+        return None
+    out = dict(zip(("alpha", "beta_lower", "beta_upper"), cols))
+    mu = _num(src.get("mu_upper"))
+    if mu is not None:
+        out["mu_upper"] = mu
+    return out
+
+
+def _write_curve_figures(r: VerdictRecord, directory: str, name: Callable[[str], str]) -> list[Figure]:
+    """The trade-off figures of one record (:func:`tradeoff_data`, :func:`audit_curve_data`), drawn to ``directory``."""
+    figs = []
+    audits = audit_curve_data(r)
+    band = tradeoff_data(r)
+    if band is not None:
+        from privcheck.reports.tradeoff_plot import plot_tradeoff
+
+        boxes = [(p["alpha"], p["alpha_upper"], p["beta"], p["beta_upper"]) for a in audits for p in a["curve_points"]]
+        fn = name(f"{r.id}_{r.method}_tradeoff")
+        plot_tradeoff(band, os.path.join(directory, fn), title=f"{r.id}: trade-off curve", boxes=boxes)
+        figs.append(Figure(fn, f"{r.id} [{r.method}]: certified trade-off curve",
+                           "The certified β(α) band (left) and the attack view TPR = 1 − β against FPR (right)"
+                           + (", with the empirical confidence boxes of the audit" if boxes else "")
+                           + f" (check verdict: {r.verdict}).", _record_anchor(r)))
+        return figs
+    from privcheck.reports.audit_curve_plot import plot_audit_curve
+
+    for i, a in enumerate(audits):
+        fn = name(f"{r.id}_{r.method}_audit{i + 1}")
+        plot_audit_curve(a, os.path.join(directory, fn))
+        mu = a["mu_claimed"]
+        figs.append(Figure(fn, f"{a['mechanism']}: trade-off audit",
+                           f"Empirical (α̂, β̂) points with their simultaneous confidence boxes (red: below the claim) "
+                           + (f"over the claimed curve G_μ, μ = {mu:.4g}" if mu is not None else "")
+                           + (f"; certified mu_lower = {a['mu_lower']:.4g}" if a["mu_lower"] is not None else "")
+                           + f" (verdict: {a['verdict']}).", _record_anchor(r)))
+    return figs
+
+
 # --------------------------------------------------------------------------- 4. estimator intervals
 def estimator_components(record: VerdictRecord) -> list[dict]:
     """The estimator components found in a record: label, bias interval, variance interval and claims.
@@ -605,6 +694,8 @@ def write_figures(
                 out.figures.append(Figure(fn, "003 Figure 3", "Mean TV distance between the estimate and the data "
                                           "(with intervals) and communication cost, against the sampling probability π.",
                                           _record_anchor(r)))
+        elif audit_curve_data(r) or tradeoff_data(r) is not None:
+            out.figures.extend(_write_curve_figures(r, directory, name))
         elif curve_figures(r):
             for i, fig in enumerate(curve_figures(r)):
                 fn = name(f"{r.id}_{r.method}_curve{i + 1}")

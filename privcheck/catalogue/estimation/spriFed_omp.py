@@ -363,51 +363,61 @@ PRIVACY_CONFIG = {"n": 10, "d": 3, "mu1": 1.5, "mu2": 1.0, "c_x": 1.0, "c_y": 1.
 
 def audit_central(variant: str = "omp", share_factor: float = 1.0, samples: int = 10_000, seed: int = 0,
                   confidence: float = 0.95, config: dict | None = None):
-    """Black-box audit of the whole algorithm on neighbouring datasets at Theorem 6's claim.
+    """Black-box μ-GDP audit of the whole algorithm on neighbouring datasets at Theorem 6's claim.
 
-    Until the μ-GDP audit exists, the claim audited is (ε, δ_μ(ε)) with μ = Theorem 6's total and
-    δ from Lemma 2; switching to the GDP audit is the one line marked below (``mu=b.mu_total``).
-    Returns (AuditResult, SpriFedBudget, δ claimed).
+    The claim audited is the trade-off curve G_μ with μ = Theorem 6's total for the configuration
+    (:func:`accountants.spriFed.spriFed_budget`); refuted when an empirical (α, β) confidence box
+    lies below G_μ (:mod:`privcheck.auditor.curves`). variant 'omp'/'grad'; share_factor 1 for the
+    algorithm, 0.5 for the broken NoisySMPC; samples ≥ 100 per dataset; seed: the rows and the draws.
+    Returns (AuditResult with ``mu_lower``, SpriFedBudget).
     """
     import privcheck
-    from accountants.gdp import gdp_delta
     from accountants.spriFed import spriFed_budget
     from estimators.spriFed_omp.privacy import central_run
 
     c = dict(PRIVACY_CONFIG, **(config or {}))
     run = central_run(c["n"], c["d"], c["mu1"], c["mu2"], c["c_x"], c["c_y"], variant, share_factor, seed)
     b = spriFed_budget(1, c["mu1"], c["mu2"], variant)
-    delta = gdp_delta(b.mu_total, c["eps"])
-    res = privcheck.audit(run.sample, pairs=[(0, 1)], eps=c["eps"], delta=delta,  # GDP audit: mu=b.mu_total
-                          samples=samples, seed=seed, confidence=confidence, jobs=1,
+    res = privcheck.audit(run.sample, pairs=[(0, 1)], mu=b.mu_total, samples=samples, seed=seed,
+                          confidence=confidence, jobs=1,
                           view=False)  # the output is our own real-valued statistic: its float bits say nothing
-    return res, b, delta
+    return res, b
+
+
+def _audit_case(label: str, res) -> dict:
+    """One audit as a ``details["cases"]`` row (drawn by the reports as points with boxes over G_μ)."""
+    return {"case": label, "mu_claimed": res.mu_claimed, "mu_lower": res.mu_lower, "verdict": res.verdict,
+            "confidence": res.confidence, "samples_per_input": res.samples, "curve_points": res.curve_points or []}
 
 
 @check("spriFed.omp.privacy", "mc")
 def _privacy(ctx: RunContext) -> Outcome:
     samples = ctx.n(default=8000, quick=2500)
     seed = int(ctx.rng("privacy").integers(2**31))
-    res, b, delta = audit_central("omp", 1.0, samples, seed, ctx.confidence)
-    ctrl, _, _ = audit_central("omp", 0.5, samples, seed + 1, ctx.confidence)
+    conf = 1.0 - (1.0 - ctx.confidence) / 2  # two audits (algorithm, control): Bonferroni
+    res, b = audit_central("omp", 1.0, samples, seed, conf)
+    ctrl, _ = audit_central("omp", 0.5, samples, seed + 1, conf)
     verdict = res.verdict
     if verdict == "holds" and ctrl.verdict != "refuted":
         verdict = "inconclusive"  # the audit could not even catch the broken control: no power
     c = PRIVACY_CONFIG
     eff = math.sqrt(c["mu1"] ** 2 + (2 * c["c_x"] * c["c_y"] * c["mu2"] /
                                      (2 * c["c_x"] * math.sqrt(c["c_y"] ** 2 + c["c_x"] ** 2))) ** 2)
+    strip = lambda r: {k: v for k, v in r.to_dict().items() if k != "curve_points"}  # noqa: E731 (points in cases)
     return Outcome(verdict=verdict,
-                   claimed={"mu_total": b.mu_total, "eps": c["eps"], "delta": delta},
-                   measured={"delta_lower": res.delta_lower, "eps_lower": res.eps_lower,
-                             "broken_control_delta_lower": ctrl.delta_lower, "broken_control_verdict": ctrl.verdict},
-                   details={"audit": res.to_dict(), "broken_control": ctrl.to_dict(), "config": c,
+                   claimed={"mu_total": b.mu_total},
+                   measured={"mu_lower": res.mu_lower, "broken_control_mu_lower": ctrl.mu_lower,
+                             "broken_control_verdict": ctrl.verdict},
+                   details={"audit": strip(res), "broken_control": strip(ctrl), "config": c,
+                            "cases": [_audit_case("SPriFed-OMP (Theorem 6's μ)", res),
+                                      _audit_case("broken control: NoisySMPC shares with half the variance", ctrl)],
                             "budget": {"n1": b.n1, "n2": b.n2, "mu1": b.mu1, "mu2": b.mu2, "mu_total": b.mu_total},
                             "true_mu_of_audited_transcript": eff,
                             "output": "the whole SPriFed-OMP run (s = 1) per replicate, reduced to its transcript's "
                                       "log-likelihood-ratio statistic for D vs D' (post-processing)",
                             "neighbours": "D' replaces client 0's vertex row (x = c_x·1, y = c_y) by (−c_x·1, c_y)",
-                            "claim_audited": "(ε, δ_μ(ε)) at the claimed μ (Lemma 2) until the μ-GDP audit lands; "
-                                             "then audit_central passes mu=b.mu_total instead (one line)",
+                            "claim_audited": "μ-GDP at Theorem 6's total μ (audit(mu=...)); mu_lower is the certified "
+                                             "lower bound on the μ of the implementation",
                             "control": "NoisySMPC shares summing to half the stated variance must be refuted; if not, "
                                        "a 'holds' is downgraded to inconclusive",
                             "reconstruction": f"{RECON}: Alg. 1 calibration σ = Δ/μ with Lemma 4 sensitivities"},
