@@ -787,10 +787,17 @@ def reconstruction_nonvacuous_a(r: Any, eps: Any, rho0: Any = 0.0) -> float | No
     """The smallest a in [0, 1] with ω(a) ≤ 1 (eq. 9 informative from there on), or None if no a ≤ 1 gives it.
 
     a* = √(2(ε + ρ0 + log √8)/(r − 1)) (solving log ω(a) = 0); r = 1 never gives ω < 1 (ω is then constant).
-    Rounded up by one ulp so that ω(a*) ≤ 1 holds in floating point.
+    Evaluated with 50 digits and rounded up to the next float, so that ω(a*) ≤ 1 holds exactly at the
+    returned float (several float operations would each add their own rounding error).
     """
+    import mpmath
+
     _, r, eps, rho0 = _omega_args(0.0, r, eps, rho0)
     if r == 1.0:
         return None
-    a_star = math.nextafter(math.sqrt(2.0 * (eps + rho0 + 1.5 * math.log(2.0)) / (r - 1.0)), math.inf)
+    with mpmath.workdps(50):
+        exact = mpmath.sqrt(2 * (mpmath.mpf(eps) + mpmath.mpf(rho0) + mpmath.log(8) / 2) / (mpmath.mpf(r) - 1))
+        a_star = float(exact)
+        if mpmath.mpf(a_star) < exact:
+            a_star = math.nextafter(a_star, math.inf)
     return a_star if a_star <= 1.0 else None

@@ -54,6 +54,7 @@ def test_laplace_replace_losses_bounded():
 def test_interval_against_dp_accounting(base):
     """dp_accounting has REPLACE for the subsampled Gaussian only (its LaplacePrivacyLoss refuses it):
     the Laplace case checks the add/remove ordering and the group bound only."""
+    pytest.importorskip("dp_accounting")
     from dp_accounting.pld import privacy_loss_distribution as D
     from dp_accounting.pld import privacy_loss_mechanism as M
 
