@@ -184,29 +184,31 @@ def _accepts(fn: Callable, count: int) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def _raised_as_usage(message: str):
+    """A user function that *raised* (kind ``raised``) during a probe is bad input: one line ``message: cause``,
+    keeping the user's traceback for ``--debug``; exits, crashes and hangs stay :class:`UserCodeError`."""
+    try:
+        yield
+    except UserCodeError as exc:
+        if exc.kind != "raised":
+            raise
+        err = PrivcheckUsageError(f"{message}: {exc.cause}")
+        err.user_traceback = exc.user_traceback
+        raise err from None
+
+
 def _probe_one(sampler: Callable, x: Any, ref: str, view: Callable | None) -> int:
     import numpy as np
 
     from privcheck.auditor.outputs import encode_outputs
 
-    try:
+    with _raised_as_usage(f"calling {ref} at input {x!r} failed"):
         out = guard_user_code(sampler, ref)(x, 4, np.random.default_rng(0))
-    except UserCodeError as exc:
-        if exc.kind != "raised":
-            raise
-        err = PrivcheckUsageError(f"calling {ref} at input {x!r} failed: {exc.cause}")
-        err.user_traceback = exc.user_traceback
-        raise err from None
     if view is not None:
         vname = getattr(view, "__qualname__", None) or getattr(view, "__name__", "the view")
-        try:
+        with _raised_as_usage(f"the view failed on {ref}'s outputs"):
             out = call_user(view, (out,), f"the view {vname}", f"on {ref}'s outputs")
-        except UserCodeError as exc:
-            if exc.kind != "raised":
-                raise
-            err = PrivcheckUsageError(f"the view failed on {ref}'s outputs: {exc.cause}")
-            err.user_traceback = exc.user_traceback
-            raise err from None
     return encode_outputs(out, 4).shape[1]
 
 
