@@ -615,8 +615,10 @@ def audit(
         applied to every chunk before coding.
     eps : claimed ε ≥ 0 (0 claims perfect privacy; default: the mechanism's
         nominal ε; required for a callable).
-    samples : Monte Carlo draws per input (≥ 20), or ``"auto"``: rounds of doubling size until 95 % of
-        the claimed ε is certified or 10⁷ draws per input are spent (:mod:`privcheck.auditor.adaptive`).
+    samples : Monte Carlo draws per input (≥ 20), or ``"auto"`` / ``"auto:key=value,..."`` /
+        :class:`~privcheck.auditor.adaptive.Auto`: rounds on fresh draws (growing by ``growth``, 4 by default,
+        cut to what the best event predicts) until 95 % of the claimed ε is certified or 10⁷ draws per input
+        are spent, with alpha spending across rounds (:mod:`privcheck.auditor.adaptive`).
     seed : integer ≥ 0; all randomness derives from it.
     confidence : in (0, 1).
     exact : compute the exact ε (default: when the mechanism provides it;
