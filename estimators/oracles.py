@@ -31,6 +31,7 @@ import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
 from estimators.direct_encoding import DirectEncoding, sample_krr
+from estimators.packed import sample_unary_packed
 from estimators.registry import register
 from privcheck.exact import worst_case_ratio
 from privcheck.validation import check_eps, check_in_interval, check_int
@@ -84,7 +85,10 @@ def unary_exact(p, q, method_note: str = "") -> ExactEpsilon:
 
 
 def sample_unary(x, n: int, d: int, p: float, q: float, rng: np.random.Generator) -> np.ndarray:
-    """``n`` unary-encoding reports of ``x``: (n, d) uint8, bit x is 1 w.p. ``p``, every other w.p. ``q``."""
+    """``n`` unary-encoding reports of ``x``: (n, d) uint8, bit x is 1 w.p. ``p``, every other w.p. ``q``.
+
+    The straightforward sampler (one float per bit): the reference the built-in mechanisms' packed
+    sampler :func:`estimators.packed.sample_unary_packed` is tested against."""
     out = (rng.random((n, d)) < q).view(np.uint8) if n else np.zeros((0, d), np.uint8)
     out[:, x] = rng.random(n) < p
     return out
@@ -102,8 +106,10 @@ class _Unary(Mechanism):
         self.p, self.q = float(p), float(q)
 
     def sample(self, x, n, rng):
+        """``n`` reports of ``x`` as :class:`~privcheck.packed.PackedBits` (:func:`estimators.packed.sample_unary_packed`;
+        ``np.asarray`` gives the ``(n, d)`` 0/1 matrix)."""
         x = check_int("x", x, minimum=0, maximum=self.d - 1)
-        return sample_unary(x, n, self.d, self.p, self.q, rng)
+        return sample_unary_packed(x, n, self.d, self.p, self.q, rng)
 
     def inputs(self) -> list:
         return _small_inputs(self.d)

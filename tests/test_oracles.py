@@ -70,6 +70,7 @@ def ref_lh_support(x, n, rng, d, eps, g):
 
 
 def _cells(a: np.ndarray) -> list:
+    a = np.asarray(a)  # packed bit rows (privcheck.PackedBits) read as their (n, d) matrix
     a = a.reshape(len(a), -1)
     return [tuple(r) for r in a.tolist()]
 

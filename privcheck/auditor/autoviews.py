@@ -40,6 +40,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from privcheck.auditor.coding import to_matrix
+from privcheck.packed import PackedBits
 
 #: probe draws per audited input
 PROBE = 2048
@@ -52,9 +53,12 @@ HASH_MARGIN = 0.15
 
 
 def _materialise(outputs) -> Any:
-    """Lists with one-shot iterators (zip, map, generators) turned into tuples; arrays unchanged."""
+    """Lists with one-shot iterators (zip, map, generators) turned into tuples; arrays unchanged;
+    packed bit rows unpacked (the probe is small)."""
     if isinstance(outputs, np.ndarray):
         return outputs
+    if isinstance(outputs, PackedBits):
+        return outputs.unpack()
     return [tuple(o) if isinstance(o, Iterator) else o for o in outputs]
 
 

@@ -25,12 +25,23 @@ columns, joint codes otherwise) and whole-row atoms (mixed-radix row keys over
 the columns' value codes) when few distinct rows occur. Continuous columns are
 binned through an exact uniform-grid lookup. Each chunk is read O(1) times and
 only counts leave the chunk function.
+
+Packed bit rows (:class:`privcheck.packed.PackedBits`, ``ceil(d/8)`` bytes per row of
+``d`` bits) are counted without unpacking them to one byte per bit: per-bit counts
+from one 256-bin histogram per byte column times a 256×8 bit table
+(:meth:`PackedBits.column_ones`), joint atoms of the chosen column pairs and the
+events' columns from only those bits, whole-row atoms from the bytes as keys (a
+per-byte table of each byte value's share of the mixed-radix row key). The coding
+is fitted on the unpacked pilot, so the atoms, events and counts are the ones of the
+unpacked ``(n, d)`` matrix.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from privcheck.packed import BIT_TABLE, PackedBits
 
 MAX_INT_RANGE = 4096
 MAX_EXACT_VALUES = 64
@@ -68,9 +79,14 @@ def as_matrix(out, n: int) -> np.ndarray:
 
 def to_matrix(out, n: int) -> np.ndarray:
     """Any sampler output → numeric 2-D array: numeric arrays directly (:func:`as_matrix`),
-    other output types through ``privcheck.auditor.outputs.encode_outputs`` when available."""
+    other output types through ``privcheck.auditor.outputs.encode_outputs`` when available.
+    :class:`~privcheck.packed.PackedBits` stay packed (the coding counts them from their bytes)."""
     if isinstance(out, np.ndarray) and out.dtype.kind in "biuf":
         return as_matrix(out, n)
+    if isinstance(out, PackedBits):
+        if len(out) != n:
+            raise ValueError(f"sampler returned PackedBits of {len(out)} rows, expected {n}")
+        return out
     try:
         from privcheck.auditor.outputs import encode_outputs
     except ImportError:
@@ -341,7 +357,8 @@ class OutputCoding:
 
     @classmethod
     def fit(cls, pilot: np.ndarray) -> "OutputCoding":
-        """Fit every column's coder (and the row atoms) on pooled pilot data ``(n, d)``."""
+        """Fit every column's coder (and the row atoms) on pooled pilot data ``(n, d)`` (packed rows unpacked)."""
+        pilot = np.asarray(pilot) if isinstance(pilot, PackedBits) else pilot
         if pilot.dtype.kind in "iub" and len(pilot):
             cmin, cmax = pilot.min(axis=0).astype(np.int64), pilot.max(axis=0).astype(np.int64)
             cols = [ColumnCoder("int", lo=int(cmin[j]), size=int(cmax[j] - cmin[j] + 1))
@@ -412,7 +429,10 @@ class OutputCoding:
 
     def row_codes(self, codes: np.ndarray) -> np.ndarray:
         """Row atom of each row (pilot rows in key order; unseen rows get the last code)."""
-        keys = self.row_keys(codes)
+        return self.row_atoms(self.row_keys(codes))
+
+    def row_atoms(self, keys: np.ndarray) -> np.ndarray:
+        """Row atom of each row key (:meth:`row_keys`): its pilot row's index, unseen rows the last code."""
         pos = np.minimum(np.searchsorted(self.rows, keys), self.rows.size - 1)
         hit = self.rows[pos] == keys
         return np.where(hit, pos, self.rows.size)
@@ -442,9 +462,13 @@ class OutputCoding:
         return codes[:, i].astype(wide) * int(self.n_codes[j]) + codes[:, j]
 
     # -------------------------------------------------------------- counting
-    def count_chunk(self, data: np.ndarray) -> dict:
+    def count_chunk(self, data: np.ndarray | PackedBits) -> dict:
         """Atom counts of every family on one chunk: ``{family: int64 array}`` (see :meth:`families`)."""
         n = len(data)
+        if isinstance(data, PackedBits):
+            if self.all_int:
+                return self._count_packed(data)
+            data = data.unpack()
         if self.width == 1 and self.rows is None:
             direct = self._direct_int_counts(data[:, 0], self.columns[0])
             if direct is not None:
@@ -454,8 +478,54 @@ class OutputCoding:
         if self.rows is not None:
             out[()] = np.bincount(self.row_codes(codes), minlength=self.rows.size + 1)
         out.update(self._column_counts(codes, n))
-        out.update(self._pair_counts(codes, n))
+        if len(self.pair_columns) >= 2:
+            out.update(self._pair_counts(codes[:, list(self.pair_columns)], n))
         return out
+
+    # ----------------------------------------------------------- packed rows
+    def _count_packed(self, data: PackedBits) -> dict:
+        """:meth:`count_chunk` of packed bit rows (every column an integer coder), from the bytes."""
+        n = len(data)
+        out: dict = {}
+        if self.rows is not None:
+            out[()] = np.bincount(self.row_atoms(self._packed_row_keys(data)), minlength=self.rows.size + 1)
+        ones = data.column_ones()
+        bit_codes = self.codes_matrix(np.array([[0] * self.width, [1] * self.width], dtype=np.uint8))
+        for j in range(self.width):
+            c = np.zeros(int(self.n_codes[j]), dtype=np.int64)
+            c[int(bit_codes[0, j])] += n - ones[j]
+            c[int(bit_codes[1, j])] += ones[j]
+            out[(j,)] = c
+        if len(self.pair_columns) >= 2:
+            out.update(self._pair_counts(self._packed_codes(data, self.pair_columns), n))
+        return out
+
+    def _packed_codes(self, data: PackedBits, cols) -> np.ndarray:
+        """Atom codes of the bit columns ``cols`` of packed rows, ``(n, len(cols))`` (only these bits are read)."""
+        cols = list(cols)
+        return self.codes_matrix(data.columns(cols), cols)
+
+    def _packed_row_keys(self, data: PackedBits) -> np.ndarray:
+        """:meth:`row_keys` of packed rows: the sum over byte columns of each byte value's share of the key
+        (tables of 256 entries per byte column, from :meth:`codes_matrix` of the byte values' bits)."""
+        tables = getattr(self, "_byte_tables", None)
+        if tables is None:
+            tables = []
+            for b in range(data.data.shape[1]):
+                cols = list(range(8 * b, min(8 * b + 8, self.width)))
+                codes = self.codes_matrix(np.ascontiguousarray(BIT_TABLE[:, : len(cols)], dtype=np.uint8), cols)
+                codes = codes.astype(np.int64)
+                tables.append((codes @ self.radix[cols], (codes >= self.row_base[cols]).any(axis=1)))
+            self._byte_tables = tables
+        key = np.zeros(len(data), dtype=np.int64)
+        outside = np.zeros(len(data), dtype=bool)
+        for b, (share, off) in enumerate(tables):
+            byte = data.data[:, b]
+            key += share[byte]
+            outside |= off[byte]
+        key = key.astype(np.float64)
+        key[outside] = -1.0
+        return key
 
     @staticmethod
     def _direct_int_counts(col: np.ndarray, coder: ColumnCoder) -> np.ndarray | None:
@@ -488,11 +558,9 @@ class OutputCoding:
         return {(j,): np.bincount(codes[:, j], minlength=int(self.n_codes[j]))[: int(self.n_codes[j])]
                 for j in range(d)}
 
-    def _pair_counts(self, codes: np.ndarray, n: int) -> dict:
+    def _pair_counts(self, sub: np.ndarray, n: int) -> dict:
+        """Joint atom counts of the pairs of :attr:`pair_columns` from their codes ``sub`` ``(n, len(pair_columns))``."""
         pc = self.pair_columns
-        if len(pc) < 2:
-            return {}
-        sub = codes[:, list(pc)]
         out = {}
         if sub.dtype.kind in "iub" and n and int(sub.max()) <= 1:
             # binary columns: N11 from one matrix product of the indicator columns, the rest by margins
@@ -511,14 +579,25 @@ class OutputCoding:
                     t[0, 0] = n - ones[a] - ones[c] + n11[a, c]
                     out[(i, j)] = t.ravel()
             return out
+        cols = _Columns({j: sub[:, k] for k, j in enumerate(pc)}, n)
         for a in range(len(pc)):
             for c in range(a + 1, len(pc)):
                 fam = (pc[a], pc[c])
-                out[fam] = np.bincount(self.family_codes(codes, fam), minlength=self.family_size(fam))
+                out[fam] = np.bincount(self.family_codes(cols, fam), minlength=self.family_size(fam))
         return out
 
-    def count_events(self, data: np.ndarray, events) -> np.ndarray:
+    def count_events(self, data: np.ndarray | PackedBits, events) -> np.ndarray:
         """How many rows of a chunk fall in each event (events carry ``family`` and an atom mask)."""
+        cache: dict = {}
+        if isinstance(data, PackedBits):
+            if not self.all_int:
+                return self.count_events(data.unpack(), events)
+            if any(ev.family == () for ev in events):
+                cache[()] = np.bincount(self.row_atoms(self._packed_row_keys(data)), minlength=self.family_size(()))
+            cols = sorted({j for ev in events for j in ev.family})
+            sub = self._packed_codes(data, cols)
+            codes = _Columns({j: sub[:, k] for k, j in enumerate(cols)}, len(data))
+            return self._count_from_codes(codes, events, cache)
         if self.width == 1 and all(ev.family == (0,) for ev in events):
             direct = self._direct_int_counts(data[:, 0], self.columns[0])
             if direct is not None:
@@ -535,7 +614,10 @@ class OutputCoding:
             cols = sorted({j for ev in events for j in ev.family})
             sub = self.codes_matrix(data if len(cols) == self.width else np.ascontiguousarray(data[:, cols]), cols)
             codes = _Columns({j: sub[:, k] for k, j in enumerate(cols)}, len(data))
-        cache: dict = {}
+        return self._count_from_codes(codes, events, cache)
+
+    def _count_from_codes(self, codes, events, cache: dict) -> np.ndarray:
+        """Event counts from column codes (a matrix or :class:`_Columns`), one ``bincount`` per family."""
         out = np.zeros(len(events), dtype=np.int64)
         for e, ev in enumerate(events):
             if ev.family not in cache:

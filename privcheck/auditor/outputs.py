@@ -17,6 +17,8 @@ What each output type becomes:
 
 =========================  ==========================================================
 numbers, booleans          their value (numeric arrays take :func:`as_matrix` as is)
+``PackedBits``             the unpacked ``(n, d)`` 0/1 matrix (the auditor's coding
+                           reads them packed: :mod:`privcheck.packed`)
 ``None``, ``NaN``          ``NaN`` ("no value", one atom)
 complex numbers            two columns, real and imaginary part (never truncated)
 strings, bytes             one column of label codes (a 64-bit hash of the code
@@ -55,6 +57,7 @@ import numpy as np
 
 from privcheck.auditor.events import as_matrix
 from privcheck.errors import PrivcheckUsageError
+from privcheck.packed import PackedBits
 
 CODE_BASE = float(2**62)
 CODE_STEP = float(2**10)
@@ -93,6 +96,8 @@ def encode_outputs(raw: Any, n: int) -> np.ndarray:
     """
     if isinstance(raw, np.ndarray):
         return _encode_array(raw, n)
+    if isinstance(raw, PackedBits):
+        return _encode_array(raw.unpack(), n)
     if isinstance(raw, (list, tuple)):
         if len(raw) != n:
             raise PrivcheckUsageError(f"sampler returned {len(raw)} outputs for n={n} draws; it must return exactly n")
