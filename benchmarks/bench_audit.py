@@ -1,6 +1,7 @@
 """Audit time against raw draw time, protocol by protocol (not run in CI).
 
 Usage: ``python benchmarks/bench_audit.py [--draws 1e6 1e7] [--jobs 1 2] [--repeat 3] [--only OUE,GRR] [--exact]``
+       ``python benchmarks/bench_audit.py --oue [--before /work/baseline] [--jobs 1 2] [--repeat 3]``
 
 For every protocol it prints, in one run, the wall time of a whole Monte Carlo
 audit (``privcheck.audit``, exact ε off) and the time to draw the same number
@@ -13,6 +14,12 @@ than wall time to other load on the machine), and with ``jobs = 1`` the
 that same audit (1 + the auditor's own work; the most load-robust figure).
 Medians of ``--repeat`` runs.
 The audit's own overhead is the ratio minus one. ``--exact`` adds the time to exact ε of large FedSel selectors.
+
+``--oue`` (issue 23) prints instead, in one run and interleaved, the wall time of auditing the built-in
+``oue`` (d = 100, ε = 1, 10⁶ draws per input unless ``--draws``; packed rows) against auditing the
+plain-numpy OUE sampler below (one float per bit), and with ``--before PATH`` against the built-in
+``oue`` of an older checkout (run in a subprocess with ``PYTHONPATH=PATH``, timed inside it after a
+warm-up), for each ``--jobs``: medians and the ratios over the built-in ``oue``.
 
 Protocols: GRR (k-RR, the built-in ``de``) with k = 2 and 100; symmetric and
 optimised unary encoding (SUE/OUE) with k = 100 as bit-vector samplers; OLH
@@ -149,6 +156,61 @@ def import_overhead(repeat: int) -> None:
     print(f"fresh interpreter: import numpy {a:.3f} s; tiny audit (2e4 draws) {b:.3f} s; ratio {b / a:.2f}x")
 
 
+_BEFORE_CODE = """
+import json, sys, time
+import privcheck
+from privcheck.auditor import audit
+n, jobs = int(sys.argv[1]), int(sys.argv[2])
+m = privcheck.mechanism("oue", d=100, eps=1.0)
+audit(m, samples=min(n, 100_000), exact=False, jobs=jobs, seed=0)
+t = time.perf_counter()
+res = audit(m, samples=n, exact=False, jobs=jobs, seed=0)
+print(json.dumps([time.perf_counter() - t, res.eps_lower]))
+"""
+
+
+def before_oue_seconds(path: str, n: int, jobs: int) -> tuple[float, float]:
+    """(seconds, eps_lower) of auditing the built-in ``oue`` (d = 100) with the code at ``path`` (a subprocess)."""
+    import json
+    import os
+
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(path))
+    out = subprocess.run([sys.executable, "-c", _BEFORE_CODE, str(n), str(jobs)], env=env, check=True,
+                         capture_output=True, text=True, cwd=os.path.abspath(path))
+    return tuple(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def oue_table(n: int, jobs_list, repeat: int, before: str | None) -> None:
+    """Issue 23's sampler comparison: built-in ``oue`` vs a plain-numpy OUE sampler (vs ``before``), one run."""
+    mech = privcheck.mechanism("oue", d=100, eps=1.0)
+    plain = unary(100, 1.0, optimised=True)
+    print(f"OUE d=100 eps=1, {n:.0e} draws/input, inputs [0, 1], medians of {repeat} interleaved runs "
+          "(2 shared cores, other jobs running: compare ratios, not seconds)")
+    print(f"{'jobs':>4s} {'built-in oue s':>14s} {'plain numpy s':>13s} {'ratio':>6s}"
+          + (f" {'before oue s':>12s} {'ratio':>6s}" if before else "") + f" {'eps_lower new/plain/before':>28s}")
+    for jobs in jobs_list:
+        audit(mech, samples=min(n, 100_000), exact=False, jobs=jobs, seed=0)  # warm-up
+        new, old, prev, eps = [], [], [], None
+        for _ in range(repeat):
+            t = time.perf_counter()
+            r_new = audit(mech, samples=n, exact=False, jobs=jobs, seed=0)
+            new.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            r_old = audit(plain, inputs=[0, 1], eps=1.0, samples=n, exact=False, jobs=jobs, seed=0)
+            old.append(time.perf_counter() - t)
+            eps = [r_new.eps_lower, r_old.eps_lower]
+            if before:
+                s, e = before_oue_seconds(before, n, jobs)
+                prev.append(s)
+                eps.append(e)
+        a, b = statistics.median(new), statistics.median(old)
+        line = f"{jobs:4d} {a:14.3f} {b:13.3f} {b / a:6.2f}"
+        if before:
+            c = statistics.median(prev)
+            line += f" {c:12.3f} {c / a:6.2f}"
+        print(line + "  " + " / ".join(f"{e:.4f}" for e in eps), flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--draws", type=float, nargs="+", default=[1e6], help="draws per input (e.g. 1e6 1e7)")
@@ -157,7 +219,12 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
     ap.add_argument("--only", default="", help="comma-separated protocol name prefixes")
     ap.add_argument("--exact", action="store_true", help="also time exact ε of large FedSel selectors")
+    ap.add_argument("--oue", action="store_true", help="only issue 23's table: built-in oue vs plain-numpy OUE")
+    ap.add_argument("--before", default=None, help="with --oue: an older checkout (e.g. /work/baseline) measured too")
     args = ap.parse_args()
+    if args.oue:
+        oue_table(int(args.draws[0]), args.jobs, args.repeat, args.before)
+        return
     only = [s.strip() for s in args.only.split(",") if s.strip()]
     print(f"chunks of 2^18 draws, medians of {args.repeat}; eps=1, 95 % confidence")
     print(f"{'protocol':22s} {'jobs':>4s} {'draws/input':>11s} {'audit s':>9s} {'raw draw s':>10s} {'ratio':>6s} {'cpu':>6s} {'split':>6s} "

@@ -15,7 +15,7 @@ from privcheck.errors import PrivcheckUsageError, UnknownNameError
 __version__ = "0.1.0"
 
 __all__ = [
-    "audit", "per_sample", "mechanism", "verify", "check_estimator", "Scenario", "Claim", "Outcome", "RunContext", "VerdictRecord", "check",
+    "audit", "per_sample", "mechanism", "verify", "check_estimator", "Scenario", "PackedBits", "Claim", "Outcome", "RunContext", "VerdictRecord", "check",
     "PrivcheckUsageError", "UnknownNameError",
 ]
 
@@ -53,6 +53,10 @@ def __getattr__(name: str):
         from privcheck.estimator_check import Scenario
 
         return Scenario
+    if name == "PackedBits":
+        from privcheck.packed import PackedBits
+
+        return PackedBits
     raise AttributeError(f"module 'privcheck' has no attribute {name!r}")
 
 
