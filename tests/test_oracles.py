@@ -228,3 +228,13 @@ def test_oracles_listed_and_bad_parameters():
         privcheck.mechanism("the", d=4, eps=1.0, theta=1.5)
     with pytest.raises(UnknownNameError):
         privcheck.mechanism("oue", m=3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(x=st.integers(0, oracles.HASH_PRIME - 2), a=st.integers(1, oracles.HASH_PRIME - 1),
+       b=st.integers(0, oracles.HASH_PRIME - 1), g=st.integers(2, 1000))
+def test_hash_values_is_exact_integer_arithmetic(x, a, b, g):
+    """blh/olh hash on int64 without overflow: equal to Python's unbounded integers at the extremes too."""
+    got = oracles.hash_values(x, np.array([a, oracles.HASH_PRIME - 1]), np.array([b, oracles.HASH_PRIME - 1]), g)
+    assert got.tolist() == [((a * x + b) % oracles.HASH_PRIME) % g,
+                            (((oracles.HASH_PRIME - 1) * x + oracles.HASH_PRIME - 1) % oracles.HASH_PRIME) % g]

@@ -28,7 +28,7 @@ only counts leave the chunk function.
 
 Packed bit rows (:class:`privcheck.packed.PackedBits`, ``ceil(d/8)`` bytes per row of
 ``d`` bits) are counted without unpacking them to one byte per bit: per-bit counts
-from one 256-bin histogram per byte column times a 256×8 bit table
+from the bytes shifted and masked per bit position, summed per byte column
 (:meth:`PackedBits.column_ones`), joint atoms of the chosen column pairs and the
 events' columns from only those bits, whole-row atoms from the bytes as keys (a
 per-byte table of each byte value's share of the mixed-radix row key). The coding
