@@ -595,7 +595,7 @@ class OutputCoding:
             if any(ev.family == () for ev in events):
                 cache[()] = np.bincount(self.row_atoms(self._packed_row_keys(data)), minlength=self.family_size(()))
             cols = sorted({j for ev in events for j in ev.family})
-            sub = self._packed_codes(data, cols)
+            sub = self._packed_codes(data, cols) if cols else None
             codes = _Columns({j: sub[:, k] for k, j in enumerate(cols)}, len(data))
             return self._count_from_codes(codes, events, cache)
         if self.width == 1 and all(ev.family == (0,) for ev in events):
