@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import functools
 import hashlib
 import logging
 import multiprocessing as mp
@@ -911,8 +912,6 @@ def one_backend_per_call(fn: Callable[..., T]) -> Callable[..., T]:
     """Decorator: a call of ``fn`` with ``client=`` a Dask client, ``"local"`` or an address runs with
     ONE :class:`LazyBackend` for that client (passed on as ``client=``), closed when the call returns
     or raises (Ctrl-C included); a backend given as ``client=`` is used as is."""
-    import functools
-
     @functools.wraps(fn)
     def call(*args, **kwargs):
         client = kwargs.get("client")
@@ -1074,5 +1073,6 @@ def map_streams(
     run = getattr(backend, "run_streams", None)
     if run is not None:
         return run(fn, streams, shared=shared, chunk=chunk, progress=progress, reduce=reduce)
-    return [map_chunks(lambda rng, size, s=s: fn(shared, s, rng, size), st.n, st.seed_seq, backend=backend,
-                       chunk=chunk, progress=progress, reduce=reduce) for s, st in enumerate(streams)]
+    out = [backend.run_chunks(functools.partial(fn, shared, s), chunk_sizes(st.n, chunk), st.seed_seq,
+                              progress) for s, st in enumerate(streams)]  # the minimal protocol: no reduce
+    return out if reduce is None else [functools.reduce(reduce, parts) if parts else None for parts in out]

@@ -207,8 +207,38 @@ def _check_width(data: np.ndarray, width: int) -> np.ndarray:
     return data
 
 
-def _draw_matrix_at(sampler: Sampler, x, rng, size: int) -> np.ndarray:
+def _draw_matrix_at(sampler: Sampler, x, i: int, rng, size: int) -> np.ndarray:
     return _draw_matrix(sampler, x, size, rng)
+
+
+class AuditShared:
+    """What every chunk of an audit needs and no stage changes: the sampler and the inputs it draws at
+    (``inputs[i]`` for ``i`` in ``needed``). Passed to :func:`privcheck.scheduler.map_streams` as
+    ``shared``, so that Dask scatters it once, not with every stage."""
+
+    def __init__(self, sampler: Sampler, inputs: Sequence, needed: Sequence[int]):
+        self.sampler = sampler
+        self.inputs = {i: inputs[i] for i in needed}
+
+
+def run_stage(fn: Callable, shared: AuditShared, which: Sequence[int], n: int,
+              seed_of: Callable[[int], np.random.SeedSequence], *, backend, progress=None, reduce=None) -> dict:
+    """One stage of an audit as ONE map over the inputs ``which`` (indices into the audit's inputs).
+
+    Input ``i`` draws ``n`` samples in the chunks of the stream ``seed_of(i)``; chunk results are
+    ``fn(sampler, inputs[i], i, rng, size)``. Returns ``{i: chunk results in order}``, or ``{i: their
+    fold with reduce}`` (associative, e.g. adding counts). The chunks and their generators are those of
+    one ``map_chunks`` per input, so the results do not depend on the fusion or the backend.
+    """
+    which = list(which)
+
+    def chunk(sh: AuditShared, s: int, rng, size: int):
+        i = which[s]
+        return fn(sh.sampler, sh.inputs[i], i, rng, size)
+
+    out = map_streams(chunk, [Stream(n, seed_of(i)) for i in which], shared=shared, backend=backend,
+                      progress=progress, reduce=reduce)
+    return dict(zip(which, out))
 
 
 def _add_counts(total: dict, part: dict) -> dict:
@@ -395,14 +425,11 @@ def monte_carlo_bound(
     check_audit_request(sampler, samples, jobs=jobs, width=width, n_inputs=len(needed), distributed=client is not None)
 
     # every stage is ONE map over all its inputs' chunks; the sampler and the inputs travel once (Dask: scattered)
-    shared = (sampler, [inputs[i] for i in needed])
+    shared = AuditShared(sampler, inputs, needed)
 
-    def stage(fn, stage_name: str, n: int, which: list[int], reduce=None) -> dict:
-        streams = [Stream(n, derive(ss, stage_name, i)) for i in which]
-        pos = [needed.index(i) for i in which]  # stream s draws at input shared[1][pos[s]]
-        out = map_streams(lambda sh, s, rng, size: fn(sh[0], sh[1][pos[s]], rng, size), streams, shared=shared,
-                          backend=backend, progress=progress, reduce=reduce)
-        return dict(zip(which, out))
+    def stage(fn, name: str, n: int, which: list[int], reduce=None) -> dict:
+        return run_stage(fn, shared, which, n, lambda i: derive(ss, name, i), backend=backend, progress=progress,
+                         reduce=reduce)
 
     # 1. pilot: the first draws of the selection share fix the coding
     n_pilot = min(n_sel, PILOT, max(2048, PILOT_VALUES // max(1, len(needed) * width)))
@@ -427,7 +454,7 @@ def monte_carlo_bound(
     # 2. the rest of the selection share, streamed: counts only
     n_rest = n_sel - n_pilot
     if n_rest > 0:
-        def sel_chunk(smp, x, rng, size):
+        def sel_chunk(smp, x, i, rng, size):
             return coding.count_chunk(_check_width(_draw_matrix(smp, x, size, rng), coding.width))
 
         for i, part in stage(sel_chunk, "selection", n_rest, needed, reduce=_add_counts).items():
@@ -443,7 +470,7 @@ def monte_carlo_bound(
                                n_pilot, len(ordered), n_sel * len(needed))
 
     # 3. estimation on fresh draws: event counts only
-    def est_chunk(smp, x, rng, size):
+    def est_chunk(smp, x, i, rng, size):
         return coding.count_events(_check_width(_draw_matrix(smp, x, size, rng), coding.width), events)
 
     m = len(events)
