@@ -12,6 +12,13 @@ the chunks therefore never changes a result:
 - :class:`DaskBackend` — a dask.distributed cluster (``"local"``, a scheduler
   address, or a ``Client``); optional extra ``pip install 'privcheck[dask]'``.
 
+:func:`map_streams` runs several such computations (every input of one audit stage) as one map:
+chunks and seeds are unchanged, only the barriers between inputs go, an object ``shared`` by every
+chunk (the sampler and the inputs) is scattered to Dask workers once per backend, and a Dask task
+runs up to :data:`DASK_CHUNKS_PER_TASK` consecutive chunks, folding them on the worker.
+:class:`LazyBackend` / :func:`one_backend_per_call` give one call (an audit) one backend, built at
+its first draw and closed when the call ends.
+
 All three keep a bounded window of tasks in flight (never all chunks at once),
 report progress as tasks finish, fold or collect results in chunk order, and on
 ``KeyboardInterrupt`` cancel what is still pending and re-raise promptly.
