@@ -52,6 +52,8 @@ Progress = Callable[[int], None]
 WINDOW_PER_WORKER = 2
 #: at most this many consecutive chunks of one stream run as one Dask task (fewer round trips per draw)
 DASK_CHUNKS_PER_TASK = 4
+#: a chunk function pickled to at most this many bytes travels with each task instead of being scattered
+DASK_INLINE_BYTES = 1 << 16
 #: seconds to wait for an existing Dask scheduler to answer
 DASK_CONNECT_TIMEOUT = 10.0
 DASK_INSTALL_HINT = "pip install 'privcheck[dask]'"
@@ -617,7 +619,9 @@ class DaskBackend:
     def _run(self, payload: bytes, count: int, submit_one, on_done, folded) -> None:
         distributed = import_distributed()
         client = self.client
-        [pfut] = client.scatter([payload], hash=False, broadcast=True)  # on every worker: no locality pull
+        # a small payload rides along with each task (no round trip); a large one is on every worker once
+        inline = len(payload) <= DASK_INLINE_BYTES
+        [pfut] = [payload] if inline else client.scatter([payload], hash=False, broadcast=True)
 
         def wait_first(futs):
             return distributed.wait(futs, return_when="FIRST_COMPLETED").done
@@ -631,7 +635,8 @@ class DaskBackend:
                 "in the workers' environment (functions defined in a script or claims file travel by themselves)"
             ) from None
         finally:
-            client.cancel([pfut])
+            if not inline:
+                client.cancel([pfut])
 
     def run_chunks(self, fn, sizes, seed_seq, progress=None, reduce=None):
         """As :meth:`ThreadBackend.run_chunks`, one Dask task per chunk."""

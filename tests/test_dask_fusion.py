@@ -104,7 +104,7 @@ def test_shared_object_is_scattered_once_per_backend(dask_client, monkeypatch):
     for _ in range(3):
         map_streams(_stats, STREAMS[:2], shared=shared, chunk=700, backend=backend, reduce=np.add)
     big = [n for n in scattered if n > shared.nbytes]
-    assert len(big) == 1 and len(scattered) == 1 + 3  # the shared object once, the small chunk function per map
+    assert len(big) == 1 and len(scattered) == 1  # the shared object once; the small chunk function rides inline
     backend.close()
     assert backend._shared == {}
 
