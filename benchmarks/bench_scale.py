@@ -5,6 +5,17 @@ Usage::
     python benchmarks/bench_scale.py                       # 1e6 and 1e7 draws per input
     python benchmarks/bench_scale.py --sizes 1e6 1e7 1e8   # 1e8 needs the streaming selection
     python benchmarks/bench_scale.py --backends threads    # skip Dask
+    python benchmarks/bench_scale.py --compare --before /work/baseline   # Dask vs threads, today vs new
+
+``--compare`` measures, in ONE run and interleaved, the audit of this OUE sampler at ``--sizes[0]``
+draws per input on threads and on a warm local Dask cluster (``--jobs`` single-threaded workers,
+started and warmed before timing) for this tree and, with ``--before PATH``, for that older
+checkout (each tree in a server subprocess with the tree first on PYTHONPATH, its cluster's
+workers inheriting it); then ``privcheck audit oue --param d=100`` from the command line
+(interpreter start-up and, for ``--dask local``, the cluster's start-up included) for each tree and
+backend. It prints medians over ``--repeat`` rounds and the median of the per-round Dask/threads
+ratios (paired ratios are the robust figure on a loaded machine), and checks that every
+configuration found the same ``eps_lower`` (chunk seeds do not depend on the backend).
 
 For every size and backend it measures, in the same run,
 
@@ -152,13 +163,129 @@ def one(backend_name: str, backend, client, n: int, seed: int) -> dict:
             "peak_raw": mem_raw.peak, "peak_audit": mem.peak, "eps_lower": res.eps_lower, "verdict": res.verdict}
 
 
+# --------------------------------------------------------------------------- --compare: today vs new, one run
+
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def serve(jobs: int) -> None:
+    """Server of one tree (``--serve``): a warm LocalCluster; reads ``BACKEND N SEED`` lines, answers JSON."""
+    import json
+    import sys
+
+    import cloudpickle
+    import distributed
+
+    import privcheck
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers need not import this script
+    cluster = distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=logging.ERROR)
+    client = distributed.Client(cluster)
+    try:
+        for backend in ({"jobs": jobs}, {"client": client}):  # warm: imports on the workers, caches
+            privcheck.audit(oue, inputs=INPUTS, eps=EPS, samples=20_000, seed=0, **backend)
+        print(json.dumps({"ready": privcheck.__file__}), flush=True)
+        for line in sys.stdin:
+            name, n, seed = line.split()
+            kw = {"client": client} if name == "dask" else {"jobs": jobs}
+            t = time.perf_counter()
+            res = privcheck.audit(oue, inputs=INPUTS, eps=EPS, samples=int(n), seed=int(seed), **kw)
+            print(json.dumps({"s": time.perf_counter() - t, "eps_lower": res.eps_lower}), flush=True)
+    finally:
+        client.close()
+        cluster.close()
+
+
+def _cli_seconds(tree: str, jobs: int, n: int, seed: int, dask: bool) -> tuple[float, float]:
+    """Wall seconds of ``privcheck audit oue --param d=100`` from ``tree`` (start-up included), and its eps_lower."""
+    import json
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-c", "from privcheck.cli import main; main()", "audit", "oue", "--param", f"d={D}",
+           "--param", f"eps={EPS:g}", "--samples", str(n), "--seed", str(seed), "--jobs", str(jobs), "--no-exact",
+           "--json", "-"] + (["--dask", "local"] if dask else [])
+    t = time.perf_counter()
+    out = subprocess.run(cmd, env=dict(os.environ, PYTHONPATH=tree), capture_output=True, text=True, check=True)
+    return time.perf_counter() - t, json.loads(out.stdout)["eps_lower"]
+
+
+def compare(trees: dict[str, str], jobs: int, n: int, seed: int, repeat: int) -> None:
+    """Dask vs threads for every tree, warm (interleaved server calls) and from the CLI; medians and ratios."""
+    import json
+    import statistics
+    import subprocess
+    import sys
+
+    servers = {}
+    try:
+        for label, tree in trees.items():
+            servers[label] = subprocess.Popen(
+                [sys.executable, os.path.abspath(__file__), "--serve", "--jobs", str(jobs)],
+                env=dict(os.environ, PYTHONPATH=tree), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            ready = json.loads(servers[label].stdout.readline())
+            print(f"{label:8s} tree {tree} (privcheck from {os.path.dirname(os.path.dirname(ready['ready']))})",
+                  flush=True)
+        warm: dict = {}
+        cli: dict = {}
+        lowers = set()
+        for r in range(repeat):
+            for label in trees:
+                for backend in ("threads", "dask"):
+                    servers[label].stdin.write(f"{backend} {n} {seed}\n")
+                    servers[label].stdin.flush()
+                    ans = json.loads(servers[label].stdout.readline())
+                    warm.setdefault((label, backend), []).append(ans["s"])
+                    lowers.add(ans["eps_lower"])
+            print(f"round {r + 1}: warm " + "  ".join(f"{k[0]}/{k[1]} {v[-1]:.2f}s" for k, v in warm.items()),
+                  flush=True)
+        for r in range(repeat):
+            for label, tree in trees.items():
+                for backend in ("threads", "dask"):
+                    s_, low = _cli_seconds(tree, jobs, n, seed, backend == "dask")
+                    cli.setdefault((label, backend), []).append(s_)
+                    lowers.add(low)
+            print(f"round {r + 1}: cli  " + "  ".join(f"{k[0]}/{k[1]} {v[-1]:.2f}s" for k, v in cli.items()),
+                  flush=True)
+    finally:
+        for proc in servers.values():
+            proc.stdin.close()
+            proc.wait(timeout=60)
+    print(f"\nOUE d={D}, {n:.0e} draws/input, {jobs} workers, {repeat} interleaved rounds; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (medians; ratio = median of per-round dask/threads)")
+    print(f"{'':6s} {'tree':8s} {'threads s':>10s} {'dask s':>8s} {'dask/threads':>13s}")
+    for what, table in (("warm", warm), ("cli", cli)):
+        for label in trees:
+            th, dk = table[(label, "threads")], table[(label, "dask")]
+            ratio = statistics.median(d / t for d, t in zip(dk, th))
+            print(f"{what:6s} {label:8s} {statistics.median(th):10.2f} {statistics.median(dk):8.2f} {ratio:13.2f}")
+    if len(trees) > 1:
+        for what, table in (("warm", warm), ("cli", cli)):
+            a, b = list(trees)
+            sp = statistics.median(x / y for x, y in zip(table[(a, "dask")], table[(b, "dask")]))
+            print(f"{what}: dask {a}/{b} time ratio {sp:.2f}")
+    print(f"eps_lower identical in every configuration: {len(lowers) == 1} ({sorted(lowers)})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="+", type=float, default=[1e6, 1e7], help="draws per input")
     ap.add_argument("--backends", nargs="+", default=["threads", "dask"], choices=["threads", "dask"])
     ap.add_argument("--jobs", type=int, default=None, help="threads / local Dask worker processes (default: cores)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--compare", action="store_true", help="Dask vs threads, warm and from the CLI, per tree")
+    ap.add_argument("--before", default=None, help="with --compare: an older checkout measured in the same run")
+    ap.add_argument("--repeat", type=int, default=5, help="with --compare: interleaved rounds")
+    ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.serve:
+        return serve(args.jobs or 2)
+    if args.compare:
+        from privcheck.seeding import default_jobs
+
+        trees = ({"today": os.path.abspath(args.before)} if args.before else {}) | {"new": _ROOT}
+        return compare(trees, args.jobs or default_jobs(), int(args.sizes[0]), args.seed, args.repeat)
 
     from privcheck.scheduler import DaskBackend, ThreadBackend
     from privcheck.seeding import default_jobs

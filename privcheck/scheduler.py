@@ -12,6 +12,13 @@ the chunks therefore never changes a result:
 - :class:`DaskBackend` — a dask.distributed cluster (``"local"``, a scheduler
   address, or a ``Client``); optional extra ``pip install 'privcheck[dask]'``.
 
+:func:`map_streams` runs several such computations (every input of one audit stage) as one map:
+chunks and seeds are unchanged, only the barriers between inputs go, an object ``shared`` by every
+chunk (the sampler and the inputs) is scattered to Dask workers once per backend, and a Dask task
+runs up to :data:`DASK_CHUNKS_PER_TASK` consecutive chunks, folding them on the worker.
+:class:`LazyBackend` / :func:`one_backend_per_call` give one call (an audit) one backend, built at
+its first draw and closed when the call ends.
+
 All three keep a bounded window of tasks in flight (never all chunks at once),
 report progress as tasks finish, fold or collect results in chunk order, and on
 ``KeyboardInterrupt`` cancel what is still pending and re-raise promptly.
@@ -20,6 +27,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import functools
 import hashlib
 import logging
 import multiprocessing as mp
@@ -27,6 +35,7 @@ import signal
 import types
 import weakref
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
 
 import numpy as np
@@ -41,6 +50,10 @@ Progress = Callable[[int], None]
 
 #: how many tasks per worker may be in flight (submitted or finished but not yet folded)
 WINDOW_PER_WORKER = 2
+#: at most this many consecutive chunks of one stream run as one Dask task (fewer round trips per draw)
+DASK_CHUNKS_PER_TASK = 4
+#: a chunk function pickled to at most this many bytes travels with each task instead of being scattered
+DASK_INLINE_BYTES = 1 << 16
 #: seconds to wait for an existing Dask scheduler to answer
 DASK_CONNECT_TIMEOUT = 10.0
 DASK_INSTALL_HINT = "pip install 'privcheck[dask]'"
@@ -73,19 +86,24 @@ class Backend(Protocol):
 # --------------------------------------------------------------------------- shared machinery
 
 
+_NO_START = object()
+
+
 class _Ordered:
     """Collects results that arrive in any order and hands them on in index order.
 
     With ``reduce`` only the running fold is kept (plus results that finished
-    ahead of an earlier one, at most the window); without it, a list.
+    ahead of an earlier one, at most the window), starting from ``start`` when
+    given (else from the first result); without it, a list.
     """
 
-    def __init__(self, reduce: Callable[[Any, Any], Any] | None):
+    def __init__(self, reduce: Callable[[Any, Any], Any] | None, start: Any = _NO_START):
         self.reduce = reduce
         self.next = 0
         self.ahead: dict[int, Any] = {}
         self.items: list = []
-        self.acc: Any = None
+        self.start = start
+        self.acc: Any = None if start is _NO_START else start
 
     def put(self, i: int, value: Any) -> None:
         self.ahead[i] = value
@@ -93,7 +111,7 @@ class _Ordered:
             v = self.ahead.pop(self.next)
             if self.reduce is None:
                 self.items.append(v)
-            elif self.next == 0:
+            elif self.next == 0 and self.start is _NO_START:
                 self.acc = v
             else:
                 self.acc = self.reduce(self.acc, v)
@@ -104,14 +122,14 @@ class _Ordered:
 
 
 def _collect(run: Callable[[Callable[[int, Any], None], Callable[[], int]], None], reduce,
-             progress: Progress | None, amount: Callable[[int, Any], int]) -> Any:
+             progress: Progress | None, amount: Callable[[int, Any], int], start: Any = _NO_START) -> Any:
     """Results of the tasks that ``run(on_done, folded)`` drives, handed on in index order.
 
     ``on_done(i, value)`` is called as task ``i`` finishes; ``folded()`` is how many
     leading tasks are folded already (the in-flight window counts from it);
     ``progress(amount(i, value))`` reports each finished task.
     """
-    out = _Ordered(reduce)
+    out = _Ordered(reduce, start)
 
     def done(i, value):
         out.put(i, value)
@@ -163,6 +181,8 @@ def _unpicklable_part(obj, dumps, depth: int = 0) -> tuple[str, str | None]:
         glb = getattr(obj, "__globals__", None) or {}
         parts += [(n, glb[n]) for n in code.co_names
                   if n in glb and not isinstance(glb[n], types.ModuleType)]
+    if isinstance(obj, (tuple, list)):  # e.g. (sampler, inputs) shared by the tasks of an audit
+        parts += [(f"item #{k}", v) for k, v in enumerate(obj)]
     if hasattr(obj, "__self__"):  # bound method
         parts.append(("self", obj.__self__))
     if hasattr(obj, "func") and hasattr(obj, "args"):  # functools.partial
@@ -233,14 +253,99 @@ def _load(payload: bytes) -> Callable:
     return fn
 
 
-def run_chunk_task(payload: bytes, seed_seq: np.random.SeedSequence, index: int, size: int):
-    """Worker side of one chunk: ``fn(chunk_generator(seed_seq, index), size)`` for the pickled ``fn``."""
-    return _load(payload)(chunk_generator(seed_seq, index), size)
-
-
 def run_item_task(payload: bytes, item):
     """Worker side of one whole task: ``fn(item)`` for the pickled ``fn``."""
     return _load(payload)(item)
+
+
+# --------------------------------------------------------------------------- streams: several chunked draws in one map
+
+
+StreamFn = Callable[[Any, int, np.random.Generator, int], T]
+
+
+@dataclass(frozen=True)
+class Stream:
+    """``n`` draws whose chunk ``i`` uses :func:`chunk_generator` ``(seed_seq, i)`` (one input of one stage)."""
+
+    n: int
+    seed_seq: np.random.SeedSequence
+
+
+@dataclass(frozen=True)
+class StreamTask:
+    """Consecutive chunks ``first, first+1, …`` (of sizes ``sizes``) of stream ``stream``: one task."""
+
+    stream: int
+    first: int
+    sizes: tuple
+
+
+def plan_tasks(streams: Sequence[Stream], chunk: int = DEFAULT_CHUNK, per_task: int = 1) -> list[StreamTask]:
+    """The tasks of a map over ``streams``: each stream's chunks (:func:`chunk_sizes`), ``per_task`` (≥ 1)
+    consecutive chunks of one stream per task, streams in order. The chunks and their seeds do not depend
+    on ``per_task``: only how many of them one task runs."""
+    per_task = max(1, int(per_task))
+    tasks = []
+    for s, st in enumerate(streams):
+        sizes = chunk_sizes(int(st.n), chunk)
+        tasks += [StreamTask(s, k, tuple(sizes[k:k + per_task])) for k in range(0, len(sizes), per_task)]
+    return tasks
+
+
+def run_stream_chunks(fn: StreamFn, reduce, shared, seed_seq: np.random.SeedSequence, task: StreamTask):
+    """One task's chunks: ``fn(shared, task.stream, chunk_generator(seed_seq, i), size)`` for each of its
+    chunks, folded in chunk order with ``reduce`` (only the fold is kept) or listed."""
+    out: Any = _NO_START if reduce is not None else []
+    for k, size in enumerate(task.sizes):
+        v = fn(shared, task.stream, chunk_generator(seed_seq, task.first + k), size)
+        if reduce is None:
+            out.append(v)
+        else:
+            out = v if out is _NO_START else reduce(out, v)
+    return out
+
+
+def run_stream_task(payload: bytes, shared_payload: bytes | None, seed_seq: np.random.SeedSequence, task: StreamTask):
+    """Worker side of :func:`run_stream_chunks`: ``payload`` is the pickled ``(fn, reduce)``,
+    ``shared_payload`` the pickled shared object (unpickled once per worker process)."""
+    fn, reduce = _load(payload)
+    shared = None if shared_payload is None else _load(shared_payload)
+    return run_stream_chunks(fn, reduce, shared, seed_seq, task)
+
+
+class _ChunkFn:
+    """``fn(rng, size)`` called as a stream function ``(shared, stream, rng, size)`` (one stream, nothing shared)."""
+
+    def __init__(self, fn: ChunkFn):
+        self.fn = fn
+
+    def __call__(self, shared, stream, rng, size):
+        return self.fn(rng, size)
+
+
+def _chunk_tasks(sizes: Sequence[int]) -> list[StreamTask]:
+    return [StreamTask(0, i, (int(size),)) for i, size in enumerate(sizes)]
+
+
+def _collect_streams(run: Callable[[Callable[[int, Any], None], Callable[[], int]], None], tasks: list[StreamTask],
+                     count: int, reduce, progress: Progress | None) -> list:
+    """Per stream, the in-order fold (``reduce``) or concatenated list of the results of ``tasks`` that
+    ``run`` drives (task results arrive in any order; they are handed on in task order)."""
+
+    def step(acc: list, item):
+        i, value = item
+        s = tasks[i].stream
+        if reduce is None:
+            acc[s].extend(value)
+        else:
+            acc[s] = value if acc[s] is _NO_START else reduce(acc[s], value)
+        return acc
+
+    start = [[] for _ in range(count)] if reduce is None else [_NO_START] * count
+    acc = _collect(lambda done, folded: run(lambda i, v: done(i, (i, v)), folded), step, progress,
+                   lambda i, _: sum(tasks[i].sizes), start=start)
+    return [None if a is _NO_START else a for a in acc]
 
 
 # --------------------------------------------------------------------------- threads
@@ -269,11 +374,21 @@ class ThreadBackend:
             raise
         pool.shutdown(wait=True)
 
+    def _run_tasks(self, fn: StreamFn, reduce, shared, seeds: list, tasks: list[StreamTask], progress) -> list:
+        return _collect_streams(lambda done, folded: self._run(
+            len(tasks), lambda i: run_stream_chunks(fn, reduce, shared, seeds[tasks[i].stream], tasks[i]), done, folded),
+            tasks, len(seeds), reduce, progress)
+
     def run_chunks(self, fn, sizes, seed_seq, progress=None, reduce=None):
         """``fn(chunk_generator(seed_seq, i), sizes[i])`` for each chunk, in chunk order (folded with ``reduce``)."""
-        return _collect(lambda done, folded: self._run(
-            len(sizes), lambda i: fn(chunk_generator(seed_seq, i), sizes[i]), done, folded),
-            reduce, progress, lambda i, _: sizes[i])
+        return self._run_tasks(_ChunkFn(fn), reduce, None, [seed_seq], _chunk_tasks(sizes), progress)[0]
+
+    def run_streams(self, fn, streams, shared=None, chunk=DEFAULT_CHUNK, progress=None, reduce=None):
+        """All chunks of all ``streams`` in one map (one barrier): chunk ``i`` of stream ``s`` is
+        ``fn(shared, s, chunk_generator(streams[s].seed_seq, i), size)``. Per stream, the chunk results
+        in chunk order, or their fold with ``reduce`` (associative, e.g. adding counts; ``None`` for an
+        empty stream)."""
+        return self._run_tasks(fn, reduce, shared, [st.seed_seq for st in streams], plan_tasks(streams, chunk), progress)
 
     def map(self, fn, items, progress=None):
         """``[fn(item) for item in items]`` on the threads; ``progress(result)`` as each finishes."""
@@ -369,12 +484,20 @@ class ProcessBackend:
             _shutdown_pool(self._pool, kill=True)
             self._pool = None
 
+    def _run_tasks(self, fn: StreamFn, reduce, shared, seeds: list, tasks: list[StreamTask], progress) -> list:
+        payload = dumps_task((fn, reduce))
+        shared_payload = None if shared is None else dumps_task(shared)
+        return _collect_streams(lambda done, folded: self._run(len(tasks), lambda pool, i: pool.submit(
+            run_stream_task, payload, shared_payload, seeds[tasks[i].stream], tasks[i]), done, folded),
+            tasks, len(seeds), reduce, progress)
+
     def run_chunks(self, fn, sizes, seed_seq, progress=None, reduce=None):
         """As :meth:`ThreadBackend.run_chunks`, in worker processes."""
-        payload = dumps_task(fn)
-        return _collect(lambda done, folded: self._run(
-            len(sizes), lambda pool, i: pool.submit(run_chunk_task, payload, seed_seq, i, sizes[i]), done, folded),
-            reduce, progress, lambda i, _: sizes[i])
+        return self._run_tasks(_ChunkFn(fn), reduce, None, [seed_seq], _chunk_tasks(sizes), progress)[0]
+
+    def run_streams(self, fn, streams, shared=None, chunk=DEFAULT_CHUNK, progress=None, reduce=None):
+        """As :meth:`ThreadBackend.run_streams`, in worker processes (``shared`` pickled once per map)."""
+        return self._run_tasks(fn, reduce, shared, [st.seed_seq for st in streams], plan_tasks(streams, chunk), progress)
 
     def map(self, fn, items, progress=None):
         """As :meth:`ThreadBackend.map`, in worker processes (``fn`` and items pickled)."""
@@ -431,6 +554,7 @@ class DaskBackend:
         distributed = import_distributed()
         self._owned: list = []
         self._finalizer = None
+        self._shared: dict[int, tuple] = {}
         if isinstance(client, distributed.Client):
             self.client = client
         elif isinstance(client, str) and client.strip() == "local":
@@ -461,17 +585,43 @@ class DaskBackend:
         if self._owned:  # a cluster or connection this object started ends with it at the latest
             self._finalizer = weakref.finalize(self, _close_all, list(self._owned))
 
-    def _window(self) -> int:
+    def _threads(self) -> int:
         try:
-            threads = sum(self.client.nthreads().values())
+            return max(1, sum(self.client.nthreads().values()))
         except Exception:  # pragma: no cover - scheduler gone; the tasks will say why
-            threads = 1
-        return max(2, WINDOW_PER_WORKER * threads)
+            return 1
+
+    def _window(self) -> int:
+        return max(2, WINDOW_PER_WORKER * self._threads())
+
+    def _share(self, obj) -> Any:
+        """A future of ``obj`` pickled, on every worker: scattered once for this backend's lifetime
+        (the tasks of every later map that shares the same object reuse it)."""
+        hit = self._shared.get(id(obj))
+        if hit is None or hit[0] is not obj:
+            [fut] = self.client.scatter([dumps_task(obj)], hash=False, broadcast=True)
+            hit = self._shared[id(obj)] = (obj, fut)  # obj kept alive: its id cannot be reused meanwhile
+        return hit[1]
+
+    def _per_task(self, streams: Sequence[Stream], chunk: int) -> int:
+        """Chunks per Dask task: up to :data:`DASK_CHUNKS_PER_TASK`, keeping at least
+        :data:`WINDOW_PER_WORKER` tasks per worker thread for balance."""
+        chunks = sum(len(chunk_sizes(int(st.n), chunk)) for st in streams)
+        return max(1, min(DASK_CHUNKS_PER_TASK, chunks // (WINDOW_PER_WORKER * self._threads())))
+
+    def _run_tasks(self, fn: StreamFn, reduce, shared, seeds: list, tasks: list[StreamTask], progress) -> list:
+        payload = dumps_task((fn, reduce))
+        shared_fut = None if shared is None else self._share(shared)
+        return _collect_streams(lambda done, folded: self._run(payload, len(tasks), lambda pf, i: self.client.submit(
+            run_stream_task, pf, shared_fut, seeds[tasks[i].stream], tasks[i], pure=False), done, folded),
+            tasks, len(seeds), reduce, progress)
 
     def _run(self, payload: bytes, count: int, submit_one, on_done, folded) -> None:
         distributed = import_distributed()
         client = self.client
-        [pfut] = client.scatter([payload], hash=False, broadcast=True)  # on every worker: no locality pull
+        # a small payload rides along with each task (no round trip); a large one is on every worker once
+        inline = len(payload) <= DASK_INLINE_BYTES
+        [pfut] = [payload] if inline else client.scatter([payload], hash=False, broadcast=True)
 
         def wait_first(futs):
             return distributed.wait(futs, return_when="FIRST_COMPLETED").done
@@ -485,15 +635,20 @@ class DaskBackend:
                 "in the workers' environment (functions defined in a script or claims file travel by themselves)"
             ) from None
         finally:
-            client.cancel([pfut])
+            if not inline:
+                client.cancel([pfut])
 
     def run_chunks(self, fn, sizes, seed_seq, progress=None, reduce=None):
         """As :meth:`ThreadBackend.run_chunks`, one Dask task per chunk."""
-        payload = dumps_task(fn)
-        return _collect(lambda done, folded: self._run(
-            payload, len(sizes),
-            lambda pf, i: self.client.submit(run_chunk_task, pf, seed_seq, i, sizes[i], pure=False), done, folded),
-            reduce, progress, lambda i, _: sizes[i])
+        return self._run_tasks(_ChunkFn(fn), reduce, None, [seed_seq], _chunk_tasks(sizes), progress)[0]
+
+    def run_streams(self, fn, streams, shared=None, chunk=DEFAULT_CHUNK, progress=None, reduce=None):
+        """As :meth:`ThreadBackend.run_streams`; ``shared`` is scattered to the workers once for this
+        backend's lifetime, and one task runs up to :data:`DASK_CHUNKS_PER_TASK` consecutive chunks of a
+        stream, folding them with ``reduce`` on the worker (only the fold travels back)."""
+        streams = list(streams)
+        return self._run_tasks(fn, reduce, shared, [st.seed_seq for st in streams],
+                               plan_tasks(streams, chunk, self._per_task(streams, chunk)), progress)
 
     def map(self, fn, items, progress=None):
         """As :meth:`ThreadBackend.map`, one Dask task per item."""
@@ -504,7 +659,12 @@ class DaskBackend:
             None, progress, lambda _, value: value)
 
     def close(self) -> None:
-        """Close the client and LocalCluster this backend started (never a client it was given)."""
+        """Close the client and LocalCluster this backend started (never a client it was given);
+        release the shared objects scattered on a client it was given."""
+        shared, self._shared = [f for _, f in self._shared.values()], {}
+        if shared and not self._owned:
+            with contextlib.suppress(Exception):  # the client may be closed already
+                self.client.cancel(shared)
         if self._finalizer is not None:
             self._finalizer()
         self._owned = []
@@ -697,6 +857,10 @@ class _Borrowed:
     def map(self, *args, **kwargs):
         return self._backend.map(*args, **kwargs)
 
+    def run_streams(self, fn, streams, shared=None, chunk=DEFAULT_CHUNK, progress=None, reduce=None):
+        return map_streams(fn, streams, shared=shared, backend=self._backend, chunk=chunk, progress=progress,
+                           reduce=reduce)
+
     def close(self) -> None:
         """Nothing: the owner closes the backend."""
 
@@ -705,6 +869,70 @@ class _Borrowed:
 
     def __exit__(self, *exc):
         pass
+
+
+def is_backend(obj) -> bool:
+    """Whether ``obj`` is an already built backend (anything with ``run_chunks``, ``map`` and ``close``)."""
+    return isinstance(obj, _Borrowed) or all(hasattr(obj, a) for a in ("run_chunks", "map", "close"))
+
+
+class LazyBackend:
+    """The backend :func:`get_backend` ``(jobs, client)`` would build, built at its first use (so that bad
+    input is refused before a cluster starts) and then reused by every map until :meth:`close`.
+
+    One audit (all its stages, adaptive rounds and curve draws) or one ``verify`` run uses one of these:
+    a ``"local"`` cluster starts once and the sampler is scattered once.
+    """
+
+    def __init__(self, jobs: int | None = None, client: Any = None):
+        self.jobs, self.client = jobs, client
+        self._backend: Any = None
+
+    def _get(self):
+        if self._backend is None:
+            self._backend = get_backend(self.jobs, self.client)
+        return self._backend
+
+    @property
+    def name(self) -> str:
+        return self._get().name
+
+    def run_chunks(self, *args, **kwargs):
+        return self._get().run_chunks(*args, **kwargs)
+
+    def run_streams(self, fn, streams, shared=None, chunk=DEFAULT_CHUNK, progress=None, reduce=None):
+        return map_streams(fn, streams, shared=shared, backend=self._get(), chunk=chunk, progress=progress,
+                           reduce=reduce)
+
+    def map(self, *args, **kwargs):
+        return self._get().map(*args, **kwargs)
+
+    def close(self) -> None:
+        """Close what was built (a cluster this object started), if anything."""
+        backend, self._backend = self._backend, None
+        if backend is not None:
+            backend.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def one_backend_per_call(fn: Callable[..., T]) -> Callable[..., T]:
+    """Decorator: a call of ``fn`` with ``client=`` a Dask client, ``"local"`` or an address runs with
+    ONE :class:`LazyBackend` for that client (passed on as ``client=``), closed when the call returns
+    or raises (Ctrl-C included); a backend given as ``client=`` is used as is."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        client = kwargs.get("client")
+        if client is None or is_backend(client):
+            return fn(*args, **kwargs)
+        with LazyBackend(kwargs.get("jobs"), client) as backend:
+            return fn(*args, **dict(kwargs, client=backend))
+
+    return call
 
 
 def process_obstacle() -> str | None:
@@ -791,7 +1019,7 @@ def get_backend(jobs: int | None = None, client=None, processes: bool = False) -
     ``close()``) so that a cluster or pool it started is shut down.
     """
     if client is not None:
-        if isinstance(client, _Borrowed) or all(hasattr(client, a) for a in ("run_chunks", "map", "close")):
+        if is_backend(client):
             return client if isinstance(client, _Borrowed) else _Borrowed(client)
         return DaskBackend(client, jobs)
     if processes and (default_jobs() if jobs is None else int(jobs)) > 1:
@@ -829,3 +1057,34 @@ def map_chunks(
     if reduce is None:  # any object with run_chunks(fn, sizes, seed_seq, progress) is a backend
         return backend.run_chunks(fn, sizes, seed_seq, progress)
     return backend.run_chunks(fn, sizes, seed_seq, progress, reduce=reduce)
+
+
+def map_streams(
+    fn: StreamFn,
+    streams: Sequence[Stream],
+    *,
+    shared: Any = None,
+    jobs: int | None = None,
+    backend: Backend | None = None,
+    chunk: int = DEFAULT_CHUNK,
+    progress: Progress | None = None,
+    reduce: Callable[[Any, Any], Any] | None = None,
+) -> list:
+    """Run the chunks of several streams (e.g. every input of one audit stage) as ONE map.
+
+    Chunk ``i`` of stream ``s`` is ``fn(shared, s, chunk_generator(streams[s].seed_seq, i), size)`` with
+    the sizes of :func:`chunk_sizes` ``(streams[s].n, chunk)``: exactly the chunks and generators that
+    :func:`map_chunks` would run for each stream alone, so results equal one :func:`map_chunks` per
+    stream on any backend. Returns, per stream, the list of chunk results in chunk order, or their fold
+    with ``reduce`` (which must be associative: a Dask task folds its own chunks first; ``None`` for an
+    empty stream). ``shared`` (e.g. the sampler and the inputs) is passed to every chunk; Dask scatters
+    it once per backend. A backend with ``run_chunks`` alone runs one map per stream.
+    """
+    backend = backend if backend is not None else get_backend(jobs)
+    streams = list(streams)
+    run = getattr(backend, "run_streams", None)
+    if run is not None:
+        return run(fn, streams, shared=shared, chunk=chunk, progress=progress, reduce=reduce)
+    out = [backend.run_chunks(functools.partial(fn, shared, s), chunk_sizes(st.n, chunk), st.seed_seq,
+                              progress) for s, st in enumerate(streams)]  # the minimal protocol: no reduce
+    return out if reduce is None else [functools.reduce(reduce, parts) if parts else None for parts in out]

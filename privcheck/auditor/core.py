@@ -55,7 +55,7 @@ from privcheck.auditor.user_code import guard_user_code
 from privcheck.errors import PrivcheckUsageError
 from privcheck.resources import check_audit_request, check_samples
 from privcheck.auditor.views import apply_view
-from privcheck.scheduler import get_backend, map_chunks
+from privcheck.scheduler import Stream, get_backend, map_streams, one_backend_per_call
 from privcheck.seeding import derive
 from privcheck.stats import clopper_pearson, max_certifiable_log_ratio
 from privcheck.validation import check_confidence, check_eps, check_int, check_probability
@@ -207,7 +207,42 @@ def _check_width(data: np.ndarray, width: int) -> np.ndarray:
     return data
 
 
+def _draw_matrix_at(sampler: Sampler, x, i: int, rng, size: int) -> np.ndarray:
+    return _draw_matrix(sampler, x, size, rng)
+
+
+class AuditShared:
+    """What every chunk of an audit needs and no stage changes: the sampler and the inputs it draws at
+    (``inputs[i]`` for ``i`` in ``needed``). Passed to :func:`privcheck.scheduler.map_streams` as
+    ``shared``, so that Dask scatters it once, not with every stage."""
+
+    def __init__(self, sampler: Sampler, inputs: Sequence, needed: Sequence[int]):
+        self.sampler = sampler
+        self.inputs = {i: inputs[i] for i in needed}
+
+
+def run_stage(fn: Callable, shared: AuditShared, which: Sequence[int], n: int,
+              seed_of: Callable[[int], np.random.SeedSequence], *, backend, progress=None, reduce=None) -> dict:
+    """One stage of an audit as ONE map over the inputs ``which`` (indices into the audit's inputs).
+
+    Input ``i`` draws ``n`` samples in the chunks of the stream ``seed_of(i)``; chunk results are
+    ``fn(sampler, inputs[i], i, rng, size)``. Returns ``{i: chunk results in order}``, or ``{i: their
+    fold with reduce}`` (associative, e.g. adding counts). The chunks and their generators are those of
+    one ``map_chunks`` per input, so the results do not depend on the fusion or the backend.
+    """
+    which = list(which)
+
+    def chunk(sh: AuditShared, s: int, rng, size: int):
+        i = which[s]
+        return fn(sh.sampler, sh.inputs[i], i, rng, size)
+
+    out = map_streams(chunk, [Stream(n, seed_of(i)) for i in which], shared=shared, backend=backend,
+                      progress=progress, reduce=reduce)
+    return dict(zip(which, out))
+
+
 def _add_counts(total: dict, part: dict) -> dict:
+    """``total`` with the atom counts ``part`` added in place (int64; associative, so it folds chunks in any grouping)."""
     for k, v in part.items():
         total[k] = total[k] + v if k in total else v.astype(np.int64)
     return total
@@ -323,6 +358,7 @@ def resolve_pairs(inputs: Sequence | None, pairs=None, neighbours: Callable | No
     return inputs, out
 
 
+@one_backend_per_call
 def monte_carlo_bound(
     sampler: Sampler,
     inputs: Sequence | None,
@@ -388,14 +424,17 @@ def monte_carlo_bound(
     # the probe showed the output width: refuse what the pilot and the chunks would not fit (huge user outputs)
     check_audit_request(sampler, samples, jobs=jobs, width=width, n_inputs=len(needed), distributed=client is not None)
 
+    # every stage is ONE map over all its inputs' chunks; the sampler and the inputs travel once (Dask: scattered)
+    shared = AuditShared(sampler, inputs, needed)
+
+    def stage(fn, name: str, n: int, which: list[int], reduce=None) -> dict:
+        return run_stage(fn, shared, which, n, lambda i: derive(ss, name, i), backend=backend, progress=progress,
+                         reduce=reduce)
+
     # 1. pilot: the first draws of the selection share fix the coding
     n_pilot = min(n_sel, PILOT, max(2048, PILOT_VALUES // max(1, len(needed) * width)))
-    pilot = {}
-    for i in needed:
-        x = inputs[i]
-        parts = map_chunks(lambda rng, size, x=x: _draw_matrix(sampler, x, size, rng), n_pilot,
-                           derive(ss, "pilot", i), backend=backend, progress=progress)
-        pilot[i] = np.concatenate(parts) if len(parts) > 1 else parts[0]
+    pilot = {i: np.concatenate(parts) if len(parts) > 1 else parts[0]
+             for i, parts in stage(_draw_matrix_at, "pilot", n_pilot, needed).items()}
     widths = {p.shape[1] for p in pilot.values()}
     if len(widths) != 1:
         raise PrivcheckUsageError(f"sampler outputs have different widths for different inputs ({sorted(widths)} "
@@ -415,13 +454,11 @@ def monte_carlo_bound(
     # 2. the rest of the selection share, streamed: counts only
     n_rest = n_sel - n_pilot
     if n_rest > 0:
-        def sel_chunk(rng, size, x):
-            return coding.count_chunk(_check_width(_draw_matrix(sampler, x, size, rng), coding.width))
+        def sel_chunk(smp, x, i, rng, size):
+            return coding.count_chunk(_check_width(_draw_matrix(smp, x, size, rng), coding.width))
 
-        for i in needed:
-            for part in map_chunks(lambda rng, size, x=inputs[i]: sel_chunk(rng, size, x), n_rest,
-                                   derive(ss, "selection", i), backend=backend, progress=progress):
-                _add_counts(counts[i], part)
+        for i, part in stage(sel_chunk, "selection", n_rest, needed, reduce=_add_counts).items():
+            _add_counts(counts[i], part)
             sizes[i] = n_sel
     events = candidate_events(coding, counts, sizes, ordered, n_est, alpha / max_events,
                               max_events=max_events, delta_eps=delta_eps)
@@ -433,14 +470,11 @@ def monte_carlo_bound(
                                n_pilot, len(ordered), n_sel * len(needed))
 
     # 3. estimation on fresh draws: event counts only
-    def est_chunk(rng, size, x):
-        return coding.count_events(_check_width(_draw_matrix(sampler, x, size, rng), coding.width), events)
+    def est_chunk(smp, x, i, rng, size):
+        return coding.count_events(_check_width(_draw_matrix(smp, x, size, rng), coding.width), events)
 
     m = len(events)
-    est = {}
-    for i in sorted({i for ev in events for i in ev.pair}):
-        est[i] = np.sum(map_chunks(lambda rng, size, x=inputs[i]: est_chunk(rng, size, x), n_est,
-                                   derive(ss, "estimation", i), backend=backend, progress=progress), axis=0)
+    est = stage(est_chunk, "estimation", n_est, sorted({i for ev in events for i in ev.pair}), reduce=np.add)
     a_each = alpha / m
     cands = []
     best = None
@@ -574,6 +608,7 @@ def _check_claimed_eps(eps) -> float:
     return check_eps(eps)
 
 
+@one_backend_per_call
 def audit(
     mech: Mechanism | Sampler,
     inputs: Sequence | None = None,
@@ -639,7 +674,10 @@ def audit(
         curve claim, ``delta`` (in [0, 1)) adds ``eps_lower_at_delta``, the certified ε
         lower bound at that δ from the same trade-off points (the verdict stays the curve's).
     jobs, client : workers of the chunk backend (threads by default; a Dask
-        client or ``"local"``; see :func:`privcheck.scheduler.get_backend`).
+        client or ``"local"``; see :func:`privcheck.scheduler.get_backend`). One client
+        serves every stage, round and curve draw of the audit (a ``"local"`` cluster
+        starts once, at the first draw, and is closed when the audit returns or raises);
+        pass a backend from ``get_backend(client=...)`` to reuse one across audits.
 
     Returns an :class:`AuditResult`; its ``verdict`` is ``refuted`` when the
     exact ε or a valid lower bound exceeds the claim, ``holds`` when the exact

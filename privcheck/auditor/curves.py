@@ -34,19 +34,20 @@ likewise before comparing, so floating-point error never makes a refutation.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from privcheck.auditor.core import _check_width, _draw_matrix, _plain, check_seeding, resolve_pairs
+from privcheck.auditor.core import AuditShared, _check_width, _draw_matrix, _plain, check_seeding, resolve_pairs, run_stage
 from privcheck.auditor.scores import (Moments, Score, candidate_thresholds, fit_projection, llr_score, moments,
                                       threshold_counts)
 from privcheck.auditor.selection import Z_SELECTION, wilson
 from privcheck.auditor.views import apply_view
 from privcheck.errors import PrivcheckUsageError
-from privcheck.scheduler import get_backend, map_chunks
+from privcheck.scheduler import get_backend, one_backend_per_call
 from privcheck.seeding import derive
 from privcheck.stats import bonferroni_alpha, clopper_pearson
 from privcheck.validation import check_confidence, check_int, check_positive, check_probability
@@ -249,6 +250,7 @@ def _choose_points(cands: list[dict], objectives, n_points: int) -> list[dict]:
     return chosen[:n_points]
 
 
+@one_backend_per_call
 def curve_bound(
     sampler: Callable,
     inputs: Sequence | None,
@@ -305,19 +307,25 @@ def curve_bound(
     level = bonferroni_alpha(alpha, 2 * points)
     width: list[int] = []
 
-    def draw(x, size, rng):
-        X = _draw_matrix(sampler, x, size, rng)
+    def draw(smp, x, size, rng):
+        X = _draw_matrix(smp, x, size, rng)
         if not width:
             width.append(X.shape[1])
         return _check_width(X, width[0])
 
-    # 1a. direction draws: moments of each input
+    # every stage is ONE map over its inputs; the sampler and the inputs travel once (Dask: scattered)
+    shared = AuditShared(sampler, inputs, needed)
+
+    def stage(fn, name: str, n: int, which, reduce=None) -> dict:
+        return run_stage(fn, shared, which, n, lambda i: derive(ss, "curve", name, i), backend=backend,
+                         progress=progress, reduce=reduce)
+
+    # 1a. direction draws: moments of each input (float sums: folded here, in chunk order, as on one worker)
     n_dir = min(n_sel // 2, DIRECTION_DRAWS)
-    mom: dict[int, Moments] = {}
-    for i in needed:
-        mom[i] = map_chunks(lambda rng, size, x=inputs[i]: moments(draw(x, size, rng)), n_dir,
-                            derive(ss, "curve", "direction", i), backend=backend, progress=progress,
-                            reduce=lambda u, v: u + v)
+    mom: dict[int, Moments] = {
+        i: functools.reduce(lambda u, v: u + v, parts)
+        for i, parts in stage(lambda smp, x, i, rng, size: moments(draw(smp, x, size, rng)), "direction", n_dir,
+                              needed).items()}
     scores: dict[tuple, Score] = {}
     for a, b in ordered:
         scores[(a, b)] = llr_score((a, b), provider, inputs[a], inputs[b]) or fit_projection((a, b), mom[a], mom[b])
@@ -332,15 +340,14 @@ def curve_bound(
     # 1b. threshold draws: scores of each input under every pair it belongs to
     n_thr = n_sel - n_dir
     sel_scores: dict[tuple, np.ndarray] = {}
-    for i in needed:
-        mine = [p for p in ordered if i in p]
-        if not mine:
-            continue
-        parts = map_chunks(lambda rng, size, x=inputs[i], mine=mine: _score_all(draw(x, size, rng),
-                                                                               [scores[p] for p in mine]), n_thr,
-                           derive(ss, "curve", "threshold", i), backend=backend, progress=progress)
-        for j, p in enumerate(mine):
+    mine_of = {i: [p for p in ordered if i in p] for i in needed}
+    thr_inputs = [i for i in needed if mine_of[i]]
+    thr = stage(lambda smp, x, i, rng, size: _score_all(draw(smp, x, size, rng), [scores[p] for p in mine_of[i]]),
+                "threshold", n_thr, thr_inputs)
+    for i, parts in thr.items():
+        for j, p in enumerate(mine_of[i]):
             sel_scores[(p, i)] = np.concatenate([part[j] for part in parts])
+    del thr
     cands = []
     for a, b in ordered:
         s_a, s_b = sel_scores[((a, b), a)], sel_scores[((a, b), b)]
@@ -358,21 +365,18 @@ def curve_bound(
     level = bonferroni_alpha(alpha, 2 * m)
 
     # 2. estimation on fresh draws: counts in each point's error region
-    counts: dict[int, np.ndarray] = {}
     est_inputs = sorted({i for c in chosen for i in c["pair"]})
-    for i in est_inputs:
-        mine = [(j, c) for j, c in enumerate(chosen) if i in c["pair"]]
-        uniq = list({id(c["score"]): c["score"] for _, c in mine}.values())
+    mine_est = {i: [(j, c) for j, c in enumerate(chosen) if i in c["pair"]] for i in est_inputs}
+    uniq_of = {i: list({id(c["score"]): c["score"] for _, c in mine_est[i]}.values()) for i in est_inputs}
 
-        def est_chunk(rng, size, x=inputs[i], mine=mine, uniq=uniq, i=i):
-            ss_ = dict(zip(map(id, uniq), _score_all(draw(x, size, rng), uniq)))
-            out = np.zeros(len(chosen), np.int64)
-            for j, c in mine:
-                out[j] = threshold_counts(ss_[id(c["score"])], np.array([c["t"]]), np.array([i == c["pair"][0]]))[0]
-            return out
+    def est_chunk(smp, x, i, rng, size):
+        ss_ = dict(zip(map(id, uniq_of[i]), _score_all(draw(smp, x, size, rng), uniq_of[i])))
+        out = np.zeros(len(chosen), np.int64)
+        for j, c in mine_est[i]:
+            out[j] = threshold_counts(ss_[id(c["score"])], np.array([c["t"]]), np.array([i == c["pair"][0]]))[0]
+        return out
 
-        counts[i] = map_chunks(est_chunk, n_est, derive(ss, "curve", "estimation", i), backend=backend,
-                               progress=progress, reduce=np.add)
+    counts: dict[int, np.ndarray] = stage(est_chunk, "estimation", n_est, est_inputs, reduce=np.add)
     pts = []
     for j, c in enumerate(chosen):
         a, b = c["pair"]
