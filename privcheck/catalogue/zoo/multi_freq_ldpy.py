@@ -9,6 +9,20 @@ eps_perm = 2·eps_1 > eps_1 as the library requires). The multidimensional SMP/S
 longitudinal SMP_L_*/SPL_L_* forms) take a tuple of ``MDIM_D`` attributes, each over ``k`` values; the audited
 inputs differ in every attribute (LDP protects the whole tuple), the input outside the domain has value k in
 the first attribute.
+
+Every case carries a true-ε calculator (:mod:`.calculators_ldp`) that reads the library's own probability
+formulas from its source (:func:`~privcheck.catalogue.zoo.calculators_ldp.library_probabilities`). Findings:
+
+- RS+FD (``RSpFD_*_Client``; Arcolezi et al. 2021): the report (the tuple, the sampled attribute hidden) has
+  exact ε = ln(d(e^ε−1)+1) between tuples differing in every attribute (1.4899 at claimed 1, d = 2), for
+  all four variants; between tuples differing in ONE attribute it is exactly ε for GRR, UE-zero and ADP
+  (the paper's amplification argument covers that case), but 1.1821 at claimed 1 (d = 2, k = 4) for UE-rnd,
+  whose random fake data does not cancel. The zoo keeps the whole-tuple reading (LDP protects the user's
+  report); see benchmarks/rsfd_finding.py.
+- L-GRR (and L-OLH, L-ADP where it picks L-GRR, SMP/SPL_L_GRR): the second-round probability p2 solves the
+  two-value equation, so the chained report is exactly eps_1-LDP for k = 2 and *more* private for k > 2
+  (0.1177 at claimed 0.25, 0.7553 at claimed 1, k = 8): the claim holds, and a certified fraction above
+  true/claimed cannot be reached.
 """
 from __future__ import annotations
 

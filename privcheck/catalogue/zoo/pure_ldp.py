@@ -11,6 +11,12 @@ constants, the same in every sampling process). Their reports carry a categorica
 view (:class:`privcheck.auditor.autoviews.BitConjunction`) audits them. Finding (pure-ldp 1.1.2):
 ``RAPPORClient._perturb`` sets Bloom bits to 1 with the documented probabilities but never clears a set
 bit, so {bit h_c(x) = 0 in cohort c} is impossible under x: ε = ∞ at every claimed ε.
+
+Every case carries a true-ε calculator (:mod:`.calculators_ldp` for the sketches, Hadamard response and
+mechanism): the exact ε of the documented law between the audited items, with the client's own
+probabilities and the protocol's public hashes. HadamardMechClient gives items 1 and d + 1 the same
+coefficient on every row when d is a power of two (index d shares no bit with any j < d), so that
+pair has true ε = 0 at d = 8.
 """
 from __future__ import annotations
 
