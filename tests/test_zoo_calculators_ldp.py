@@ -328,3 +328,17 @@ def test_every_ldp_zoo_case_has_a_finite_calculator(module):
             assert c.true_eps is not None, (e.claim_id, c.label)
             v = float(c.true_eps())
             assert v >= 0 and not math.isnan(v), (e.claim_id, c.label, v)
+
+
+@pytest.mark.parametrize("kind", ["GRR", "UE_zero", "UE_rnd", "ADP"])
+@pytest.mark.parametrize("eps", [0.25, 1.0])
+def test_rs_fd_wiring_whole_tuple_is_the_amplified_epsilon(kind, eps):
+    """Through the library's formulas: tuples differing in every attribute give ln(d(e^ε−1)+1) (the budget the
+    library spends on the sampled attribute), tuples differing in one attribute at least ε."""
+    pytest.importorskip("multi_freq_ldpy")
+    from privcheck.catalogue.zoo import multi_freq_ldpy as mfl
+
+    d, k = 2, 4
+    amp = math.log(d * (math.exp(eps) - 1) + 1)
+    assert math.isclose(mfl.rs_fd_eps(kind, eps, k, d), amp, rel_tol=1e-9)
+    assert mfl.rs_fd_eps(kind, eps, k, d, (0, 0), (1, 0)) >= eps * (1 - 1e-9)
