@@ -216,6 +216,13 @@ def rs_fd_eps(kind: str, eps: float, k: int, d: int, x: tuple | None = None, x2:
     GRR/UE probabilities and ADP rule (mdim_freq_est/RSpFD_solution.py; Arcolezi et al. 2021, CIKM)."""
     x = (0,) * d if x is None else x
     x2 = (1,) * d if x2 is None else x2
+    law, fake = rs_fd_laws(kind, eps, k, d)
+    return calculators_ldp.rs_fd([law] * d, [fake] * d, x, x2)
+
+
+def rs_fd_laws(kind: str, eps: float, k: int, d: int):
+    """(law of the sampled attribute's report as x → pmf, pmf of a fake report) of RSpFD_<kind>_Client, every
+    attribute over [k], from the library's amp_eps, GRR/UE probabilities and ADP rule."""
     env = dict(d=d, epsilon=eps, optimal=True, idx=0, lst_k=[k] * d)
     if kind == "ADP":
         pr = _probs(RSFD, "RSpFD_ADP_Client", ["amp_eps", "k", "p_grr", "q_grr", "p_ue", "q_ue"], **env)
@@ -229,7 +236,7 @@ def rs_fd_eps(kind: str, eps: float, k: int, d: int, x: tuple | None = None, x2:
         pq = _probs(f"{PFO}.UE", "UE_Client", ["p", "q"], epsilon=amp, k=k, optimal=True)
         law = calculators_ldp.unary_pmf(pq["p"], pq["q"], k)
         fake = law(None) if kind == "UE_zero" else calculators_ldp.mixture_pmf(law, k)
-    return calculators_ldp.rs_fd([law] * d, [fake] * d, x, x2)
+    return law, fake
 
 
 for _n, _what in (("GRR", "GRR"), ("UE_zero", "UE, fake data from zeros"), ("UE_rnd", "UE, fake data at random"),
