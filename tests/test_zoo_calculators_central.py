@@ -303,3 +303,47 @@ def test_zoo_cases_carry_the_calculators():
             if not c.outside]
     missing = sorted({cid for cid, c in rows if c.true_eps is None})
     assert missing == [], missing
+
+
+# ------------------------------------------------------------------ OpenDP selection laws
+def _rnm_exponential(scores, scale):
+    """P(argmax = i) of report-noisy-max with Exp(scale) noise, by quadrature: ∫ f_i(t) Π_{j≠i} F_j(t) dt."""
+    def pdf(t, u):
+        return mpmath.exp(-(t - u) / scale) / scale if t >= u else mpmath.mpf(0)
+
+    def cdf(t, u):
+        return 1 - mpmath.exp(-(t - u) / scale) if t >= u else mpmath.mpf(0)
+
+    pts = sorted(set(scores)) + [mpmath.inf]
+    return [mpmath.quad(lambda t: pdf(t, u) * mpmath.fprod(cdf(t, v) for j, v in enumerate(scores) if j != i), pts)
+            for i, u in enumerate(scores)]
+
+
+@pytest.mark.parametrize("scale", [0.5, 2.0, 8.0])
+def test_noisy_max_equals_report_noisy_max_with_exponential_noise(scale):
+    s0, s1 = [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]
+    p0, p1 = _rnm_exponential(s0, scale), _rnm_exponential(s1, scale)
+    want = max(abs(mpmath.log(a / b)) for a, b in zip(p0, p1))
+    assert cc.peeling_permute_and_flip(scale, {0: s0, 1: s1}) == pytest.approx(float(want), rel=1e-9)
+
+
+def test_noisy_top_k_law_matches_opendp():
+    """The peeled permute-and-flip law of ordered pairs against 3000 draws of OpenDP's make_noisy_top_k (OS
+    entropy: not seedable, so the family-wise error is set to 1e-6)."""
+    import numpy as np
+    dp = pytest.importorskip("opendp.prelude")
+    from privcheck.stats import clopper_pearson
+
+    dp.enable_features("contrib")
+    scores, scale, n = [1.0, 0.0, 0.0, 0.5], 1.0, 3000
+    m = dp.m.make_noisy_top_k(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float),
+                              dp.max_divergence(), k=2, scale=scale)
+    draws = [tuple(m(scores)) for _ in range(n)]
+    scaled = [mpmath.mpf(v) / scale for v in scores]
+    outcomes = list(itertools.permutations(range(4), 2))
+    first = cc._pnf_law(scaled, range(4))
+    for a, b in outcomes:
+        p = first[a] * cc._pnf_law(scaled, [j for j in range(4) if j != a])[b]
+        lo, hi = clopper_pearson(sum(1 for d in draws if d == (a, b)), n, 1e-6 / len(outcomes))
+        assert lo <= float(p) <= hi, ((a, b), float(p))
+    assert np.isclose(cc.peeling_permute_and_flip(scale, {0: scores, 1: scores}, k=2), 0.0)

@@ -252,24 +252,49 @@ def exponential(eps: float, sensitivity: float, utilities: dict, monotonic: bool
         return worst_case_ratio(table).eps
 
 
+def _pnf_law(scaled: Sequence, pool: Sequence[int]) -> dict:
+    """Output law of permute-and-flip over the candidates ``pool`` with scaled scores ``scaled`` (candidate i
+    accepted with probability exp(scaled_i − max over the pool)), enumerated over all visiting orders."""
+    top = max(scaled[i] for i in pool)
+    acc = {i: mpmath.exp(scaled[i] - top) for i in pool}
+    law = {i: mpmath.mpf(0) for i in pool}
+    orders = list(itertools.permutations(pool))
+    for order in orders:
+        reach = mpmath.mpf(1)
+        for i in order:
+            law[i] += reach * acc[i] / len(orders)
+            reach *= 1 - acc[i]
+    return law
+
+
 def permute_and_flip(eps: float, sensitivity: float, utilities: dict, monotonic: bool = False) -> float:
     """Exact ε of permute-and-flip (McKenna & Sheldon 2020, NeurIPS, Alg. 1), diffprivlib's ``PermuteAndFlip``:
     candidates visited in a uniformly random order, r accepted with probability exp(ε(u_r − u*)/((2−m)Δ)).
     The output law is enumerated over all orders (small candidate sets)."""
     with precision_for(eps):
         s = _mp(eps) / _mp(sensitivity) / (2 - int(monotonic))
+        table = {x: _pnf_law([s * _mp(v) for v in u], range(len(u))) for x, u in utilities.items()}
+        return worst_case_ratio(table).eps
+
+
+def peeling_permute_and_flip(scale: float, scores: dict, k: int = 1) -> float:
+    """Exact ε of OpenDP's ``make_noisy_max`` (k = 1) / ``make_noisy_top_k`` under ``max_divergence`` (OpenDP
+    0.16 proof document ``noisy_top_k``: ``peel_permute_and_flip``): k rounds of permute-and-flip with
+    acceptance exp((y_i − y*)/scale), each over the candidates not yet released; the output is the ordered
+    k-tuple. Report-noisy-max with exponential noise has the same law (Ding et al. 2021, arXiv:2105.07260).
+    ``scores`` {input: score vector}; enumerated exactly (small candidate sets)."""
+    with mpmath.workdps(60):
         table = {}
-        for x, u in utilities.items():
-            top = max(u)
-            acc = [mpmath.exp(s * (_mp(v) - top)) for v in u]
-            law = {i: mpmath.mpf(0) for i in range(len(u))}
-            orders = list(itertools.permutations(range(len(u))))
-            for order in orders:
-                reach = mpmath.mpf(1)
-                for i in order:
-                    law[i] += reach * acc[i] / len(orders)
-                    reach *= 1 - acc[i]
-            table[x] = law
+        for x, y in scores.items():
+            scaled = [_mp(v) / _mp(scale) for v in y]
+            law: dict = {(): mpmath.mpf(1)}
+            for _ in range(k):
+                nxt: dict = {}
+                for prefix, p in law.items():
+                    for i, q in _pnf_law(scaled, [j for j in range(len(y)) if j not in prefix]).items():
+                        nxt[prefix + (i,)] = p * q
+                law = nxt
+            table[x] = {o[0] if k == 1 else o: p for o, p in law.items()}
         return worst_case_ratio(table).eps
 
 
