@@ -347,3 +347,49 @@ def test_noisy_top_k_law_matches_opendp():
         lo, hi = clopper_pearson(sum(1 for d in draws if d == (a, b)), n, 1e-6 / len(outcomes))
         assert lo <= float(p) <= hi, ((a, b), float(p))
     assert np.isclose(cc.peeling_permute_and_flip(scale, {0: scores, 1: scores}, k=2), 0.0)
+
+
+# ------------------------------------------------------------------ bit-vector randomised response
+def _bitvec_law(x, f):
+    """The full product law over {0,1}^len(x): bit kept with probability 1 − f/2."""
+    keep, flip = 1 - mpmath.mpf(f) / 2, mpmath.mpf(f) / 2
+    return {y: mpmath.fprod(keep if a == b else flip for a, b in zip(x, y))
+            for y in itertools.product((0, 1), repeat=len(x))}
+
+
+@pytest.mark.parametrize("f", [0.1, 0.5, 0.95, 1.0])
+def test_bitvector_rr_against_enumeration(f):
+    from privcheck.exact import worst_case_ratio
+
+    inputs = [(1, 1, 0, 0, 0, 0, 0, 0), (0, 0, 1, 1, 0, 0, 0, 0), (1, 0, 0, 0, 0, 0, 0, 0)]
+    want = worst_case_ratio({x: _bitvec_law(x, f) for x in inputs}).eps
+    assert cc.bitvector_rr(f, inputs) == pytest.approx(want, rel=1e-12, abs=1e-15)
+
+
+def test_bitvector_rr_matches_the_opendp_map_and_rejects_bad_input():
+    pytest.importorskip("opendp")
+    from privcheck.catalogue.zoo import opendp as zo
+
+    for eps in (0.25, 1.0, 4.0):
+        f = zo._bitvec_f(eps)
+        assert cc.bitvector_rr(f, zo.BITVEC_INPUTS) == pytest.approx(float(zo._bitvec_measurement(f).map(1)),
+                                                                   rel=1e-12)
+        # weight max_weight + 1: the documented per-bit law on these inputs exceeds the map by (2m + 2)/(2m)
+        assert cc.bitvector_rr(f, zo.BITVEC_OUTSIDE) == pytest.approx(eps * (2 * zo.MAX_WEIGHT + 2)
+                                                                      / (2 * zo.MAX_WEIGHT), rel=1e-9)
+    with pytest.raises(ValueError, match="f must be"):
+        cc.bitvector_rr(0.0, zo.BITVEC_INPUTS)
+
+
+def test_packed_bits_adapter_decodes_the_library_output():
+    """f = 1: every bit is a fair coin (RAPPOR), so 4000 decoded draws have per-bit means near 1/2; f close to 0
+    keeps the input (the decoding is in the right bit order)."""
+    import numpy as np
+    pytest.importorskip("opendp")
+    from privcheck.catalogue.zoo import opendp as zo
+
+    x = zo.BITVEC_INPUTS[0]
+    out = zo.PackedBits(1e-9)(x, 50, None)
+    assert out.shape == (50, zo.BITS) and np.all(out == np.array(x, dtype=np.uint8))
+    coins = zo.PackedBits(1.0)(x, 4000, None)
+    assert np.all(np.abs(coins.mean(axis=0) - 0.5) < 0.05)

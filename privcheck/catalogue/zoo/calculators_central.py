@@ -437,3 +437,19 @@ def diffprivlib_tool(name: str, eps: float, datasets: dict, lower: float, upper:
 def bind(fn: Callable, *args, **kw) -> Callable[[float], float]:
     """``eps -> fn(eps, *args, **kw)``: a zoo case's calculator from a calculator and its fixed parameters."""
     return lambda eps: fn(eps, *args, **kw)
+
+
+# ------------------------------------------------------------------ bit-vector randomised response
+def bitvector_rr(f: float, inputs: Sequence[Sequence[int]]) -> float:
+    """Exact ε of OpenDP's ``make_randomized_response_bitvec`` (RAPPOR's permanent randomised response,
+    Erlingsson et al. 2014, §3.2 step 2): each bit independently reported truthfully with probability 1 − f/2,
+    flipped with probability f/2, f ∈ (0, 1]. The output law is a product, so the log-likelihood ratio of an
+    output is a sum over the bits where the inputs differ, each ±log((2−f)/f): ε = max Hamming distance ×
+    log((2 − f)/f) over the ordered pairs of ``inputs`` (bit sequences of one length)."""
+    if not 0 < f <= 1:
+        raise ValueError(f"f must be in (0, 1], got {f!r}")
+    if len({len(v) for v in inputs}) != 1:
+        raise ValueError("the bit vectors must have one length")
+    with mpmath.workdps(60):
+        ham = max(sum(int(a) != int(b) for a, b in zip(u, v)) for u, v in _pairs(inputs))
+        return _to_float(ham * mpmath.log((2 - _mp(f)) / _mp(f)))
