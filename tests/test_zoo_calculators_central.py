@@ -393,3 +393,19 @@ def test_packed_bits_adapter_decodes_the_library_output():
     assert out.shape == (50, zo.BITS) and np.all(out == np.array(x, dtype=np.uint8))
     coins = zo.PackedBits(1.0)(x, 4000, None)
     assert np.all(np.abs(coins.mean(axis=0) - 0.5) < 0.05)
+
+
+@pytest.mark.parametrize("eps", [0.25, 1.0, 4.0])
+@pytest.mark.parametrize("pair", [(10, 11), (3, 5)])
+def test_laplace_rounded_against_quadrature(eps, pair):
+    """Every integer bin in a wide window by quadrature of the Laplace density (tails far out included)."""
+    b = 1.0 / eps
+    x0, x1 = pair
+    lo, hi = min(pair) - 40, max(pair) + 40
+
+    def mass(k, x):
+        return mpmath.quad(lambda t: _lap_pdf(t - x, b), [k - 0.5, k + 0.5] if not k - 0.5 < x < k + 0.5
+                           else [k - 0.5, x, k + 0.5])
+
+    want = max(abs(mpmath.log(mass(k, x0) / mass(k, x1))) for k in range(lo, hi + 1))
+    assert cc.laplace_rounded(eps, 1.0, list(pair)) == pytest.approx(float(want), rel=1e-9)

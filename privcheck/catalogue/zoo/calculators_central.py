@@ -453,3 +453,21 @@ def bitvector_rr(f: float, inputs: Sequence[Sequence[int]]) -> float:
     with mpmath.workdps(60):
         ham = max(sum(int(a) != int(b) for a, b in zip(u, v)) for u, v in _pairs(inputs))
         return _to_float(ham * mpmath.log((2 - _mp(f)) / _mp(f)))
+
+
+def laplace_rounded(eps: float, sensitivity: float, inputs: Sequence[int]) -> float:
+    """Exact ε of x + Lap(Δ/ε) rounded to the nearest integer (Google's ``Count``: Laplace mechanism with an
+    integer result, PyDP ``pydp.algorithms.laplacian.Count``) over ordered pairs of integer ``inputs``.
+    Integer bins in [min x − 2, max x + 2] are enumerated; below and above, every bin lies on one side of both
+    inputs, so the likelihood ratio is constant there and each tail is one atom of the same ratio."""
+    with precision_for(eps):
+        b = _mp(sensitivity) / _mp(eps)
+        lo, hi = min(inputs) - 2, max(inputs) + 2
+        table = {}
+        for x in inputs:
+            law = {"below": _laplace_cdf(lo - mpmath.mpf(1) / 2 - x, b),
+                   "above": 1 - _laplace_cdf(hi + mpmath.mpf(1) / 2 - x, b)}
+            for k in range(lo, hi + 1):
+                law[k] = _laplace_cdf(k + mpmath.mpf(1) / 2 - x, b) - _laplace_cdf(k - mpmath.mpf(1) / 2 - x, b)
+            table[x] = law
+        return worst_case_ratio(table).eps
