@@ -42,7 +42,7 @@ def test_laplace_truncated_against_quadrature(eps, pair):
     assert cc.laplace_truncated(eps, 1.0, 0.0, 1.0, list(pair)) == pytest.approx(float(want), rel=1e-9)
 
 
-def _folded_by_images(y, x, b, lo, hi, terms=60):
+def _folded_by_images(y, x, b, lo, hi, terms=50):
     D = hi - lo
     return mpmath.fsum(_lap_pdf(y + 2 * k * D - x, b) + _lap_pdf(2 * lo - y + 2 * k * D - x, b)
                        for k in range(-terms, terms + 1))
@@ -53,7 +53,7 @@ def _folded_by_images(y, x, b, lo, hi, terms=60):
 def test_laplace_folded_against_image_sum(eps, pair):
     b, (x0, x1) = 1.0 / eps, pair
     want = _sup_log_ratio(lambda y: _folded_by_images(y, x0, b, 0, 1), lambda y: _folded_by_images(y, x1, b, 0, 1),
-                          _grid(0, 1, 200) + [mpmath.mpf(x0), mpmath.mpf(x1)])
+                          _grid(0, 1, 100) + [mpmath.mpf(x0), mpmath.mpf(x1)])
     got = cc.laplace_folded(eps, 1.0, 0.0, 1.0, list(pair))
     assert got == pytest.approx(float(want), rel=1e-9)
     if pair == (0.0, 1.0):  # closed form at the two bounds
@@ -401,7 +401,7 @@ def test_laplace_rounded_against_quadrature(eps, pair):
     """Every integer bin in a wide window by quadrature of the Laplace density (tails far out included)."""
     b = 1.0 / eps
     x0, x1 = pair
-    lo, hi = min(pair) - 40, max(pair) + 40
+    lo, hi = min(pair) - 25, max(pair) + 25
 
     def mass(k, x):
         return mpmath.quad(lambda t: _lap_pdf(t - x, b), [k - 0.5, k + 0.5] if not k - 0.5 < x < k + 0.5
