@@ -130,29 +130,34 @@ _mech("permute_and_flip", "PermuteAndFlip", "PermuteAndFlip(epsilon, sensitivity
 
 # ------------------------------------------------------------------ tools on neighbouring datasets
 class Tool:
-    """``(i, rs) -> tools.<name>(DATASETS[i], random_state=rs, **kw)``: neighbouring datasets by index."""
+    """``(i, rs) -> tools.<name>(datasets[i], random_state=rs, **kw)``: neighbouring datasets by index."""
 
-    def __init__(self, name: str, kw: dict):
-        self.name, self.kw = name, kw
+    def __init__(self, name: str, kw: dict, datasets: dict | None = None):
+        self.name, self.kw, self.datasets = name, kw, DATASETS if datasets is None else datasets
         self.__name__ = f"tools.{name}"
 
     def __call__(self, i, rs):
         import numpy as np
         from diffprivlib import tools
 
-        return float(np.ravel(getattr(tools, self.name)(DATASETS[i], random_state=rs, **self.kw))[0])
+        return float(np.ravel(getattr(tools, self.name)(self.datasets[i], random_state=rs, **self.kw))[0])
 
 
 #: two datasets of 10 records in [0, 1] differing in one record (diffprivlib's bounded relation)
 DATASETS = {0: [0.0] * 10, 1: [0.0] * 9 + [1.0]}
+#: the median's pair: with every record at a bound both datasets of DATASETS release Uniform[0, 1] (true ε 0,
+#: an audit with nothing to find); interior records move the middle interval's rank (one record replaced)
+MEDIAN_DATASETS = {0: [0.2] * 5 + [0.8] * 5, 1: [0.2] * 6 + [0.8] * 4}
 
 
-def _tool(name, statement, make_kw):
+def _tool(name, statement, make_kw, datasets=None):
+    data = DATASETS if datasets is None else datasets
+
     def make(eps):
         kw = make_kw(eps)
         return Case(f"eps={eps:g}, n=10, bounds (0, 1)",
-                    lambda: privcheck.per_sample(Tool(name, kw), rng_type="random_state"), [0, 1], eps,
-                    pairs=[(0, 1)], true_eps=lambda: cc.diffprivlib_tool(name, eps, DATASETS, 0.0, 1.0),
+                    lambda: privcheck.per_sample(Tool(name, kw, data), rng_type="random_state"), [0, 1], eps,
+                    pairs=[(0, 1)], true_eps=lambda: cc.diffprivlib_tool(name, eps, data, 0.0, 1.0),
                     calculator="documented (real arithmetic)")
 
     register(Entry(f"zoo.diffprivlib.tools.{name}", LIB, DIST, MODS, f"diffprivlib.tools.{name}", statement,
@@ -166,4 +171,4 @@ _tool("sum", "tools.sum(array, epsilon, bounds=(0, 1)) is epsilon-DP", lambda e:
 _tool("var", "tools.var(array, epsilon, bounds=(0, 1)) is epsilon-DP", lambda e: dict(epsilon=e, bounds=(0.0, 1.0)))
 _tool("count_nonzero", "tools.count_nonzero(array, epsilon) is epsilon-DP", lambda e: dict(epsilon=e))
 _tool("median", "tools.median(array, epsilon, bounds=(0, 1)) is epsilon-DP",
-      lambda e: dict(epsilon=e, bounds=(0.0, 1.0)))
+      lambda e: dict(epsilon=e, bounds=(0.0, 1.0)), datasets=MEDIAN_DATASETS)
