@@ -58,6 +58,7 @@ def _mech(mech, name, statement, make_kw, inputs, pairs=None, delta=0.0, calc=No
 
     def build():
         cases = grid(make)()
+        # outside-domain cases carry no calculator: diffprivlib documents no law for inputs outside [lower, upper]
         if outside is not None:
             kw = make_kw(1.0)
             cases.append(Case(f"eps=1, inputs {outside} (outside [lower, upper])", lambda: _sampler(name, kw),

@@ -205,6 +205,8 @@ _approx_entry("noisy_top_k", "opendp.measurements.make_noisy_top_k",
               [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]], samples=20_000,  # ~900 calls/s
               pcalc=lambda s, _e, _d: cc.peeling_permute_and_flip(s, {0: [1.0, 0.0, 0.0, 0.0], 1: [0.0, 1.0, 0.0, 0.0]},
                                                                  k=2))
+# private_quantile: no calculator. Its law is permute-and-flip over integer scores whose scaling (α as a
+# rational, the size limit) is fixed only in OpenDP's proof document, not by the documented API.
 _approx_entry("private_quantile", "opendp.measurements.make_private_quantile",
               "make_private_quantile(candidates 0..10, alpha=0.5, scale) is map(1)-DP (add/remove one record)",
               "quantile", lambda e: 1.0 / e,
