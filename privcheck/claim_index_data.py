@@ -185,6 +185,7 @@ INDEX: dict[str, tuple[str, ...]] = {'amplification.poisson': ('privcheck.catalo
  'zoo.opendp.noisy_max': ('privcheck.catalogue.zoo.opendp',),
  'zoo.opendp.noisy_top_k': ('privcheck.catalogue.zoo.opendp',),
  'zoo.opendp.private_quantile': ('privcheck.catalogue.zoo.opendp',),
+ 'zoo.opendp.rr_bitvec': ('privcheck.catalogue.zoo.opendp',),
  'zoo.opendp.rr_bool': ('privcheck.catalogue.zoo.opendp',),
  'zoo.opendp.rr_categorical': ('privcheck.catalogue.zoo.opendp',),
  'zoo.pure_ldp.blh': ('privcheck.catalogue.zoo.pure_ldp',),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from privcheck.catalogue.zoo import Case, Entry, calculators, grid, register
+from privcheck.catalogue.zoo import calculators_central as cc
 
 LIB, DIST, MODS = "OpenDP", "opendp", ("opendp",)
 ADAPTER = "(x, n, rng) -> measurement([x] * n) on a vector domain; eps from the scalar privacy map"
@@ -122,14 +123,17 @@ def _approx_claim(kind: str, param) -> tuple[float, float]:
     return float(out), 0.0
 
 
-def _approx_entry(mech, where, statement, kind, param_for, inputs, vector=False, pairs=None, samples=None):
-    """An OpenDP entry whose claim is the measurement's own (ε, δ) (:func:`_approx_claim`)."""
+def _approx_entry(mech, where, statement, kind, param_for, inputs, vector=False, pairs=None, samples=None,
+                  pcalc=None, label="documented law (real arithmetic)"):
+    """An OpenDP entry whose claim is the measurement's own (ε, δ) (:func:`_approx_claim`); ``pcalc(param,
+    claimed, delta)`` is the true-ε calculator of the documented law (ε at the claimed δ)."""
     def make(eps):
         param = param_for(eps)
         claimed, delta = _approx_claim(kind, param)
         build = (lambda: Vectorised(kind, param)) if vector else (lambda: PerCall(kind, param))
         return Case(f"eps={claimed:.4g}, delta={delta:g} (param {param:.4g})", build, inputs, claimed, delta=delta,
-                    pairs=pairs)
+                    pairs=pairs, true_eps=None if pcalc is None else (lambda: pcalc(param, claimed, delta)),
+                    calculator=label if pcalc is not None else "")
 
     register(Entry(f"zoo.opendp.{mech}", LIB, DIST, MODS, where, statement, ADAPTER, grid(make), samples=samples))
 
@@ -151,13 +155,16 @@ def _scalar_eps(kind: str, param) -> float:
     raise ValueError(kind)
 
 
-def _entry(mech, where, statement, kind, param_for, inputs, vector=True, calc=None):
+def _entry(mech, where, statement, kind, param_for, inputs, vector=True, calc=None, pcalc=None):
+    """An OpenDP entry whose claim is the scalar privacy map at d_in = 1; ``calc(claimed)`` or ``pcalc(param)``
+    is the true-ε calculator of the documented law."""
     def make(eps):
         param = param_for(eps)
         claimed = _scalar_eps(kind, param)
         build = (lambda: Vectorised(kind, param)) if vector else (lambda: PerCall(kind, param))
-        return Case(f"eps={claimed:.4g} (param {param})", build, inputs, claimed,
-                    true_eps=None if calc is None else (lambda: calc(claimed)), calculator="documented (map)")
+        true = (lambda: calc(claimed)) if calc is not None else (lambda: pcalc(param)) if pcalc is not None else None
+        return Case(f"eps={claimed:.4g} (param {param})", build, inputs, claimed, true_eps=true,
+                    calculator="documented (map)" if calc is not None else "documented law (real arithmetic)")
 
     register(Entry(f"zoo.opendp.{mech}", LIB, DIST, MODS, where, statement, ADAPTER, grid(make)))
 
@@ -177,21 +184,97 @@ _entry("rr_categorical", "opendp.measurements.make_randomized_response",
        calc=calculators.attained)
 _entry("noisy_max", "opendp.measurements.make_noisy_max",
        "make_noisy_max(scores, scale) is map(1)-DP for scores at sup-distance 1", "noisy_max", lambda e: 2.0 / e,
-       [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], vector=False)
+       [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], vector=False,
+       pcalc=lambda s: cc.peeling_permute_and_flip(s, {0: [1.0, 0.0, 0.0], 1: [0.0, 1.0, 0.0]}))
 _approx_entry("gaussian_float", "opendp.measurements.make_gaussian (float) + make_zCDP_to_approxDP",
               "make_gaussian(atom_domain(float), scale) is (map(1).epsilon(1e-6), 1e-6)-DP", "gaussian_float",
-              lambda e: 5.0 / e, [0.0, 1.0], vector=True)
+              lambda e: 5.0 / e, [0.0, 1.0], vector=True,
+              pcalc=lambda s, _e, d: cc.gaussian_eps_at_delta(s, d), label="exact Gaussian curve: eps at delta")
 _approx_entry("gaussian_int", "opendp.measurements.make_gaussian (int: discrete Gaussian) + make_zCDP_to_approxDP",
               "make_gaussian(atom_domain(int), scale) is (map(1).epsilon(1e-6), 1e-6)-DP", "gaussian_int",
-              lambda e: 5.0 / e, [0, 1], vector=True)
+              lambda e: 5.0 / e, [0, 1], vector=True,
+              pcalc=lambda s, _e, d: cc.discrete_gaussian_eps_at_delta(s, d),
+              label="exact discrete Gaussian curve: eps at delta")
 _approx_entry("canonical_noise", "opendp.measurements.make_canonical_noise",
               "make_canonical_noise(d_in=1, d_out=(eps, 1e-6)) is (eps, 1e-6)-DP", "canonical", lambda e: e,
-              [0.0, 1.0], samples=10_000)  # ~400 calls/s
+              [0.0, 1.0], samples=10_000,  # ~400 calls/s
+              pcalc=lambda _s, e, _d: calculators.attained(e),
+              label="attained by construction: the Tulap law is canonical for f_(eps,delta) (Awan-Vadhan 2023)")
 _approx_entry("noisy_top_k", "opendp.measurements.make_noisy_top_k",
               "make_noisy_top_k(k=2, scale) is map(1)-DP for scores at sup-distance 1", "top_k", lambda e: 4.0 / e,
-              [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]], samples=20_000)  # ~900 calls/s
+              [[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0]], samples=20_000,  # ~900 calls/s
+              pcalc=lambda s, _e, _d: cc.peeling_permute_and_flip(s, {0: [1.0, 0.0, 0.0, 0.0], 1: [0.0, 1.0, 0.0, 0.0]},
+                                                                 k=2))
+# private_quantile: no calculator. Its law is permute-and-flip over integer scores whose scaling (α as a
+# rational, the size limit) is fixed only in OpenDP's proof document, not by the documented API.
 _approx_entry("private_quantile", "opendp.measurements.make_private_quantile",
               "make_private_quantile(candidates 0..10, alpha=0.5, scale) is map(1)-DP (add/remove one record)",
               "quantile", lambda e: 1.0 / e,
               [(2.0, 3.0, 5.0, 5.0, 8.0), (2.0, 3.0, 5.0, 5.0, 8.0, 8.0)],
               pairs=[((2.0, 3.0, 5.0, 5.0, 8.0), (2.0, 3.0, 5.0, 5.0, 8.0, 8.0))], samples=20_000)  # ~1300 calls/s
+
+
+# ------------------------------------------------------------------ bit-vector randomised response (RAPPOR)
+#: bit length, max_weight and inputs of the bit-vector entry: two weight-2 vectors at Hamming distance 2m = 4
+BITS, MAX_WEIGHT = 16, 2
+BITVEC_INPUTS = [tuple(1 if i in (0, 1) else 0 for i in range(BITS)), tuple(1 if i in (2, 3) else 0 for i in range(BITS))]
+#: two weight-3 vectors (one more than max_weight): outside the documented domain
+BITVEC_OUTSIDE = [tuple(1 if i in (0, 1, 2) else 0 for i in range(BITS)),
+                  tuple(1 if i in (3, 4, 5) else 0 for i in range(BITS))]
+
+
+class PackedBits:
+    """``(x, n, rng) -> (n, BITS) uint8``: n calls of OpenDP's ``make_randomized_response_bitvec`` on
+    ``np.packbits(x).tobytes()``; its packed-bytes output decoded with ``np.unpackbits`` (the documented
+    encoding of the output, not a view: the auditor picks its events on the bit vector itself)."""
+
+    def __init__(self, f: float):
+        self.f, self._m = f, None
+        self.__name__ = "opendp.rr_bitvec"
+
+    def __call__(self, x, n, rng):
+        import numpy as np
+
+        if self._m is None:
+            self._m = _bitvec_measurement(self.f)
+        data = np.packbits(np.asarray(x, dtype=np.uint8)).tobytes()
+        raw = b"".join(self._m(data) for _ in range(n))
+        return np.unpackbits(np.frombuffer(raw, dtype=np.uint8)).reshape(n, -1)[:, :len(x)]
+
+    def __getstate__(self):
+        return {"f": self.f, "_m": None, "__name__": self.__name__}
+
+
+def _bitvec_measurement(f: float):
+    dp = _dp()
+    return dp.m.make_randomized_response_bitvec(dp.bitvector_domain(max_weight=MAX_WEIGHT), dp.discrete_distance(),
+                                                f=f)
+
+
+def _bitvec_f(eps: float) -> float:
+    """Flip probability f with map(1) = 2m log((2 − f)/f) = eps (OpenDP's documented privacy map)."""
+    return 2.0 / (1.0 + math.exp(eps / (2 * MAX_WEIGHT)))
+
+
+def _bitvec_cases() -> list[Case]:
+    def make(eps):
+        f = _bitvec_f(eps)
+        claimed = float(_bitvec_measurement(f).map(1))
+        return Case(f"eps={claimed:.4g} (f={f:.4g}, {BITS} bits, max_weight={MAX_WEIGHT})",
+                    lambda: PackedBits(f), BITVEC_INPUTS, claimed,
+                    true_eps=lambda: cc.bitvector_rr(f, BITVEC_INPUTS), calculator="documented law (real arithmetic)")
+
+    cases = grid(make)()
+    f = _bitvec_f(1.0)
+    claimed = float(_bitvec_measurement(f).map(1))
+    cases.append(Case(f"eps={claimed:.4g}, inputs of weight {MAX_WEIGHT + 1} (outside max_weight={MAX_WEIGHT})",
+                      lambda: PackedBits(f), BITVEC_OUTSIDE, claimed, outside=True,
+                      true_eps=lambda: cc.bitvector_rr(f, BITVEC_OUTSIDE),
+                      calculator="documented per-bit law on the accepted inputs (real arithmetic)"))
+    return cases
+
+
+register(Entry("zoo.opendp.rr_bitvec", LIB, DIST, MODS, "opendp.measurements.make_randomized_response_bitvec",
+               f"make_randomized_response_bitvec(bitvector_domain(max_weight={MAX_WEIGHT}), f) is map(1) = "
+               f"2*max_weight*ln((2-f)/f)-DP under the discrete distance (packed bytes in and out)",
+               "(x, n, rng) -> unpackbits(m(packbits(x).tobytes())) per call", _bitvec_cases, samples=20_000))
