@@ -12,21 +12,23 @@ back to importing the whole catalogue.
 """
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import importlib
 import pprint
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
-__all__ = ["build_index", "modules_for", "indexed", "load_claims", "load_for", "write_index"]
+__all__ = ["build_index", "builtin_modules", "modules_for", "indexed", "load_claims", "load_for", "recording",
+           "write_index"]
 
 _DATA = Path(__file__).with_name("claim_index_data.py")
 
 
 def _registering_module() -> str:
     """The module whose top-level code is running the current registration (innermost ``<module>`` frame)."""
-    frame = sys._getframe(2)
+    frame = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_name == "<module>":
             return frame.f_globals.get("__name__", "?")
@@ -34,36 +36,53 @@ def _registering_module() -> str:
     return "?"
 
 
+@contextlib.contextmanager
+def recording() -> Iterator[list[tuple[str, str, object]]]:
+    """Within the block, record every claim and check registration as ``(module, claim id,
+    registry)``: the module whose top-level code made it (see :func:`_registering_module`),
+    in registration order; a registration that raised is not recorded."""
+    from privcheck.claims import Registry
+
+    records: list[tuple[str, str, object]] = []
+    add_claim, add_check = Registry.add_claim, Registry.add_check
+
+    def rec_claim(self, claim):
+        out = add_claim(self, claim)
+        records.append((_registering_module(), claim.id, self))
+        return out
+
+    def rec_check(self, chk):
+        out = add_check(self, chk)
+        records.append((_registering_module(), chk.claim_id, self))
+        return out
+
+    Registry.add_claim, Registry.add_check = rec_claim, rec_check
+    try:
+        yield records
+    finally:
+        Registry.add_claim, Registry.add_check = add_claim, add_check
+
+
+def builtin_modules() -> frozenset[str]:
+    """The built-in modules that register claims or checks (every module the index names)."""
+    from privcheck.claim_index_data import INDEX
+
+    return frozenset(m for mods in INDEX.values() for m in mods)
+
+
 def build_index() -> dict[str, tuple[str, ...]]:
     """Import the whole catalogue (this process must not have imported it yet) and return
     ``{claim id: modules}``: the modules that register the claim or one of its checks, in
     registration order."""
-    from privcheck.claims import Registry
-
     if "privcheck.catalogue" in sys.modules:
         raise RuntimeError("build_index needs a fresh interpreter (the catalogue is already imported)")
     seen: dict[str, list[str]] = {}
-    add_claim, add_check = Registry.add_claim, Registry.add_check
-
-    def note(cid: str) -> None:
-        mod = _registering_module()
+    with recording() as records:
+        importlib.import_module("privcheck.catalogue")
+    for mod, cid, _ in records:
         mods = seen.setdefault(cid, [])
         if mod not in mods:
             mods.append(mod)
-
-    def rec_claim(self, claim):
-        note(claim.id)
-        return add_claim(self, claim)
-
-    def rec_check(self, chk):
-        note(chk.claim_id)
-        return add_check(self, chk)
-
-    Registry.add_claim, Registry.add_check = rec_claim, rec_check
-    try:
-        importlib.import_module("privcheck.catalogue")
-    finally:
-        Registry.add_claim, Registry.add_check = add_claim, add_check
     return {cid: tuple(mods) for cid, mods in sorted(seen.items())}
 
 

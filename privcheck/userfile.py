@@ -248,11 +248,11 @@ def unload_user_file(path: str) -> None:
 # --------------------------------------------------------------------------- Python files
 def _load_python(path: str) -> list[str]:
     from privcheck.auditor.user_code import interrupt_is_real
+    from privcheck.claim_index import builtin_modules, recording
 
-    before_claims = set(CATALOGUE.claims)
-    before_checks = {cid: len(v) for cid, v in CATALOGUE.checks.items()}
     try:
-        runpy.run_path(path, run_name="privcheck_user_claims")
+        with recording() as records:
+            runpy.run_path(path, run_name="privcheck_user_claims")
     except PrivcheckUsageError as exc:
         raise PrivcheckUsageError(f"{path}: {_one_line(exc)}") from None
     except SyntaxError as exc:
@@ -265,21 +265,14 @@ def _load_python(path: str) -> list[str]:
         raise PrivcheckUsageError(f"{path}: the file raised KeyboardInterrupt while loading") from None
     except Exception as exc:  # a user file that fails to import is bad input, reported in one line
         raise PrivcheckUsageError(f"{path}: {type(exc).__name__}: {_one_line(exc)}") from None
-    ids = [cid for cid in CATALOGUE.claims if cid not in before_claims]
-    ids += [cid for cid, v in CATALOGUE.checks.items()
-            if cid not in ids and cid in before_claims
-            and any(not _builtin_check(c) for c in v[before_checks.get(cid, 0):])]
+    # the user's claims: those the file (or its own modules) registered a claim or check for; built-in
+    # modules the file imports register theirs too, told apart by the module that registered them
+    builtin = builtin_modules()
+    ids = list(dict.fromkeys(cid for mod, cid, reg in records if reg is CATALOGUE and mod not in builtin))
     for cid in ids:
         if not CATALOGUE.checks.get(cid):
             raise PrivcheckUsageError(f"{path}: claim {cid!r} has no check (use formula_claim or @check)")
     return ids
-
-
-def _builtin_check(check) -> bool:
-    """A check defined by a built-in catalogue or proof module (registered when the user's file imports one of
-    them, e.g. ``proofs.formula`` loading ``proofs``): not one of the user's checks."""
-    module = getattr(check.fn, "__module__", "") or ""
-    return (module.startswith("privcheck.catalogue") or module.startswith("proofs.")) and module != "proofs.formula"
 
 
 def _one_line(exc: BaseException) -> str:
