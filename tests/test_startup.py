@@ -58,3 +58,12 @@ def test_tiny_audit_imports_only_its_mechanism_module():
     assert "estimators.direct_encoding" in mods
     assert not {"estimators.mechanisms", "estimators.quantization", "estimators.oracles", "rich", "sympy",
                 "statsmodels", "privcheck.catalogue"} & mods
+
+
+def test_a_claims_file_imports_only_the_accountant_modules_it_queries(tmp_path):
+    f = tmp_path / "gdp_only.toml"
+    f.write_text('[[accountant]]\nid = "t.gdp"\nquery = "gdp.eps"\nparams = { mu = 1.0, delta = 1e-5 }\n'
+                 'bound = 4.38\nrelation = "<="\n')
+    mods = _modules_after(_CLI.format(args=["verify", "--file", str(f), "-q"]))
+    assert "accountants.gdp" in mods
+    assert not {"accountants.wireless", "accountants.planners", "proofs.gdp", "sympy"} & mods
