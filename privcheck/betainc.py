@@ -253,12 +253,14 @@ def _search(safe_end: float, other_end: float, excess, guess: float) -> float:
     a point is *certified safe* exactly when ``excess(x) <= 0``; it is monotone along the way up
     to the evaluation's error budget, and a point that cannot be certified (for whatever reason)
     must return a positive value. The search works on the binary representation of doubles:
-    it gallops from ``guess`` (a normal approximation of the quantile; steps of 2^40 doubles,
-    doubling) to a bracket [certified safe, not certified], then shrinks it with Illinois steps
+    it gallops from ``guess`` (a normal approximation of the quantile; a first step of 2^40
+    doubles, then the secant through the last two points extrapolated to the root, at least
+    doubling and at most ×256) to a bracket [certified safe, not certified], then shrinks it with
+    Illinois steps
     (a secant through the two ends, the stale end's value halved when one end is kept twice;
     Dowell & Jarratt 1971), each kept at least half the final resolution inside the bracket so
-    that a step landing next to the root is followed by one across it, and a bisection whenever
-    two steps did not halve the bracket. It stops when the bracket spans at most
+    that a step landing next to the root is followed by one across it, and a bisection after
+    a secant step that did not halve |excess| (so at most every other step is a bisection). It stops when the bracket spans at most
     :data:`_RESOLUTION` doubles below ½ (a relative width of about 1e−10, below the evaluation's
     own error budget) and adjacent doubles in [½, 1), where 1 − x has only ~1e−16 absolute
     resolution. Only the classification ``excess <= 0`` moves the safe end, so the result is
@@ -267,29 +269,37 @@ def _search(safe_end: float, other_end: float, excess, guess: float) -> float:
     i_s, i_o = _bits(safe_end), _bits(other_end)
     f_s = f_o = None  # the ends' excess (None: an end of the domain, never evaluated)
     step_dir = 1 if i_o > i_s else -1
-    g = min(max(_bits(guess), min(i_s, i_o) + 1), max(i_s, i_o) - 1)
-    step = 2**40
-    f = excess(_float(g))
-    if f <= 0:
-        i_s, f_s = g, f
-        while (i_o - (i_s + step_dir * step)) * step_dir > 0:
-            cand = i_s + step_dir * step
-            f = excess(_float(cand))
-            if f > 0:
-                i_o, f_o = cand, f
-                break
-            i_s, f_s, step = cand, f, step * 2
+    pos = min(max(_bits(guess), min(i_s, i_o) + 1), max(i_s, i_o) - 1)
+    f_pos = excess(_float(pos))
+    safe = f_pos <= 0
+    if safe:
+        i_s, f_s = pos, f_pos
     else:
-        i_o, f_o = g, f
-        while ((i_o - step_dir * step) - i_s) * step_dir > 0:
-            cand = i_o - step_dir * step
-            f = excess(_float(cand))
-            if f <= 0:
+        i_o, f_o = pos, f_pos
+    toward = step_dir if safe else -step_dir  # from pos towards the root
+    step = 2**40
+    while True:  # gallop until the root is bracketed or the far end is reached
+        cand = pos + toward * step
+        if ((i_o if safe else i_s) - cand) * toward <= 0:
+            break
+        f = excess(_float(cand))
+        if (f <= 0) != safe:  # crossed: bracketed
+            if safe:
+                i_o, f_o = cand, f
+            else:
                 i_s, f_s = cand, f
-                break
-            i_o, f_o, step = cand, f, step * 2
+            break
+        if safe:
+            i_s, f_s = cand, f
+        else:
+            i_o, f_o = cand, f
+        # next step: the secant through the last two points extrapolated to the root, grown ×2 … ×256
+        slope = (f - f_pos) / step
+        dist = -f / slope if slope != 0 and math.isfinite(slope) and math.isfinite(f) else -1.0
+        pos, f_pos = cand, f
+        step = int(min(max(1.25 * dist, 2 * step), 256 * step)) if dist > 0 else 2 * step
     kept = 0  # +1: the safe end moved last, −1: the other end moved last
-    bisect, widths = False, [abs(i_o - i_s)] * 2
+    bisect, last = False, math.inf  # last: |excess| at the previous new point
     while True:
         width = abs(i_o - i_s)
         tol = _RESOLUTION if _float(i_s) < 0.5 else 1  # in [½, 1) resolve 1 − x fully
@@ -312,8 +322,8 @@ def _search(safe_end: float, other_end: float, excess, guess: float) -> float:
             if kept == -1 and f_s is not None:
                 f_s /= 2
             kept = -1
-        widths.append(abs(i_o - i_s))
-        bisect = not bisect and widths[-1] > widths[-3] // 2  # two steps did not halve the bracket
+        bisect = not bisect and not abs(f) <= last / 2  # a secant step that did not halve |excess|
+        last = abs(f)
 
 
 def _start(a: float, b: float, p: float) -> float:
