@@ -15,7 +15,8 @@ audit de`` (2·10⁴ draws) and ``privcheck budget gdp`` within 1.5×, ``privche
 and ``--file`` within 2 s plus the check's own time (the "check s" column: the records' seconds,
 from ``--json``). With ``--before PATH`` every command also runs from that checkout (its tree
 first on PYTHONPATH), interleaved with this one, so both columns come from the same run on the
-same (loaded) machine.
+same (loaded) machine. Bytecode is compiled once and cached in a temporary directory for both
+trees (``PYTHONPYCACHEPREFIX``; ``PYTHONDONTWRITEBYTECODE`` is dropped), as on a user's machine.
 """
 from __future__ import annotations
 
@@ -95,16 +96,25 @@ def main() -> None:
     env = dict(os.environ)
     cache = tempfile.mkdtemp(prefix="privcheck-bench-cache-")
     env["PRIVCHECK_CACHE_DIR"] = cache
+    # compiled bytecode is cached (as on a user's machine) outside both trees, so --before never writes there
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="privcheck-bench-pyc-")
     trees = {"now": _ROOT} if not args.before else {"before": os.path.abspath(args.before), "now": _ROOT}
     base: dict[str, float] = {}
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median of {args.repeat} runs")
-    print(f"{'command':<34} {'tree':<7} {'median s':>9} {'min s':>7} {'check s':>8} {'× numpy':>8}  heavy imports")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median wall s of {args.repeat} runs "
+          "(interleaved); × numpy = median / median of `import numpy` in the same tree and run; "
+          "check s = the checks' own seconds")
+    head = f"{'command':<34}"
+    for name in trees:
+        head += f" {name + ' s':>9} {'check s':>7} {'× numpy':>8}"
+    if len(trees) == 2:
+        head += f" {'now/before':>10}"
+    print(head + "  heavy imports (now)")
     for label, cmd in COMMANDS.items():
         if args.only and args.only not in label and label != next(iter(COMMANDS)):
             continue
-        rows = {}
         for name, tree in trees.items():
-            wall(cmd, _tree_env(env, tree))  # warm-up: disk cache, listing cache
+            wall(cmd, _tree_env(env, tree))  # warm-up: disk cache, listing cache, bytecode
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
         for _ in range(args.repeat):
             for name, tree in trees.items():  # interleaved: both trees see the same load
@@ -112,13 +122,16 @@ def main() -> None:
                     for fn in os.listdir(cache):
                         os.remove(os.path.join(cache, fn))
                 times[name].append(wall(cmd, _tree_env(env, tree)))
-        for name, tree in trees.items():
-            med = statistics.median(t for t, _ in times[name])
+        row = f"{label:<34}"
+        med: dict[str, float] = {}
+        for name in trees:
+            med[name] = statistics.median(t for t, _ in times[name])
             chk = statistics.median(c for _, c in times[name])
-            base.setdefault(name, med)
-            rows[name] = (f"{label:<34} {name:<7} {med:9.3f} {min(t for t, _ in times[name]):7.3f} {chk:8.2f} "
-                          f"{med / base[name]:8.2f}  {heavy_imports(cmd, _tree_env(env, tree))}")
-        print("\n".join(rows.values()), flush=True)
+            base.setdefault(name, med[name])
+            row += f" {med[name]:9.3f} {chk:7.2f} {med[name] / base[name]:8.2f}"
+        if len(trees) == 2:
+            row += f" {med['now'] / med['before']:10.2f}"
+        print(row + f"  {heavy_imports(cmd, _tree_env(env, trees['now']))}", flush=True)
 
 
 if __name__ == "__main__":

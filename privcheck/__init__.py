@@ -9,13 +9,18 @@ Public API (see DESIGN.md)::
 """
 from __future__ import annotations
 
-from privcheck.claims import Claim, Outcome, RunContext, VerdictRecord, check
 from privcheck.errors import PrivcheckUsageError, UnknownNameError
+
+#: names exported lazily (``privcheck.Claim`` imports :mod:`privcheck.claims` on first use, not at start-up)
+_LAZY = {"Claim": "privcheck.claims", "Outcome": "privcheck.claims", "RunContext": "privcheck.claims",
+         "VerdictRecord": "privcheck.claims", "check": "privcheck.claims", "Scenario": "privcheck.estimator_check",
+         "PackedBits": "privcheck.packed"}
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "audit", "per_sample", "mechanism", "verify", "check_estimator", "Scenario", "PackedBits", "Claim", "Outcome", "RunContext", "VerdictRecord", "check",
+    "audit", "per_sample", "mechanism", "verify", "check_estimator", "Scenario", "PackedBits", "Claim", "Outcome",
+    "RunContext", "VerdictRecord", "check",
     "PrivcheckUsageError", "UnknownNameError",
 ]
 
@@ -49,14 +54,12 @@ def check_estimator(*args, **kwargs):
 
 
 def __getattr__(name: str):
-    if name == "Scenario":
-        from privcheck.estimator_check import Scenario
+    if name in _LAZY:
+        import importlib
 
-        return Scenario
-    if name == "PackedBits":
-        from privcheck.packed import PackedBits
-
-        return PackedBits
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module 'privcheck' has no attribute {name!r}")
 
 

@@ -9,9 +9,9 @@ internal error (one line; ``--debug`` shows the traceback), 130 on Ctrl-C
 """
 from __future__ import annotations
 
-import json
 import math
 import os
+import re
 import sys
 
 import click
@@ -82,6 +82,8 @@ def list_cmd(patterns, json_out: str | None, verbose: bool) -> None:
     if json_out:
         out = {"claims": [dict(c, citation=cite_source(c["source"])) for c in data["claims"]],
                "mechanisms": [dict(m, citation=cite_source(m["source"])) for m in data["mechanisms"]]}
+        import json
+
         text = json.dumps(out, indent=2, ensure_ascii=False)
         if json_out == "-":
             click.echo(text)
@@ -370,10 +372,12 @@ def _curve_claim(mu, accountant_specs, eps, delta) -> dict:
 
 def _run_audit(sampler, total: int, **kwargs):
     """:func:`privcheck.auditor.audit` of ``sampler`` with a progress bar of ``total`` draws on a terminal."""
+    from privcheck.auditor import audit as run_audit
+
+    if not _rich_terminal(sys.stderr):  # rich would disable the bar: skip importing it
+        return run_audit(sampler, **kwargs)
     from rich.console import Console
     from rich.progress import Progress
-
-    from privcheck.auditor import audit as run_audit
 
     console = Console(stderr=True)
     with Progress(console=console, transient=True, disable=not console.is_terminal) as bar:
@@ -478,8 +482,6 @@ def _print_audit(res, json_out) -> None:
 
     Under ``--debug`` the user's own traceback of an ``error`` is printed to standard error first.
     """
-    from rich.console import Console
-
     from privcheck import cli_guard
 
     code = 1 if res.verdict in ("refuted", "error") else 0
@@ -487,14 +489,46 @@ def _print_audit(res, json_out) -> None:
     if tb and cli_guard.DEBUG:
         click.echo(tb.rstrip("\n"), err=True)
     if json_out:
+        import json
+
         text = json.dumps(res.to_dict(), indent=2)
         if json_out == "-":
             click.echo(text)
             sys.exit(code)
         with open(json_out, "w", encoding="utf-8") as fh:
             fh.write(text + "\n")
-    Console(highlight=False).print(res.summary(), soft_wrap=True)
+    _print_text(res.summary())
     sys.exit(code)
+
+
+def _rich_terminal(stream) -> bool:
+    """Whether a rich ``Console`` on ``stream`` would treat it as a terminal (rich's own rule:
+    ``TTY_COMPATIBLE`` 0/1, then ``FORCE_COLOR``, then ``isatty()``)."""
+    compatible = os.environ.get("TTY_COMPATIBLE", "")
+    if compatible in ("0", "1"):
+        return compatible == "1"
+    force = os.environ.get("FORCE_COLOR")
+    if force is not None:
+        return force != ""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+#: text rich might print differently: backslash escapes, markup tags, ``:emoji:`` codes, tabs, control codes
+_RICH_SPECIAL = re.compile(r"\\|\[[a-z#/@]|:\S*?:|[\t\x07\x08\x0b\x0c\r]")
+
+
+def _print_text(text: str) -> None:
+    """Print ``text`` to standard output exactly as ``Console(highlight=False).print(text, soft_wrap=True)``
+    does, without importing rich when the text holds nothing rich would render differently."""
+    if _RICH_SPECIAL.search(text) is None:
+        click.echo(text)
+        return
+    from rich.console import Console
+
+    Console(highlight=False).print(text, soft_wrap=True)
 
 
 #: ε values at which ``audit`` prints δ(ε) for a mechanism without an ε claim
@@ -507,6 +541,8 @@ def _no_eps_claim(mech, json_out: str | None) -> None:
         raise PrivcheckUsageError(f"{mech!r} has no ε claim to audit; pass the claimed ε with --eps E")
     rows = [{"eps": e, "delta": float(mech.delta_at(e))} for e in DELTA_CURVE_EPS]
     if json_out:
+        import json
+
         text = json.dumps({"mechanism": repr(mech), "eps_claimed": None, "verdict": None,
                            "delta_of_eps": rows}, indent=2)
         if json_out == "-":

@@ -147,49 +147,56 @@ _LOADED: dict[str, list[str]] = {}
 class Query:
     """An accountant query of the TOML format: the function, the default output field, and cost.
 
-    fn: a function of :mod:`accountants` called with the entry's params as
-    keywords; output: the attribute of a structured answer compared with the
-    bound (None for a plain number); cheap: evaluated once at load time to
+    where: ``"module:function"`` of :mod:`accountants`, called with the entry's params as
+    keywords (imported on first use: the wireless and planner modules import scipy.stats and
+    scipy.optimize, which a file without such queries does not need); output: the attribute
+    of a structured answer compared with the bound (None for a plain number); cheap: evaluated once at load time to
     report bad parameters as usage errors.
     """
 
-    fn: Callable[..., Any]
+    where: str
     output: str | None
     doc: str
     cheap: bool = True
 
+    @property
+    def fn(self) -> Callable[..., Any]:
+        """The accountant function (its module imported now)."""
+        import importlib
+
+        module, _, attr = self.where.partition(":")
+        return getattr(importlib.import_module(module), attr)
+
 
 def _queries() -> dict[str, Query]:
-    from accountants import amplification as am
-    from accountants import composition as co
-    from accountants import gdp
-    from accountants import planners as pl
-    from accountants import wireless as wl
-
+    gdp, co, am, wl, pl = ("accountants." + m for m in ("gdp", "composition", "amplification", "wireless", "planners"))
     return {
-        "gdp.delta": Query(gdp.gdp_delta, None, "δ(ε) of μ-GDP; params mu, eps"),
-        "gdp.eps": Query(gdp.gdp_eps, None, "ε at δ of μ-GDP; params mu, delta"),
-        "gdp.mu": Query(gdp.gdp_mu, None, "largest μ giving (ε, δ); params eps, delta"),
-        "gdp.compose": Query(gdp.compose_gdp, None, "μ of a composition; params mus, steps"),
-        "gdp.budget": Query(gdp.gdp_budget, "eps", "composed GDP budget; params mus, steps, eps or delta; "
-                                                   "output eps (default), delta or mu"),
-        "gaussian.sigma": Query(gdp.gaussian_sigma, None, "Gaussian σ for μ or (ε, δ); params sensitivity, mu | eps, delta"),
-        "compose.basic": Query(co.basic_composition, "eps", "basic composition; params eps, delta, steps"),
-        "compose.drv": Query(co.drv_composition, "eps", "DRV advanced composition; params eps, steps, delta_tilde, delta"),
-        "compose.kov": Query(co.kov_composition, "eps", "KOV closed form; params eps, delta_tilde, delta, steps"),
-        "compose.optimal": Query(co.optimal_composition, "eps", "exact optimal composition; params eps, steps, "
-                                                                 "delta_total, delta"),
-        "amplify.poisson": Query(am.poisson_amplification, "eps", "Poisson subsampling; params eps, delta, q"),
-        "amplify.subsampled_gaussian": Query(am.subsampled_gaussian, "eps_rdp", "subsampled Gaussian (autodp RDP); "
+        "gdp.delta": Query(f"{gdp}:gdp_delta", None, "δ(ε) of μ-GDP; params mu, eps"),
+        "gdp.eps": Query(f"{gdp}:gdp_eps", None, "ε at δ of μ-GDP; params mu, delta"),
+        "gdp.mu": Query(f"{gdp}:gdp_mu", None, "largest μ giving (ε, δ); params eps, delta"),
+        "gdp.compose": Query(f"{gdp}:compose_gdp", None, "μ of a composition; params mus, steps"),
+        "gdp.budget": Query(f"{gdp}:gdp_budget", "eps", "composed GDP budget; params mus, steps, eps or delta; "
+                                                       "output eps (default), delta or mu"),
+        "gaussian.sigma": Query(f"{gdp}:gaussian_sigma", None,
+                                "Gaussian σ for μ or (ε, δ); params sensitivity, mu | eps, delta"),
+        "compose.basic": Query(f"{co}:basic_composition", "eps", "basic composition; params eps, delta, steps"),
+        "compose.drv": Query(f"{co}:drv_composition", "eps",
+                             "DRV advanced composition; params eps, steps, delta_tilde, delta"),
+        "compose.kov": Query(f"{co}:kov_composition", "eps", "KOV closed form; params eps, delta_tilde, delta, steps"),
+        "compose.optimal": Query(f"{co}:optimal_composition", "eps", "exact optimal composition; params eps, steps, "
+                                                                      "delta_total, delta"),
+        "amplify.poisson": Query(f"{am}:poisson_amplification", "eps", "Poisson subsampling; params eps, delta, q"),
+        "amplify.subsampled_gaussian": Query(f"{am}:subsampled_gaussian", "eps_rdp", "subsampled Gaussian (autodp RDP); "
                                              "params sigma, q, steps, delta", cheap=False),
-        "wireless.c": Query(wl.wireless_c, None, "004 c = (2L/σ_min)√(2 log(1.25/δ_ℓ)); params L, sigma_min, delta_l"),
-        "wireless.lemma1": Query(wl.lemma1_eps, None, "004 eq. 16 ε_c; params K, c, delta_prime"),
-        "wireless.central_uniform": Query(wl.central_uniform, "eps", "004 eq. 14 (ε_c, δ_c); params K, p, c, "
-                                                                     "delta_prime, delta_l"),
-        "plan.noise": Query(pl.noise_for_budget, "answer", "smallest σ for (ε, δ) over steps; params eps, delta, "
-                                                           "steps, sensitivity, q", cheap=False),
-        "plan.max_steps": Query(pl.max_steps, "answer", "largest T within (ε, δ); params eps, delta, sigma, "
-                                                        "sensitivity, q", cheap=False),
+        "wireless.c": Query(f"{wl}:wireless_c", None,
+                            "004 c = (2L/σ_min)√(2 log(1.25/δ_ℓ)); params L, sigma_min, delta_l"),
+        "wireless.lemma1": Query(f"{wl}:lemma1_eps", None, "004 eq. 16 ε_c; params K, c, delta_prime"),
+        "wireless.central_uniform": Query(f"{wl}:central_uniform", "eps", "004 eq. 14 (ε_c, δ_c); params K, p, c, "
+                                                                          "delta_prime, delta_l"),
+        "plan.noise": Query(f"{pl}:noise_for_budget", "answer", "smallest σ for (ε, δ) over steps; params eps, delta, "
+                                                                "steps, sensitivity, q", cheap=False),
+        "plan.max_steps": Query(f"{pl}:max_steps", "answer", "largest T within (ε, δ); params eps, delta, sigma, "
+                                                             "sensitivity, q", cheap=False),
     }
 
 
@@ -248,11 +255,11 @@ def unload_user_file(path: str) -> None:
 # --------------------------------------------------------------------------- Python files
 def _load_python(path: str) -> list[str]:
     from privcheck.auditor.user_code import interrupt_is_real
+    from privcheck.claim_index import builtin_modules, recording
 
-    before_claims = set(CATALOGUE.claims)
-    before_checks = {cid: len(v) for cid, v in CATALOGUE.checks.items()}
     try:
-        runpy.run_path(path, run_name="privcheck_user_claims")
+        with recording() as records:
+            runpy.run_path(path, run_name="privcheck_user_claims")
     except PrivcheckUsageError as exc:
         raise PrivcheckUsageError(f"{path}: {_one_line(exc)}") from None
     except SyntaxError as exc:
@@ -265,21 +272,14 @@ def _load_python(path: str) -> list[str]:
         raise PrivcheckUsageError(f"{path}: the file raised KeyboardInterrupt while loading") from None
     except Exception as exc:  # a user file that fails to import is bad input, reported in one line
         raise PrivcheckUsageError(f"{path}: {type(exc).__name__}: {_one_line(exc)}") from None
-    ids = [cid for cid in CATALOGUE.claims if cid not in before_claims]
-    ids += [cid for cid, v in CATALOGUE.checks.items()
-            if cid not in ids and cid in before_claims
-            and any(not _builtin_check(c) for c in v[before_checks.get(cid, 0):])]
+    # the user's claims: those the file (or its own modules) registered a claim or check for; built-in
+    # modules the file imports register theirs too, told apart by the module that registered them
+    builtin = builtin_modules()
+    ids = list(dict.fromkeys(cid for mod, cid, reg in records if reg is CATALOGUE and mod not in builtin))
     for cid in ids:
         if not CATALOGUE.checks.get(cid):
             raise PrivcheckUsageError(f"{path}: claim {cid!r} has no check (use formula_claim or @check)")
     return ids
-
-
-def _builtin_check(check) -> bool:
-    """A check defined by a built-in catalogue or proof module (registered when the user's file imports one of
-    them, e.g. ``proofs.formula`` loading ``proofs``): not one of the user's checks."""
-    module = getattr(check.fn, "__module__", "") or ""
-    return (module.startswith("privcheck.catalogue") or module.startswith("proofs.")) and module != "proofs.formula"
 
 
 def _one_line(exc: BaseException) -> str:

@@ -158,3 +158,26 @@ def test_bad_input(args):
         betaincinv_safe(*args)
     with pytest.raises(ValueError):
         betainccinv_safe(*args)
+
+
+def test_lower_tail_brackets_the_rounding_of_one_minus_x():
+    """Regression: at n = 10^12, k = 10^6 the lower tail's fraction runs in 1 − x, which is not a double
+    here; evaluating it at the rounded 1 − x with the prefactor at x was wrong by 8e−8 relatively,
+    outside the certified interval (the Illinois search then returned an upper limit inside the
+    exact interval)."""
+    k, n, x = 10**6, 10**12, 1.0019619109412442e-06
+    assert 1.0 - (1.0 - x) != x
+    lo, hi = binomial_tail_log_bounds(k + 1, n - k, x, lower=True)
+    exact = _le(k, n, x)
+    assert math.exp(lo) <= exact <= math.exp(hi)
+
+
+@settings(max_examples=15, deadline=None)
+@given(n=st.one_of(st.integers(1, 3000), st.integers(10**6, 10**12)), k_tail=st.integers(0, 2000),
+       mirror=st.booleans(), alpha=st.floats(1e-12, 0.5))
+def test_limits_bracket_the_mpmath_root(n, k_tail, mirror, alpha):
+    """Any level α: the exact tail (mpmath, DPS digits) is on the safe side of α at the returned limit
+    and on the other side 1e-8 (relative, plus 8 ulps) inward, so the limit and that point bracket
+    the exact root of the tail equation (the tails are monotone in x)."""
+    k = min(k_tail, n)
+    _check_limits(n - k if mirror else k, n, alpha)

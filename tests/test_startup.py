@@ -42,4 +42,28 @@ def test_verify_one_claim_imports_only_its_modules():
     # an LDP claim needs privcheck.catalogue.ldp, not the symbolic or estimator modules (sympy, statsmodels)
     mods = _modules_after(_CLI.format(args=["verify", "fedsel.pe.ldp", "--method", "exact", "-q"]))
     assert "privcheck.catalogue.ldp" in mods
-    assert not {"proofs", "sympy", "statsmodels", "privcheck.catalogue.estimation"} & mods
+    assert not {"sympy", "statsmodels", "privcheck.catalogue.estimation"} & mods
+    assert not [m for m in mods if m.startswith("proofs.")]  # the package proofs alone imports nothing
+
+
+def test_verify_a_symbolic_claim_imports_only_its_proof_module():
+    # gdp.conversion has a symbolic check in proofs.gdp: the other papers' proof modules stay unloaded
+    mods = _modules_after(_CLI.format(args=["verify", "gdp.conversion", "--method", "exact", "-q"]))
+    assert "privcheck.catalogue.accounting" in mods
+    assert not {"proofs.fedsel", "proofs.sqsgd", "proofs.biswas", "proofs.seif"} & mods
+
+
+def test_tiny_audit_imports_only_its_mechanism_module():
+    mods = _modules_after(_CLI.format(args=["audit", "de", "--samples", "200"]))
+    assert "estimators.direct_encoding" in mods
+    assert not {"estimators.mechanisms", "estimators.quantization", "estimators.oracles", "rich", "sympy",
+                "statsmodels", "privcheck.catalogue"} & mods
+
+
+def test_a_claims_file_imports_only_the_accountant_modules_it_queries(tmp_path):
+    f = tmp_path / "gdp_only.toml"
+    f.write_text('[[accountant]]\nid = "t.gdp"\nquery = "gdp.eps"\nparams = { mu = 1.0, delta = 1e-5 }\n'
+                 'bound = 4.38\nrelation = "<="\n')
+    mods = _modules_after(_CLI.format(args=["verify", "--file", str(f), "-q"]))
+    assert "accountants.gdp" in mods
+    assert not {"accountants.wireless", "accountants.planners", "proofs.gdp", "sympy"} & mods

@@ -272,3 +272,30 @@ def test_a_user_file_importing_builtin_modules_selects_only_its_own_checks():
 
     ids = sorted({r["id"] for r in json.loads(out.stdout)})
     assert ids == ["example.py.bernoulli.typo", "example.py.bernoulli.variance", "example.py.rr.keep"], ids
+
+
+def test_checks_registered_by_imported_builtin_modules_are_not_the_files(tmp_path):
+    """A user file importing built-in check modules (here proofs.gdp and the accounting catalogue module, in a
+    fresh interpreter) registers their checks too: the file's own claims are told apart by the module that
+    registered each one (privcheck.claim_index.recording), whatever the modules' names."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    f = tmp_path / "mine.py"
+    f.write_text(textwrap.dedent('''
+        import proofs.gdp
+        import privcheck.catalogue.accounting
+        from proofs.formula import formula_claim
+
+        formula_claim("mine.square", derived="(a + 1)**2", printed="a**2 + 2*a + 1", assumptions={"a": "real"},
+                      expect="holds", source="notes", where="eq. 1")
+    '''))
+    code = ("import json, sys\nfrom privcheck.claim_index import load_claims\nload_claims()\n"
+            "from privcheck.userfile import load_user_file\nprint(json.dumps(load_user_file(sys.argv[1])))")
+    out = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, cwd=root, timeout=300,
+                         env={**__import__("os").environ, "PYTHONPATH": str(root)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == ["mine.square"]

@@ -14,23 +14,30 @@ Entry point :func:`audit` (also ``privcheck.audit``). Modules:
 - :mod:`privcheck.auditor.scores` — one-dimensional statistics (projection, likelihood ratio) and thresholds.
 
 Chunked, seeded execution goes through the one scheduler, :mod:`privcheck.scheduler`.
+
+The names below are exported lazily: importing a light submodule (e.g. ``privcheck.auditor.user_code``,
+which every CLI command uses) does not import :mod:`privcheck.auditor.core` and its dependencies.
 """
-from privcheck.auditor.core import (
-    DEFAULT_SAMPLES,
-    MAX_EVENTS,
-    SELECTION_SHARE,
-    AuditResult,
-    MonteCarloBound,
-    audit,
-    exact_verdict,
-    mc_decision,
-    mc_verdict,
-    monte_carlo_bound,
-    resolve_pairs,
-)
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __all__ = [
     "DEFAULT_SAMPLES", "MAX_EVENTS", "SELECTION_SHARE", "AuditResult", "MonteCarloBound",
     "audit", "exact_verdict", "mc_decision", "mc_verdict", "monte_carlo_bound",
     "resolve_pairs",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The exports of :mod:`privcheck.auditor.core`, imported on first use."""
+    if name in __all__:
+        value = getattr(importlib.import_module("privcheck.auditor.core"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'privcheck.auditor' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -11,13 +11,15 @@ Importing this package registers every claim of CLAIMS.md
 - :mod:`privcheck.catalogue.peers` — audits of other libraries' accountants (``peers.*``, optional extra ``peers``);
 - :mod:`privcheck.catalogue.peers.curves` — trade-off-curve libraries (``peers.gdpnum``, ``peers.riskcal``);
 - :mod:`privcheck.catalogue.zoo` — third-party DP libraries audited black-box (``zoo.*``, extra ``zoo``; opt-in);
-- :mod:`proofs` — the symbolic checks, one module per paper.
+- :mod:`proofs` — the symbolic checks, one module per paper (:data:`proofs.MODULES`).
 
 :func:`privcheck.claim_index.load_for` imports only the modules the claim index names for
 some claim ids (``privcheck verify ONE_CLAIM``); :func:`load_all` imports everything.
 """
 import importlib as _importlib
 import sys as _sys
+
+from proofs import MODULES as _PROOFS
 
 #: every module whose import registers claims or checks, in registration order
 MODULES = (
@@ -30,7 +32,7 @@ MODULES = (
     "privcheck.catalogue.peers",
     "privcheck.catalogue.curves",
     "privcheck.catalogue.zoo",  # zoo.*: opt-in, see privcheck.runner.select
-    "proofs",
+    *_PROOFS,  # the symbolic checks (importing the package proofs alone registers nothing)
 )
 
 
