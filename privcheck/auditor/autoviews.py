@@ -8,11 +8,12 @@ worth adding (then the audit is exactly the raw one). Derived columns:
 - **sets and ordered containers** (lists, tuples, iterators of items, also of varying length):
   membership bits of every item seen in the probe (an ordered container therefore counts both as
   returned — its raw encoding stays — and as a set);
-- **(value, seed) reports of a hashing protocol**: when the hash family is recognised
-  (:data:`HASH_FAMILIES`: xxhash32/64 of ``str(item + offset)`` mod g, as pure-ldp and
-  multi-freq-ldpy use, or a built-in mechanism's own ``support``), the support bit of every audited
-  input, i.e. the events ``{x supported ∧ x' not}`` of Wang et al. 2017 Sec. 4.4; otherwise the
-  pair stays an atom of the raw encoding;
+- **hashing and sketch reports** (``(value, seed)`` with optional key leaves such as a sketch row or an
+  attribute index; a vector or value keyed by a hash index): when a support family of
+  :mod:`privcheck.auditor.support_views` reproduces the probe's support structure (or for a built-in
+  mechanism's own ``support``), the support bit of every audited input and their pattern, i.e. the
+  events ``{x supported ∧ x' not}`` of Wang et al. 2017 Sec. 4.4; otherwise the pair stays an atom of
+  the raw encoding;
 - **floats**: the floating-point representation (Mironov 2012, CCS, "On significance of the least
   significant bits for differential privacy"): the exponent, the low byte of the mantissa and the
   number of trailing zero bits of the mantissa (which lattice 2^-k the value lies on). These are
@@ -40,6 +41,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from privcheck.auditor.coding import to_matrix
+from privcheck.auditor.support_views import HASH_FAMILIES, HashSupport, Supports, support_families  # noqa: F401
 
 #: probe draws per audited input
 PROBE = 2048
@@ -47,8 +49,6 @@ PROBE = 2048
 MAX_ITEMS = 64
 #: the float-representation columns are added when some probe histogram differs at this level
 GATE_ALPHA = 1e-3
-#: a hash family is recognised when its own-input match rate beats the others' by this much
-HASH_MARGIN = 0.15
 
 
 def _materialise(outputs) -> Any:
@@ -89,39 +89,6 @@ def _safe_in(v, index: dict) -> bool:
         return v in index
     except TypeError:
         return False
-
-
-class XXHash:
-    """``hash(item, seed) = xxh{bits}(str(item + offset), seed).intdigest()`` (picklable for worker processes)."""
-
-    def __init__(self, bits: int, offset: int):
-        self.bits, self.offset = bits, offset
-        self.__name__ = f"xxh{bits}(str(item{offset:+d}), seed)" if offset else f"xxh{bits}(str(item), seed)"
-
-    def __call__(self, item, seed) -> int:
-        import xxhash
-
-        fn = xxhash.xxh32 if self.bits == 32 else xxhash.xxh64
-        return fn(str(item + self.offset), seed=int(seed)).intdigest()
-
-
-#: hash families recognised in (value, seed) reports: xxhash of str(item + offset) with the report's seed
-HASH_FAMILIES = [XXHash(32, 0), XXHash(32, -1), XXHash(64, 0), XXHash(64, -1)]
-
-
-class HashSupport:
-    """Feature: report supports input y when ``hash(y, seed) mod g == value``."""
-
-    def __init__(self, hash_fn: Callable, domain: Sequence, g: int, seed_col: int):
-        self.hash_fn, self.domain, self.g, self.seed_col = hash_fn, list(domain), int(g), int(seed_col)
-        self.name = f"hash support ({hash_fn.__name__} mod {g}) of inputs {self.domain}"
-
-    def __call__(self, outputs, n: int) -> np.ndarray:
-        seeds, values = _seed_value(outputs, self.seed_col)
-        out = np.zeros((n, len(self.domain)), dtype=np.uint8)
-        for j, y in enumerate(self.domain):
-            out[:, j] = [self.hash_fn(y, s) % self.g == v for s, v in zip(seeds, values)]
-        return out
 
 
 class MechanismSupport:
@@ -309,35 +276,12 @@ def _seed_column(probe: dict) -> int | None:
 
 
 def _hash_feature(sampler, probe: dict, inputs: list):
-    """A :class:`HashSupport` (or :class:`MechanismSupport`) when the reports are recognised hashing reports."""
+    """Support columns of hashing/sketch reports: a built-in mechanism's own ``support``, else the families
+    of :mod:`privcheck.auditor.support_views` accepted on the probe (None when none is)."""
     if hasattr(sampler, "support") and hasattr(sampler, "hash_family"):
         return MechanismSupport(sampler, inputs)
-    seed_col = _seed_column(probe)
-    if seed_col is None or not all(isinstance(x, (int, np.integer)) for x in inputs):
-        return None
-    values = [v for outs in probe.values() for v in _seed_value(outs, seed_col)[1]]
-    if min(values) < 0:
-        return None
-    g = max(values) + 1
-    if g < 2 or g > 1 << 16:
-        return None
-    try:
-        import xxhash  # noqa: F401
-    except ImportError:
-        return None
-    best = None
-    for fam in HASH_FAMILIES:
-        own, other = [], []
-        for x, outs in probe.items():
-            s, v = _seed_value(outs, seed_col)
-            s, v = s[:256], v[:256]
-            own.append(np.mean([fam(x, a) % g == b for a, b in zip(s, v)]))
-            y = next(i for i in probe if i != x)
-            other.append(np.mean([fam(y, a) % g == b for a, b in zip(s, v)]))
-        margin = float(np.mean(own) - np.mean(other))
-        if margin > HASH_MARGIN and (best is None or margin > best[0]):
-            best = (margin, fam)
-    return None if best is None else HashSupport(best[1], inputs, g, seed_col)
+    families = support_families(probe)
+    return Supports(families) if families else None
 
 
 def _membership_feature(probe: dict):
