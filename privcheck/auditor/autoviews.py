@@ -41,7 +41,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from privcheck.auditor.coding import to_matrix
-from privcheck.auditor.support_views import HASH_FAMILIES, HashSupport, Supports, support_families  # noqa: F401
+from privcheck.auditor.support_views import (HASH_FAMILIES, HashSupport, Supports,  # noqa: F401
+                                             support_families, support_labels)
 
 #: probe draws per audited input
 PROBE = 2048
@@ -74,6 +75,11 @@ class Membership:
         self.items = list(items)
         self.name = f"membership of {len(self.items)} items"
 
+    def labels(self) -> list:
+        """Per column: ``(name, atom → text)`` for event descriptions (``item 9 ∈ output``)."""
+        return [(f"item {it!r} ∈ output", lambda v, it=it: f"item {it!r} {'∈' if v else '∉'} output")
+                for it in self.items]
+
     def __call__(self, outputs, n: int) -> np.ndarray:
         index = {it: j for j, it in enumerate(self.items)}
         out = np.zeros((n, len(self.items)), dtype=np.uint8)
@@ -101,6 +107,10 @@ class MechanismSupport:
     def __call__(self, outputs, n: int) -> np.ndarray:
         return self.mech.support(np.asarray(outputs), self.domain)
 
+    def labels(self) -> list:
+        """Per column: ``(name, atom → text)`` for event descriptions."""
+        return support_labels(self.domain)
+
 
 class BitConjunction:
     """Feature: for each bit ``b`` of the report's bit vectors and each categorical scalar ``c`` travelling
@@ -117,6 +127,22 @@ class BitConjunction:
         self.bit_positions = [(p, w) for p, (kind, w, _) in enumerate(layout) if kind == "bits"]
         width = sum(w for _, w in self.bit_positions)
         self.name = f"bit × category conjunctions ({width} bits × {len(self.categories)} categorical columns)"
+
+    def labels(self) -> list:
+        """Per column, in :meth:`__call__`'s order: ``(name, atom → text)``, e.g. ``bit 3 of report[0]=1 ∧
+        report[1]=2`` (positions in the report as the sampler returns it)."""
+        labs = []
+        for p, w in self.bit_positions:
+            one = self.layout[p][2]
+            for c, values in self.categories.items():
+                for i in range(w):
+                    def text(code, i=i, p=p, c=c, values=values, one=one):
+                        k, b = divmod(int(code), 2)
+                        cat = repr(values[k]) if k < len(values) else "a value unseen in the probe"
+                        return f"bit {i} of report[{p}]{'=' if b else '≠'}{one!r} ∧ report[{c}]={cat}"
+
+                    labs.append((f"bit {i} of report[{p}] × report[{c}]", text))
+        return labs
 
     def __call__(self, outputs, n: int) -> np.ndarray:
         cols = []
@@ -195,6 +221,11 @@ class FloatRepresentation:
     def __init__(self, columns: Sequence[int]):
         self.columns = list(columns)
 
+    def labels(self) -> list:
+        """Per column: ``(name, atom → text)``, e.g. ``exponent(out[0])=1019``."""
+        fields = ("exponent", "low mantissa byte", "trailing zero bits of the mantissa")
+        return [(f"{f}(out[{j}])", lambda v, f=f, j=j: f"{f}(out[{j}])={int(v)}") for j in self.columns for f in fields]
+
     def __call__(self, outputs, n: int) -> np.ndarray:
         m = to_matrix(outputs, n)
         return np.concatenate([float_bits(m[:, j]) for j in self.columns], axis=1)
@@ -221,6 +252,12 @@ class AutoView:
     def description(self) -> str:
         """What was added, e.g. ``raw + membership of 12 items``."""
         return "raw + " + " + ".join(f.name for f in self.features)
+
+    def atom_labels(self, width: int) -> list:
+        """Per column of the viewed output (``width`` columns: the raw encoding's, then the features'):
+        None for a raw column (described as ``out[j]``), else ``(name, atom → text)``."""
+        derived = [lab for f in self.features for lab in f.labels()]
+        return [None] * (width - len(derived)) + derived
 
     def __call__(self, outputs) -> np.ndarray:
         outputs = _materialise(outputs)

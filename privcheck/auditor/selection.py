@@ -30,6 +30,7 @@ Bonferroni correction.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -257,13 +258,36 @@ def one_input_event(coding: OutputCoding, counts: list[dict], n: list[int], pair
 MIN_ONE_INPUT = 8
 
 
+_COLUMN = re.compile(r"out\[(\d+)\](?:=(-?\d+)(?![\d.eE]))?")
+
+
+def label_columns(description: str, labels: list | None) -> str:
+    """``description`` with each ``out[j]`` of a derived column replaced by its human name: ``out[j]=v`` by
+    ``text(v)`` and ``out[j]`` before any other atom text (``<v``, ``in [a, b)``) by ``name``.
+
+    labels: per column None (a raw column: kept as ``out[j]``) or ``(name, text)`` with ``text(int) -> str``
+    (:meth:`privcheck.auditor.autoviews.AutoView.atom_labels`)."""
+    if not labels:
+        return description
+
+    def sub(m):
+        j = int(m.group(1))
+        lab = labels[j] if j < len(labels) else None
+        if lab is None:
+            return m.group(0)
+        return lab[1](int(m.group(2))) if m.group(2) is not None else lab[0]
+
+    return _COLUMN.sub(sub, description)
+
+
 def candidate_events(coding: OutputCoding, counts: list[dict], n: list[int], pairs, n_est: int, alpha: float,
-                     *, max_events: int, delta_eps: float | None = None) -> list[Event]:
+                     *, max_events: int, delta_eps: float | None = None, labels: list | None = None) -> list[Event]:
     """Choose up to ``max_events`` events over the allowed ordered input ``pairs``.
 
     ``counts[i]`` maps each family of ``coding`` to the atom counts of input
     ``i`` on its ``n[i]`` selection draws. The events depend on these counts
     only; the caller must estimate their probabilities on fresh draws.
+    ``labels``: human names of derived columns for the descriptions (see :func:`label_columns`).
     """
     found: list[Event] = []
     groups = _column_groups(coding)
@@ -309,5 +333,5 @@ def candidate_events(coding: OutputCoding, counts: list[dict], n: list[int], pai
         chosen.append(only)
     chosen.sort(key=lambda e: -e.predicted)
     for e in chosen:
-        e.description = coding.describe(e.family, e.atoms)
+        e.description = label_columns(coding.describe(e.family, e.atoms), labels)
     return chosen

@@ -153,8 +153,14 @@ class _Support:
 
     def labels(self) -> list:
         """Per column: ``(name, atom → text)`` for event descriptions."""
-        return [(f"supports(x={y!r})", lambda v, y=y: f"report {'supports' if v else 'does not support'} x={y!r}")
-                for y in self.domain]
+        return support_labels(self.domain)
+
+
+def support_labels(domain: Sequence) -> list:
+    """``(name, atom → text)`` of support-bit columns, one per input of ``domain``: ``x=1 supported`` /
+    ``x=1 not supported``."""
+    return [(f"x={y!r} supported", lambda v, y=y: f"x={y!r} {'supported' if v else 'not supported'}")
+            for y in domain]
 
 
 class HashSupport(_Support):
@@ -251,8 +257,9 @@ class Supports:
 
         def text(v):
             v = int(v)
-            return " ∧ ".join([nm for k, nm in enumerate(names) if v >> k & 1]
-                              + ["¬" + nm for k, nm in enumerate(names) if not v >> k & 1])
+            return "support pattern: " + ", ".join(
+                [nm for k, nm in enumerate(names) if v >> k & 1]
+                + [nm.replace(" supported", " not supported") for k, nm in enumerate(names) if not v >> k & 1])
 
         return labs + [("support pattern", text)]
 
