@@ -25,7 +25,7 @@ def test_label_columns_rewrites_only_derived_columns():
 def test_float_representation_names():
     labs = FloatRepresentation([0]).labels()
     assert [lab[1](v) for lab, v in zip(labs, (1019, 0, 52))] == [
-        "exponent(out[0])=1019", "low mantissa byte(out[0])=0", "trailing zero bits of the mantissa(out[0])=52"]
+        "exponent(out[0])=1019", "low mantissa byte(out[0])=0", "mantissa trailing zeros(out[0])=52"]
 
 
 def test_bit_conjunction_names_follow_the_column_order():

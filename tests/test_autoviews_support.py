@@ -47,8 +47,14 @@ def test_unhashed_pairs_and_keyless_vectors_get_no_support_family():
     def pairs(x, n, rng):  # a value unrelated to the seed: no family reproduces a support structure
         return [(int(v), int(s)) for v, s in zip(rng.integers(0, 3, n), rng.integers(0, 64, n))]
 
-    view = auto_view(pairs, [0, 1], np.random.SeedSequence(3), probe=1024)
-    assert view is None or not any(isinstance(f, Supports) for f in view.features)
+    def rr_and_noise(x, n, rng):  # a value that depends on x, beside an unrelated "seed": no hashing either
+        bit = np.where(rng.random(n) < 0.9, x, 1 - x)
+        return [(int(b), int(s)) for b, s in zip(bit, rng.integers(0, 50, n))]
+
+    for fn in (pairs, rr_and_noise):
+        for seed in range(3):
+            view = auto_view(fn, [0, 1], np.random.SeedSequence(seed), probe=2048)
+            assert view is None or not any(isinstance(f, Supports) for f in view.features), (fn, view)
 
 
 @pytest.mark.parametrize("sampler, vs_raw", [(fastlh, None), (sketch_response, None), (cms, 0.1), (hcms, None)])

@@ -223,7 +223,7 @@ class FloatRepresentation:
 
     def labels(self) -> list:
         """Per column: ``(name, atom → text)``, e.g. ``exponent(out[0])=1019``."""
-        fields = ("exponent", "low mantissa byte", "trailing zero bits of the mantissa")
+        fields = ("exponent", "low mantissa byte", "mantissa trailing zeros")
         return [(f"{f}(out[{j}])", lambda v, f=f, j=j: f"{f}(out[{j}])={int(v)}") for j in self.columns for f in fields]
 
     def __call__(self, outputs, n: int) -> np.ndarray:

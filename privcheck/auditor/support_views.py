@@ -19,8 +19,10 @@ into *leaves* (scalars and 1-D arrays; nested tuples/lists are walked) and two f
 
 Key leaves must have one law under every input (public randomness: a chi-square homogeneity test on the
 probe). Recognition: a family's tables are learned on one half of the probe and it is *accepted* only when, on
-the other half, each input's reports support it more often than the other inputs' reports do (a
-two-proportion z-score of at least :data:`Z_ACCEPT`); no family is keyed on a library or class name.
+the other half, each input's reports support it more often than the other inputs' reports do, by a
+two-proportion z-score at least :data:`Z_ACCEPT` above the same score with the seed (or key) leaf
+shuffled across reports — a control that keeps every marginal law, so a value that merely depends on
+the input is not mistaken for hashing; no family is keyed on a library or class name.
 Validity: the tables are public constants learned from probe draws independent of the selection and
 estimation draws, so a support bit is a fixed function of one output (post-processing).
 """
@@ -40,6 +42,8 @@ MAX_KEY_VALUES = 64
 MIN_SEEDS = 8
 #: a learned cell needs this many probe reports of its input
 MIN_CELL = 4
+#: reports with more leaves than this are not searched (LH-family and sketch reports are small tuples)
+MAX_LEAVES = 8
 
 
 class XXHash:
@@ -50,6 +54,10 @@ class XXHash:
         self.__name__ = f"xxh{bits}"
 
     def __call__(self, item, seed) -> int:
+        return self.digest()(str(item), int(seed))
+
+    def digest(self) -> Callable[[str, int], int]:
+        """The raw ``(text, seed) -> int`` digest function (cached)."""
         fn = self.__dict__.get("_fn")
         if fn is None:
             import xxhash
@@ -59,7 +67,7 @@ class XXHash:
                 cls = xxhash.xxh32 if self.bits == 32 else xxhash.xxh64
                 fn = lambda data, seed, cls=cls: cls(data, seed=seed).intdigest()  # noqa: E731
             self._fn = fn
-        return fn(str(item), seed=int(seed))
+        return fn
 
     def __getstate__(self):
         return {k: v for k, v in self.__dict__.items() if k != "_fn"}
@@ -130,6 +138,16 @@ def _key_cells(leaves: list[np.ndarray], keys: Sequence[int], values: list[list]
         ok = np.asarray(vals)[pos_c] == leaves[k]
         cell = np.where(ok & (cell >= 0), cell * len(vals) + pos_c, -1)
     return cell
+
+
+def _same(a: np.ndarray) -> np.ndarray:
+    return a
+
+
+def _shuffled(a: np.ndarray) -> np.ndarray:
+    """``a`` in a fixed pseudo-random order (the control of :func:`_score`: a seed or key leaf detached
+    from its report keeps its marginal law but loses any tie to the report's value)."""
+    return a[np.random.default_rng(0).permutation(len(a))]
 
 
 def _z(own: int, n_own: int, other: int, n_other: int) -> float:
@@ -355,10 +373,8 @@ def _hash_feature(domain: list, leaves_by: list[list[np.ndarray]]):
         import xxhash  # noqa: F401
     except ImportError:
         return None
-    best, done = None, set()
+    best = None
     for v, s, g, keys in _hash_candidates(leaves_by):
-        if (v, s) in done:
-            continue  # accepted without keys: no keyed variant
         pooled_keys = [sorted(np.unique(np.concatenate([lv[k] for lv in leaves_by])).tolist()) for k in keys]
         n_cells = int(np.prod([len(k) for k in pooled_keys])) if keys else 1
         cells = [_key_cells(lv, keys, pooled_keys) for lv in leaves_by]
@@ -367,18 +383,17 @@ def _hash_feature(domain: list, leaves_by: list[list[np.ndarray]]):
         if not any(f[0] >= Z_ACCEPT for f in found):
             found = [(z, fam, table, inner) for fam in HASH_FAMILIES for table, inner, z in [_learned_table(fam, *args)]]
         for z, fam, table, inner in found:
-            if z >= Z_ACCEPT:
-                done.add((v, s))
-                if best is None or z > best[0]:
-                    best = (z, HashSupport(fam, domain, g, v, s, keys, pooled_keys, table, inner))
+            if z >= Z_ACCEPT and (best is None or z > best[0]):  # ties: the earlier (keyless, fixed) wins
+                best = (z, HashSupport(fam, domain, g, v, s, keys, pooled_keys, table, inner))
     return best
 
 
 def _match(fam, items: list, seeds: np.ndarray, values: np.ndarray, g: int) -> np.ndarray:
     """``(len(items), n)`` bool: ``fam(item, seed) mod g == value`` (hashes computed per distinct seed)."""
     us, inv = np.unique(seeds, return_inverse=True)
-    h = np.array([[fam(u, s) % g for s in us.tolist()] for u in items], dtype=np.int64).reshape(len(items), -1)
-    return h[:, inv] == values[None, :]
+    fn, sl = fam.digest() if hasattr(fam, "digest") else (lambda t, s: fam(t, s)), us.tolist()
+    h = np.array([[fn(t, s) for s in sl] for t in map(str, items)], dtype=np.uint64).reshape(len(items), -1)
+    return (h % np.uint64(g)).astype(np.int64)[:, inv] == values[None, :]
 
 
 #: learned tables search 0..MAX_INNER-1 only when the probe holds at most this many distinct seeds
@@ -394,9 +409,11 @@ def _fixed_tables(fam, domain, leaves_by, v, s, g, cells, n_cells):
     ints = all(isinstance(y, (int, np.integer)) for y in domain)
     for r in range(n_rules):
         items = [d[r] for d in derived]
-        sup = [_match(fam, items, lv[s].astype(np.int64), lv[v].astype(np.int64), g) for lv in leaves_by]
+        sup, null = ([_match(fam, items, shuf(lv[s].astype(np.int64)), lv[v].astype(np.int64), g) for lv in leaves_by]
+                     for shuf in (_same, _shuffled))  # a generator: the control is drawn only when needed
         rule = ["item", "item-1"][r] if ints else ["item[a]", "item[a]-1"][r % 2].replace("a", str(r // 2))
-        yield [[u] * n_cells for u in items], rule, _score(sup, masks)
+        z = _score(sup, masks)
+        yield [[u] * n_cells for u in items], rule, z - _score(null, masks) if z >= Z_ACCEPT else z
 
 
 def _learned_table(fam, domain, leaves_by, v, s, g, cells, n_cells):
@@ -419,16 +436,25 @@ def _learned_table(fam, domain, leaves_by, v, s, g, cells, n_cells):
             row.append(cands[int(np.argmax(match[i][:, at].sum(axis=1)))] if at.sum() >= MIN_CELL else None)
         table.append(row)
     index = {u: j for j, u in enumerate(cands)}
-    sup = []
-    for k in range(len(domain)):
-        s_k = np.zeros((len(domain), len(seeds[k])), bool)
-        for i in range(len(domain)):
-            for c, u in enumerate(table[i]):
-                if u is not None:
-                    at = cells[k] == c
-                    s_k[i, at] = match[k][index[u], at]
-        sup.append(s_k)
-    return table, "item learned per cell", _score(sup, [_split(len(seeds[k]))[1] for k in range(len(domain))])
+
+    def supports(m):
+        out = []
+        for k in range(len(domain)):
+            s_k = np.zeros((len(domain), len(seeds[k])), bool)
+            for i in range(len(domain)):
+                for c, u in enumerate(table[i]):
+                    if u is not None:
+                        at = cells[k] == c
+                        s_k[i, at] = m[k][index[u], at]
+            out.append(s_k)
+        return out
+
+    held_out = [_split(len(seeds[k]))[1] for k in range(len(domain))]
+    z = _score(supports(match), held_out)
+    if z >= Z_ACCEPT:  # the control: the same tables with the seeds shuffled
+        z -= _score(supports([_match(fam, cands, _shuffled(seeds[k]), values[k], g) for k in range(len(domain))]),
+                    held_out)
+    return table, "item learned per cell", z
 
 
 def _signature_tables(domain, leaves_by, payload, keys, pooled_keys, n_cells):
@@ -461,7 +487,9 @@ def _signature_tables(domain, leaves_by, payload, keys, pooled_keys, n_cells):
             pos[i][c], val[i][c] = int(p), float(values[a])
     feat = SignatureSupport(domain, payload, vector, keys, pooled_keys, pos, val)
     sup = [feat.support(lv).T for lv in leaves_by]
-    return feat, _score(sup, [h[1] for h in halves])
+    null = [feat.support([_shuffled(c) if j in keys else c for j, c in enumerate(lv)]).T for lv in leaves_by]
+    held_out = [h[1] for h in halves]
+    return feat, _score(sup, held_out) - _score(null, held_out)
 
 
 def _signature_feature(domain: list, leaves_by: list[list[np.ndarray]]):
@@ -492,7 +520,8 @@ def support_families(probe: dict) -> list:
     ``[]`` when no family reproduces the reports' support structure. Wrap them in :class:`Supports`."""
     domain = list(probe)
     leaves_by = [flatten(probe[y]) for y in domain]
-    if any(lv is None for lv in leaves_by) or len({len(lv) for lv in leaves_by}) != 1 or not leaves_by[0]:
+    if any(lv is None for lv in leaves_by) or len({len(lv) for lv in leaves_by}) != 1 \
+            or not 2 <= len(leaves_by[0]) <= MAX_LEAVES:
         return []
     found = []
     h, sig = _hash_feature(domain, leaves_by), _signature_feature(domain, leaves_by)
