@@ -26,7 +26,13 @@ worth adding (then the audit is exactly the raw one). Derived columns:
   per-report hashing or cohorts cannot average a leak away from the per-bit marginals
   (:class:`BitConjunction`).
 
-Integers/categories that only one input produces are already atoms of the raw coding (ε = ∞ events).
+Outputs only one input produces (ε = ∞ events): integers and categories are atoms of the raw coding,
+float values and whole rows the pilot repeats keep their own atoms too (:mod:`privcheck.auditor.coding`,
+``MIN_REPEATS``), and the union of the atoms one input produced in the selection draws and the other never
+did gets a reserved candidate slot (:func:`privcheck.auditor.selection.one_input_event`).
+
+Every derived column has a human name for event descriptions (:meth:`AutoView.atom_labels`):
+``exponent(out[0])=1019``, ``bit 3 of report[0]=1 ∧ report[1]=2``, ``x=1 supported``, ``item 9 ∈ output``.
 
 Validity: the view is a fixed function of one output and public constants (the audited inputs,
 the items and the hash range seen in the probe); the probe draws are independent of the
