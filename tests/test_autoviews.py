@@ -43,6 +43,7 @@ def test_textbook_float_laplace_refuted_only_with_auto_view():
     assert raw.verdict == "holds"  # the value alone: the real-valued law is 1-DP
     assert auto.verdict == "refuted" and auto.eps_lower > 3
     assert "float representation" in auto.details["auto_view"]
+    assert any(f"{f}(out[0])=" in auto.event for f in ("exponent", "low mantissa byte", "mantissa trailing zeros"))
 
 
 def test_lattice_snapped_output_leaks_through_trailing_zeros():
@@ -152,6 +153,7 @@ def test_cohort_leak_caught_only_by_the_conjunction_view():
     assert raw.verdict != "refuted"
     assert auto.verdict == "refuted" and auto.eps_lower > 2
     assert "bit × category" in auto.details["auto_view"]
+    assert "bit 8 of report[0]" in auto.event and "out[" not in auto.event  # readable, not column codes
 
 
 def test_correct_cohort_report_not_refuted_by_the_conjunction_view():

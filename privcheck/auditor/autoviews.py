@@ -8,11 +8,12 @@ worth adding (then the audit is exactly the raw one). Derived columns:
 - **sets and ordered containers** (lists, tuples, iterators of items, also of varying length):
   membership bits of every item seen in the probe (an ordered container therefore counts both as
   returned — its raw encoding stays — and as a set);
-- **(value, seed) reports of a hashing protocol**: when the hash family is recognised
-  (:data:`HASH_FAMILIES`: xxhash32/64 of ``str(item + offset)`` mod g, as pure-ldp and
-  multi-freq-ldpy use, or a built-in mechanism's own ``support``), the support bit of every audited
-  input, i.e. the events ``{x supported ∧ x' not}`` of Wang et al. 2017 Sec. 4.4; otherwise the
-  pair stays an atom of the raw encoding;
+- **hashing and sketch reports** (``(value, seed)`` with optional key leaves such as a sketch row or an
+  attribute index; a vector or value keyed by a hash index): when a support family of
+  :mod:`privcheck.auditor.support_views` reproduces the probe's support structure (or for a built-in
+  mechanism's own ``support``), the support bit of every audited input and their pattern, i.e. the
+  events ``{x supported ∧ x' not}`` of Wang et al. 2017 Sec. 4.4; otherwise the pair stays an atom of
+  the raw encoding;
 - **floats**: the floating-point representation (Mironov 2012, CCS, "On significance of the least
   significant bits for differential privacy"): the exponent, the low byte of the mantissa and the
   number of trailing zero bits of the mantissa (which lattice 2^-k the value lies on). These are
@@ -25,7 +26,13 @@ worth adding (then the audit is exactly the raw one). Derived columns:
   per-report hashing or cohorts cannot average a leak away from the per-bit marginals
   (:class:`BitConjunction`).
 
-Integers/categories that only one input produces are already atoms of the raw coding (ε = ∞ events).
+Outputs only one input produces (ε = ∞ events): integers and categories are atoms of the raw coding,
+float values and whole rows the pilot repeats keep their own atoms too (:mod:`privcheck.auditor.coding`,
+``MIN_REPEATS``), and the union of the atoms one input produced in the selection draws and the other never
+did gets a reserved candidate slot (:func:`privcheck.auditor.selection.one_input_event`).
+
+Every derived column has a human name for event descriptions (:meth:`AutoView.atom_labels`):
+``exponent(out[0])=1019``, ``bit 3 of report[0]=1 ∧ report[1]=2``, ``x=1 supported``, ``item 9 ∈ output``.
 
 Validity: the view is a fixed function of one output and public constants (the audited inputs,
 the items and the hash range seen in the probe); the probe draws are independent of the
@@ -41,6 +48,8 @@ import numpy as np
 
 from privcheck.auditor.coding import to_matrix
 from privcheck.packed import PackedBits
+from privcheck.auditor.support_views import (HASH_FAMILIES, HashSupport, Supports,  # noqa: F401
+                                             support_families, support_labels)
 
 #: probe draws per audited input
 PROBE = 2048
@@ -48,8 +57,6 @@ PROBE = 2048
 MAX_ITEMS = 64
 #: the float-representation columns are added when some probe histogram differs at this level
 GATE_ALPHA = 1e-3
-#: a hash family is recognised when its own-input match rate beats the others' by this much
-HASH_MARGIN = 0.15
 
 
 def _materialise(outputs) -> Any:
@@ -78,6 +85,11 @@ class Membership:
         self.items = list(items)
         self.name = f"membership of {len(self.items)} items"
 
+    def labels(self) -> list:
+        """Per column: ``(name, atom → text)`` for event descriptions (``item 9 ∈ output``)."""
+        return [(f"item {it!r} ∈ output", lambda v, it=it: f"item {it!r} {'∈' if v else '∉'} output")
+                for it in self.items]
+
     def __call__(self, outputs, n: int) -> np.ndarray:
         index = {it: j for j, it in enumerate(self.items)}
         out = np.zeros((n, len(self.items)), dtype=np.uint8)
@@ -95,39 +107,6 @@ def _safe_in(v, index: dict) -> bool:
         return False
 
 
-class XXHash:
-    """``hash(item, seed) = xxh{bits}(str(item + offset), seed).intdigest()`` (picklable for worker processes)."""
-
-    def __init__(self, bits: int, offset: int):
-        self.bits, self.offset = bits, offset
-        self.__name__ = f"xxh{bits}(str(item{offset:+d}), seed)" if offset else f"xxh{bits}(str(item), seed)"
-
-    def __call__(self, item, seed) -> int:
-        import xxhash
-
-        fn = xxhash.xxh32 if self.bits == 32 else xxhash.xxh64
-        return fn(str(item + self.offset), seed=int(seed)).intdigest()
-
-
-#: hash families recognised in (value, seed) reports: xxhash of str(item + offset) with the report's seed
-HASH_FAMILIES = [XXHash(32, 0), XXHash(32, -1), XXHash(64, 0), XXHash(64, -1)]
-
-
-class HashSupport:
-    """Feature: report supports input y when ``hash(y, seed) mod g == value``."""
-
-    def __init__(self, hash_fn: Callable, domain: Sequence, g: int, seed_col: int):
-        self.hash_fn, self.domain, self.g, self.seed_col = hash_fn, list(domain), int(g), int(seed_col)
-        self.name = f"hash support ({hash_fn.__name__} mod {g}) of inputs {self.domain}"
-
-    def __call__(self, outputs, n: int) -> np.ndarray:
-        seeds, values = _seed_value(outputs, self.seed_col)
-        out = np.zeros((n, len(self.domain)), dtype=np.uint8)
-        for j, y in enumerate(self.domain):
-            out[:, j] = [self.hash_fn(y, s) % self.g == v for s, v in zip(seeds, values)]
-        return out
-
-
 class MechanismSupport:
     """Feature: a built-in local-hashing mechanism's own ``support(reports, domain)``."""
 
@@ -137,6 +116,10 @@ class MechanismSupport:
 
     def __call__(self, outputs, n: int) -> np.ndarray:
         return self.mech.support(np.asarray(outputs), self.domain)
+
+    def labels(self) -> list:
+        """Per column: ``(name, atom → text)`` for event descriptions."""
+        return support_labels(self.domain)
 
 
 class BitConjunction:
@@ -154,6 +137,22 @@ class BitConjunction:
         self.bit_positions = [(p, w) for p, (kind, w, _) in enumerate(layout) if kind == "bits"]
         width = sum(w for _, w in self.bit_positions)
         self.name = f"bit × category conjunctions ({width} bits × {len(self.categories)} categorical columns)"
+
+    def labels(self) -> list:
+        """Per column, in :meth:`__call__`'s order: ``(name, atom → text)``, e.g. ``bit 3 of report[0]=1 ∧
+        report[1]=2`` (positions in the report as the sampler returns it)."""
+        labs = []
+        for p, w in self.bit_positions:
+            one = self.layout[p][2]
+            for c, values in self.categories.items():
+                for i in range(w):
+                    def text(code, i=i, p=p, c=c, values=values, one=one):
+                        k, b = divmod(int(code), 2)
+                        cat = repr(values[k]) if k < len(values) else "a value unseen in the probe"
+                        return f"bit {i} of report[{p}]{'=' if b else '≠'}{one!r} ∧ report[{c}]={cat}"
+
+                    labs.append((f"bit {i} of report[{p}] × report[{c}]", text))
+        return labs
 
     def __call__(self, outputs, n: int) -> np.ndarray:
         cols = []
@@ -232,6 +231,11 @@ class FloatRepresentation:
     def __init__(self, columns: Sequence[int]):
         self.columns = list(columns)
 
+    def labels(self) -> list:
+        """Per column: ``(name, atom → text)``, e.g. ``exponent(out[0])=1019``."""
+        fields = ("exponent", "low mantissa byte", "mantissa trailing zeros")
+        return [(f"{f}(out[{j}])", lambda v, f=f, j=j: f"{f}(out[{j}])={int(v)}") for j in self.columns for f in fields]
+
     def __call__(self, outputs, n: int) -> np.ndarray:
         m = to_matrix(outputs, n)
         return np.concatenate([float_bits(m[:, j]) for j in self.columns], axis=1)
@@ -258,6 +262,12 @@ class AutoView:
     def description(self) -> str:
         """What was added, e.g. ``raw + membership of 12 items``."""
         return "raw + " + " + ".join(f.name for f in self.features)
+
+    def atom_labels(self, width: int) -> list:
+        """Per column of the viewed output (``width`` columns: the raw encoding's, then the features'):
+        None for a raw column (described as ``out[j]``), else ``(name, atom → text)``."""
+        derived = [lab for f in self.features for lab in f.labels()]
+        return [None] * (width - len(derived)) + derived
 
     def __call__(self, outputs) -> np.ndarray:
         outputs = _materialise(outputs)
@@ -313,35 +323,12 @@ def _seed_column(probe: dict) -> int | None:
 
 
 def _hash_feature(sampler, probe: dict, inputs: list):
-    """A :class:`HashSupport` (or :class:`MechanismSupport`) when the reports are recognised hashing reports."""
+    """Support columns of hashing/sketch reports: a built-in mechanism's own ``support``, else the families
+    of :mod:`privcheck.auditor.support_views` accepted on the probe (None when none is)."""
     if hasattr(sampler, "support") and hasattr(sampler, "hash_family"):
         return MechanismSupport(sampler, inputs)
-    seed_col = _seed_column(probe)
-    if seed_col is None or not all(isinstance(x, (int, np.integer)) for x in inputs):
-        return None
-    values = [v for outs in probe.values() for v in _seed_value(outs, seed_col)[1]]
-    if min(values) < 0:
-        return None
-    g = max(values) + 1
-    if g < 2 or g > 1 << 16:
-        return None
-    try:
-        import xxhash  # noqa: F401
-    except ImportError:
-        return None
-    best = None
-    for fam in HASH_FAMILIES:
-        own, other = [], []
-        for x, outs in probe.items():
-            s, v = _seed_value(outs, seed_col)
-            s, v = s[:256], v[:256]
-            own.append(np.mean([fam(x, a) % g == b for a, b in zip(s, v)]))
-            y = next(i for i in probe if i != x)
-            other.append(np.mean([fam(y, a) % g == b for a, b in zip(s, v)]))
-        margin = float(np.mean(own) - np.mean(other))
-        if margin > HASH_MARGIN and (best is None or margin > best[0]):
-            best = (margin, fam)
-    return None if best is None else HashSupport(best[1], inputs, g, seed_col)
+    families = support_families(probe)
+    return Supports(families) if families else None
 
 
 def _membership_feature(probe: dict):

@@ -12,8 +12,9 @@ of draws. Each column gets a :class:`ColumnCoder`:
 - ``values``: float columns with at most :data:`MAX_EXACT_VALUES` distinct pilot
   values (⊥ codes, quantisation levels, selected indices): one atom per value,
   plus "other", "below", "above" and "none" (NaN);
-- ``binned``: continuous columns: pilot values that repeat often (atoms of a mixed
-  distribution, e.g. the Hybrid Mechanism's ±B) keep their own atom, the rest fall
+- ``binned``: continuous columns: pilot values that repeat (:data:`MIN_REPEATS` times, or
+  often when many values repeat: atoms of a mixed distribution, e.g. the Hybrid Mechanism's ±B,
+  or a marker value one input emits) keep their own atom, the rest fall
   into :data:`BINS` quantile bins of the pilot, plus "none" (NaN).
 
 Counting (:meth:`OutputCoding.count_chunk`, :meth:`OutputCoding.count_events`)
@@ -22,7 +23,8 @@ whole-array ``min``/``max`` reductions), counts the atoms of every column
 (blocked one-byte column sums for bit columns, ``bincount`` otherwise), the joint
 atoms of chosen column pairs (one matrix product of indicator columns for binary
 columns, joint codes otherwise) and whole-row atoms (mixed-radix row keys over
-the columns' value codes) when few distinct rows occur. Continuous columns are
+the columns' value codes) when few distinct rows occur — else for the rows the pilot repeats
+:data:`MIN_REPEATS` times. Continuous columns are
 binned through an exact uniform-grid lookup. Each chunk is read O(1) times and
 only counts leave the chunk function.
 
@@ -47,6 +49,9 @@ MAX_INT_RANGE = 4096
 MAX_EXACT_VALUES = 64
 BINS = 64
 MAX_ROW_ATOMS = 4096
+#: a float value or a whole row seen this often in the pilot keeps its own atom (issue 20 §2: an output only
+#: one input produces is an ε = ∞ event, however continuous or varied the rest of the outputs)
+MIN_REPEATS = 10
 #: float columns are fitted on at most this many pilot values (an evenly strided subsample)
 FIT_VALUES = 1 << 15
 
@@ -159,7 +164,8 @@ class ColumnCoder:
         uniq, counts = np.unique(finite, return_counts=True)
         if uniq.size <= MAX_EXACT_VALUES:
             return cls("values", values=uniq)
-        heavy = uniq[counts >= max(10, 0.005 * finite.size)]
+        repeated = counts >= MIN_REPEATS  # an exact value repeating in a continuous column is an atom
+        heavy = uniq[repeated] if repeated.sum() <= MAX_EXACT_VALUES else uniq[counts >= max(10, 0.005 * finite.size)]
         rest = finite[~np.isin(finite, heavy)] if heavy.size else finite
         edges = np.unique(np.quantile(rest, np.linspace(0, 1, BINS + 1)[1:-1])) if rest.size else np.empty(0)
         return cls("binned", values=heavy, edges=edges)
@@ -369,8 +375,12 @@ class OutputCoding:
         coding = cls(cols)
         if coding.width > 1 and coding.row_keys_exact:
             keys = coding.row_keys(coding.codes_matrix(pilot))
-            uniq, first = np.unique(keys, return_index=True)
-            if uniq.size <= MAX_ROW_ATOMS:
+            uniq, first, counts = np.unique(keys, return_index=True, return_counts=True)
+            if uniq.size > MAX_ROW_ATOMS:  # too many rows: the repeated ones (a rare row one input emits)
+                rep = np.flatnonzero(counts >= MIN_REPEATS)
+                keep = np.sort(rep[np.argsort(-counts[rep], kind="stable")[:MAX_ROW_ATOMS]])
+                uniq, first = uniq[keep], first[keep]
+            if uniq.size:
                 coding.rows, coding.row_examples = uniq, pilot[first]
         return coding
 

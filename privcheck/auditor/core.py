@@ -461,7 +461,8 @@ def monte_carlo_bound(
             _add_counts(counts[i], part)
             sizes[i] = n_sel
     events = candidate_events(coding, counts, sizes, ordered, n_est, alpha / max_events,
-                              max_events=max_events, delta_eps=delta_eps)
+                              max_events=max_events, delta_eps=delta_eps,
+                              labels=view.atom_labels(coding.width) if hasattr(view, "atom_labels") else None)
     del counts
     cert = max_certifiable_log_ratio(n_est, n_est, alpha / max(1, len(events) or 1))
     if not events:

@@ -23,10 +23,14 @@ The ``max_events`` candidates sent to estimation are the best event, then the
 best of each other kind (rows, column unions, thresholds, column pairs) whose
 prediction is within :data:`DIVERSITY_MARGIN` of it, then the best of the rest:
 when whole-row atoms and coordinate-pair events predict alike, both reach the
-estimation share, which decides among them.
+estimation share, which decides among them. One slot is reserved for the
+*one-input* event (:func:`one_input_event`: outputs seen under one input only, an
+ε = ∞ candidate) when the selection draws show one; all candidates share the one
+Bonferroni correction.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,7 +56,7 @@ class Event:
     pair: indices ``(a, b)`` of the inputs ``(x, x')`` (likelihood ratio
     ``P(E|x) / P(E|x')``); family: ``()`` rows, ``(j,)`` a column, ``(i, j)``
     a column pair; atoms: boolean mask over the family's atoms; predicted: its
-    predicted bound; kind: rows / union / threshold / pair.
+    predicted bound; kind: rows / union / threshold / pair / one-input.
     """
 
     pair: tuple[int, int]
@@ -228,13 +232,62 @@ def pair_columns(coding: OutputCoding, counts: list[dict], n: list[int], pairs, 
     return tuple(sorted(top))
 
 
+def one_input_event(coding: OutputCoding, counts: list[dict], n: list[int], pairs, n_est: int, alpha: float,
+                    delta_eps: float | None = None) -> Event | None:
+    """The union of the atoms one input produced in the selection draws and the other never did, over the
+    family and ordered pair where that union was seen most often (at least :data:`MIN_ONE_INPUT` times),
+    or None. Such an event has likelihood ratio ∞ if its zero count is real; its predicted bound (which
+    counts the zero as Z_SELECTION standard errors of evidence at most) ranks it too low to reach
+    estimation on merit, so :func:`candidate_events` reserves it a slot (issue 20 §2)."""
+    best = None
+    for a, b in pairs:
+        for fam in coding.families():
+            c1, c0 = np.asarray(counts[a][fam]), np.asarray(counts[b][fam])
+            mask = (c0 == 0) & (c1 > 0)
+            k = int(c1[mask].sum())
+            if k >= MIN_ONE_INPUT and (best is None or k > best[0]):
+                best = (k, (a, b), fam, mask)
+    if best is None:
+        return None
+    k, pair, fam, mask = best
+    pred = float(predicted_bound(k, n[pair[0]], 0, n[pair[1]], n_est, alpha, delta_eps))
+    return Event(pair, fam, mask, pred, "one-input")
+
+
+#: a one-input event needs this many selection draws in it
+MIN_ONE_INPUT = 8
+
+
+_COLUMN = re.compile(r"out\[(\d+)\](?:=(-?\d+)(?![\d.eE]))?")
+
+
+def label_columns(description: str, labels: list | None) -> str:
+    """``description`` with each ``out[j]`` of a derived column replaced by its human name: ``out[j]=v`` by
+    ``text(v)`` and ``out[j]`` before any other atom text (``<v``, ``in [a, b)``) by ``name``.
+
+    labels: per column None (a raw column: kept as ``out[j]``) or ``(name, text)`` with ``text(int) -> str``
+    (:meth:`privcheck.auditor.autoviews.AutoView.atom_labels`)."""
+    if not labels:
+        return description
+
+    def sub(m):
+        j = int(m.group(1))
+        lab = labels[j] if j < len(labels) else None
+        if lab is None:
+            return m.group(0)
+        return lab[1](int(m.group(2))) if m.group(2) is not None else lab[0]
+
+    return _COLUMN.sub(sub, description)
+
+
 def candidate_events(coding: OutputCoding, counts: list[dict], n: list[int], pairs, n_est: int, alpha: float,
-                     *, max_events: int, delta_eps: float | None = None) -> list[Event]:
+                     *, max_events: int, delta_eps: float | None = None, labels: list | None = None) -> list[Event]:
     """Choose up to ``max_events`` events over the allowed ordered input ``pairs``.
 
     ``counts[i]`` maps each family of ``coding`` to the atom counts of input
     ``i`` on its ``n[i]`` selection draws. The events depend on these counts
     only; the caller must estimate their probabilities on fresh draws.
+    ``labels``: human names of derived columns for the descriptions (see :func:`label_columns`).
     """
     found: list[Event] = []
     groups = _column_groups(coding)
@@ -273,7 +326,12 @@ def candidate_events(coding: OutputCoding, counts: list[dict], n: list[int], pai
             break
         if not any(e is c for c in chosen):
             chosen.append(e)
+    only = one_input_event(coding, counts, n, pairs, n_est, alpha, delta_eps)
+    if only is not None and only.key() not in {c.key() for c in chosen}:
+        if len(chosen) >= max_events:
+            chosen.pop()  # the reserved slot: the lowest-ranked candidate gives way
+        chosen.append(only)
     chosen.sort(key=lambda e: -e.predicted)
     for e in chosen:
-        e.description = coding.describe(e.family, e.atoms)
+        e.description = label_columns(coding.describe(e.family, e.atoms), labels)
     return chosen
