@@ -58,6 +58,8 @@ def run_case(item: tuple) -> dict:
     alpha_case = (1.0 - confidence) / max(1, len(cases))
     conf = 1.0 - alpha_case
     run = zoo.audit_case if mp.current_process().daemon else zoo._timed_case
+    if run is zoo._timed_case:
+        zoo._warm_up([case])  # numba clients: compile once here, not in every audit's forked child
     t0 = time.perf_counter()
     counts: dict[str, int] = {}
     best, best_seed = None, None
