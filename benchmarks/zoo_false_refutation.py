@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import itertools
 import json
 import math
 import multiprocessing as mp
@@ -162,6 +163,10 @@ def main() -> None:
             continue
         items += [(e.claim_id, i, a.seeds, a.samples, a.confirm_samples, a.seed, a.confidence)
                   for i in range(len(e.cases()))]
+    by_lib: dict[str, list] = {}
+    for it in items:  # round-robin over libraries: a run stopped early still covers every library
+        by_lib.setdefault(it[0].split(".")[1], []).append(it)
+    items = [it for group in itertools.zip_longest(*by_lib.values()) for it in group if it is not None]
     meta = {"seeds": a.seeds, "samples": a.samples, "confirm": a.confirm_samples, "confidence": a.confidence,
             "jobs": a.jobs, "patterns": a.claims, "total": len(items), "argv": " ".join(sys.argv[1:])}
     done = [json.loads(x) for x in jsonl.read_text().splitlines() if x.strip()] if jsonl.exists() and (

@@ -19,15 +19,10 @@ import argparse
 import re
 from pathlib import Path
 
-from privcheck.catalogue.zoo.scorecard import findings_markdown, scorecard_markdown
+from privcheck.catalogue.zoo.scorecard import findings_markdown, projection, scorecard_markdown
 from privcheck.reports.text import records_from_json
 
 START, END = "<!-- zoo-scorecard:start -->", "<!-- zoo-scorecard:end -->"
-
-
-def projection(seconds: list[float], workers: int) -> float:
-    """Lower bound on the wall time of independent tasks of ``seconds`` on ``workers`` workers."""
-    return max(max(seconds, default=0.0), sum(seconds) / workers)
 
 
 def section(records, wall: float | None, jobs: int) -> str:

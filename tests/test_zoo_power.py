@@ -89,3 +89,24 @@ def test_fixed_sizes_under_samples_and_quick():
     assert row["verdict"] == "holds" or row.get("power")  # below target at 500 draws: the reason is stated
     quick = run_entry(_entry(cases, "quick"), _ctx(quick=True), timeout=False)
     assert quick.details["cases"][0]["draws_per_input"] == zoo.QUICK_SAMPLES
+
+
+def test_scorecard_shows_certified_of_true_and_power_statements():
+    from privcheck.catalogue.zoo.scorecard import power_summary, scorecard_markdown
+    from privcheck.claims import VerdictRecord
+
+    good = {"case": "eps=1", "eps_claimed": 1.0, "eps_true": 1.0, "eps_lower": 0.97, "certified": 0.97,
+            "certified_of_true": 0.97, "certified_basis": "true", "verdict": "holds", "draws_per_input": 262144}
+    weak = {"case": "eps=0.25", "eps_claimed": 0.25, "eps_lower": 0.2, "certified": 0.8, "certified_of_true": 0.8,
+            "certified_basis": "claimed", "verdict": "holds", "draws_per_input": 10**7,
+            "power": "budget cannot reach the target: 10000000 draws/input in 5 rounds; about 2e7 draws/input would be needed"}
+    broken = {"case": "eps=2", "eps_claimed": 2.0, "eps_true": 3.0, "eps_lower": 2.5, "certified_of_true": 2.5 / 3,
+              "verdict": "refuted"}
+    rec = VerdictRecord("zoo.fake.mech", "fake", "privacy", "mc", "refuted", {}, {},
+                        {"cases": [good, weak, broken], "library": "fake", "versions": {"fake": "1"}}, 0, 1, 3.0)
+    table = scorecard_markdown([rec])
+    assert "| `mech` | eps=1 | 1 | 1 | 0.97 | 0.97 | holds | 0.97 | 2.62e+05 |" in table
+    assert "| holds | 0.80* |" in table  # basis: the claimed eps (no calculator)
+    assert f"- `mech` eps=0.25: {weak['power']}" in table
+    line = power_summary([rec])
+    assert line.startswith("Power: 1 of 2 correct cases") and "median 0.89" in line and "1 below target" in line
