@@ -2,7 +2,9 @@
 
 Usage::
 
-    privcheck verify 'zoo.*' --jobs 2 --json zoo.json      # add --quick for the 10^4-draw run
+    privcheck verify 'zoo.*' --jobs 2 --json zoo.json      # adaptive per case (target 0.95 of the true eps,
+                                                            # budget 1e7 draws/input, 120 s per case);
+                                                            # --quick: fixed 10^4 draws/input
     python benchmarks/zoo_scorecard.py zoo.json [--readme README.md] [--wall SECONDS] [--jobs 2]
 
 Replaces the text between ``<!-- zoo-scorecard:start -->`` and ``<!-- zoo-scorecard:end -->`` (appended

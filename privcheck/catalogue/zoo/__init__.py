@@ -9,8 +9,14 @@ an input just outside the documented domain) and, where the documented probabili
 *true-ε calculator* (labelled as such; it reuses :mod:`estimators.oracles`).
 
 Each case is audited with the one auditor (:func:`privcheck.audit`); the cases of a claim share the
-check's confidence (Bonferroni). Every row reads "claimed / true / certified": ``eps_claimed``,
-``eps_true`` (with ``calculator``), ``eps_lower`` and ``certified`` (= eps_lower / eps_claimed), plus
+check's confidence (Bonferroni). Sizes (:func:`case_samples`): the full run is adaptive per case
+(``samples=Auto(...)``, :mod:`privcheck.auditor.adaptive`), targeting :data:`TARGET_OF_TRUE` of the *true*
+ε — the calculator's, expressed as the fraction of the claimed ε that ``Auto`` takes; the claimed ε where
+there is no calculator — within a per-case budget (:data:`CASE_MAX_DRAWS`, :data:`CASE_MAX_SECONDS`);
+(ε, δ) cases, ``--quick`` and ``--samples N`` use fixed sizes. Every row reads "claimed / true /
+certified": ``eps_claimed``, ``eps_true`` (with ``calculator``), ``eps_lower``, ``certified`` (=
+eps_lower / eps_claimed) and ``certified_of_true`` (= eps_lower / eps_true, basis in
+``certified_basis``), with a one-line ``power`` statement when a case stays below the target, plus
 the library version, adapter, worst pair, event, seconds, draws/s of the audit and the library's
 own call rate, and whether the library honours numpy seeding (``reproducible``).
 
