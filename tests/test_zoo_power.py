@@ -110,3 +110,15 @@ def test_scorecard_shows_certified_of_true_and_power_statements():
     assert f"- `mech` eps=0.25: {weak['power']}" in table
     line = power_summary([rec])
     assert line.startswith("Power: 1 of 2 correct cases") and "median 0.89" in line and "1 below target" in line
+
+
+def test_delta_cases_of_the_full_run_use_the_entrys_fixed_size():
+    """(ε, δ) claims are not adaptive: the full run gives them the entry's own fixed size, stated in sizing."""
+    rr = privcheck.mechanism("grr", d=2, eps=1.0)
+    cases = [Case("eps=1, delta=1e-6", lambda: rr, [0, 1], 1.0, delta=1e-6)]
+    entry = _entry(cases, "delta")
+    entry.samples = 400
+    out = run_entry(entry, _ctx(), timeout=False)
+    row = out.details["cases"][0]
+    assert row["draws_per_input"] == 400 and "adaptive" not in row
+    assert "(eps, delta) cases fixed 400" in out.details["sizing"]

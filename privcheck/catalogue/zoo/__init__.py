@@ -318,7 +318,9 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
         _warm_up(cases)
     base = int(ctx.seed_seq.generate_state(1)[0])
     run = _timed_case if timeout else audit_case
-    rows = [run(c, n, (base + i) % (2**31), conf) for i, c in enumerate(cases)]
+    # (ε, δ) cases are not adaptive: the entry's fixed default (slow libraries set a smaller one)
+    rows = [run(c, default if n is None and c.delta > 0 else n, (base + i) % (2**31), conf)
+            for i, c in enumerate(cases)]
     for r in rows:
         r["version"] = vers.get(entry.dist)
         r["adapter"] = entry.adapter
@@ -344,7 +346,7 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
     details["sizing"] = (f"fixed {n} draws/input per case" if n is not None else
                          f"adaptive per case: target {TARGET_OF_TRUE:g} of the true eps (claimed where no "
                          f"calculator), budget {CASE_MAX_DRAWS:.0e} draws/input and {CASE_MAX_SECONDS:g} s; "
-                         f"(eps, delta) cases fixed {DEFAULT_SAMPLES} draws/input")
+                         f"(eps, delta) cases fixed {default} draws/input")
     below = [f"{r['case']}: {r['power']}" for r in rows if r.get("power")]
     if below:
         details["below_target"] = below
