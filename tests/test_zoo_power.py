@@ -122,3 +122,16 @@ def test_delta_cases_of_the_full_run_use_the_entrys_fixed_size():
     row = out.details["cases"][0]
     assert row["draws_per_input"] == 400 and "adaptive" not in row
     assert "(eps, delta) cases fixed 400" in out.details["sizing"]
+
+
+def test_budget_from_the_environment(monkeypatch):
+    c = Case("c", lambda: None, [0, 1], 1.0)
+    monkeypatch.setenv(zoo.BUDGET_ENV, "seconds=900,draws=2e7")
+    a = case_samples(c, 1.0, None)
+    assert (a.max_seconds, a.max_draws, a.target) == (900.0, 20_000_000, zoo.TARGET_OF_TRUE)
+    from privcheck.errors import PrivcheckUsageError
+
+    for bad in ("seconds=abc", "target=0.5", "colour=red"):
+        monkeypatch.setenv(zoo.BUDGET_ENV, bad)
+        with pytest.raises(PrivcheckUsageError):
+            case_samples(c, 1.0, None)

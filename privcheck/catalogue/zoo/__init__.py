@@ -12,7 +12,8 @@ Each case is audited with the one auditor (:func:`privcheck.audit`); the cases o
 check's confidence (Bonferroni). Sizes (:func:`case_samples`): the full run is adaptive per case
 (``samples=Auto(...)``, :mod:`privcheck.auditor.adaptive`), targeting :data:`TARGET_OF_TRUE` of the *true*
 ε — the calculator's, expressed as the fraction of the claimed ε that ``Auto`` takes; the claimed ε where
-there is no calculator — within a per-case budget (:data:`CASE_MAX_DRAWS`, :data:`CASE_MAX_SECONDS`);
+there is no calculator — within a per-case budget (:data:`CASE_MAX_DRAWS`, :data:`CASE_MAX_SECONDS`;
+the environment variable :data:`BUDGET_ENV` overrides them, e.g. ``seconds=900,draws=2e7``);
 (ε, δ) cases, ``--quick`` and ``--samples N`` use fixed sizes. Every row reads "claimed / true /
 certified": ``eps_claimed``, ``eps_true`` (with ``calculator``), ``eps_lower``, ``certified`` (=
 eps_lower / eps_claimed) and ``certified_of_true`` (= eps_lower / eps_true, basis in
@@ -31,8 +32,9 @@ the optional libraries and minutes of per-sample library calls; run it with ``pr
 from __future__ import annotations
 
 import math
+import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from privcheck.claims import CATALOGUE, Claim, Outcome, RunContext, check
@@ -52,6 +54,9 @@ TARGET_OF_TRUE = 0.95
 #: while a numpy-speed library (≥ 10⁵ draws/s) still reaches 10⁷ draws where it needs them
 CASE_MAX_DRAWS = 10_000_000
 CASE_MAX_SECONDS = 120.0
+#: environment variable overriding the per-case budget of the adaptive full run, in ``--samples auto:``
+#: syntax without the prefix, e.g. ``PRIVCHECK_ZOO_BUDGET="seconds=900,draws=2e7"`` (keys draws, seconds, first)
+BUDGET_ENV = "PRIVCHECK_ZOO_BUDGET"
 #: round 1 of an adaptive case takes at most 1/FIRST_ROUND_SHARE of CASE_MAX_SECONDS at the library's
 #: measured call rate (a library at a few hundred calls/s would otherwise spend minutes on round 1)
 FIRST_ROUND_SHARE = 8
@@ -248,10 +253,11 @@ def case_samples(case: Case, eps_true: float | None, n_fixed: int | None, first:
     or when the case claims δ > 0 (the adaptive rounds cover ε claims only: then :data:`DEFAULT_SAMPLES`);
     else an :class:`~privcheck.auditor.adaptive.Auto` whose target is :data:`TARGET_OF_TRUE` of the true ε
     expressed as a fraction of the claimed ε (the only target ``Auto`` takes), capped at 1 (a broken case
-    stops on refutation), with the per-case budget :data:`CASE_MAX_DRAWS` / :data:`CASE_MAX_SECONDS` and
-    ``first`` draws per input in round 1 (default the auditor's).
+    stops on refutation), with the per-case budget :data:`CASE_MAX_DRAWS` / :data:`CASE_MAX_SECONDS` (or what
+    :data:`BUDGET_ENV` sets) and ``first`` draws per input in round 1 (default the auditor's).
     """
-    from privcheck.auditor.adaptive import FIRST_ROUND, MIN_ROUND, Auto
+    from privcheck.auditor.adaptive import FIRST_ROUND, MIN_ROUND, Auto, parse_samples
+    from privcheck.errors import PrivcheckUsageError
 
     if n_fixed is not None:
         return int(n_fixed)
@@ -261,7 +267,17 @@ def case_samples(case: Case, eps_true: float | None, n_fixed: int | None, first:
     if eps_true is not None and 0 < eps_true and 0 < case.eps < math.inf:
         target = min(1.0, TARGET_OF_TRUE * eps_true / case.eps) if math.isfinite(eps_true) else 1.0
     first = FIRST_ROUND if first is None else max(MIN_ROUND, min(FIRST_ROUND, int(first)))
-    return Auto(target=target, max_draws=CASE_MAX_DRAWS, max_seconds=CASE_MAX_SECONDS, first=first)
+    auto = Auto(target=target, max_draws=CASE_MAX_DRAWS, max_seconds=CASE_MAX_SECONDS, first=first)
+    env = os.environ.get(BUDGET_ENV, "").strip()
+    if env:
+        user = parse_samples(f"auto:{env}")
+        if "target" in env:
+            raise PrivcheckUsageError(f"{BUDGET_ENV}={env!r}: the target comes from each case's true eps; "
+                                      "set draws, seconds or first")
+        given = {k: getattr(user, k) for k in ("max_draws", "max_seconds", "first")
+                 if getattr(user, k) != getattr(Auto(), k)}
+        auto = replace(auto, **given)
+    return auto
 
 
 def _timed_case(case: Case, samples, seed: int, confidence: float, call_rate: bool = True) -> dict:
