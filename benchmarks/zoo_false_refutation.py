@@ -116,7 +116,9 @@ def render(rows: list[dict], meta: dict) -> str:
            f"(confirmation audits at {meta['confirm']} draws/input); family confidence {meta['confidence']} per claim "
            f"(α_case = α / cases of the claim, as `run_entry`); wall {_num(meta.get('wall'), '.0f')} s on {meta['jobs']} "
            f"worker processes of a loaded 2-core machine (sum of case seconds {sum(r['seconds'] for r in rows):.0f} s).", "",
-           f"Selected claims: `{' '.join(meta['patterns'])}`; cases finished: {len(rows)} of {meta.get('total', '?')}.", "",
+           f"Selected claims: `{' '.join(meta['patterns'])}`; cases finished: {len(rows)} of {meta.get('total', '?')} "
+           "(per library: " + ", ".join(f"{lib} {sum(r['claim'].split('.')[1] == lib for r in rows)}/{n}"
+                                         for lib, n in sorted(meta.get("per_library", {}).items())) + ").", "",
            f"Refutations of cases not known broken: {sum(r['refuted'] for r in correct)} in "
            f"{sum(r['seeds'] for r in correct)} audits (expected at most {expected:.2f} if every one of them is "
            f"correct); known broken: {len(broken)} cases; **validity failures (binomial tail < {FLAG_P:g}): "
@@ -168,7 +170,7 @@ def main() -> None:
     for it in items:  # round-robin over libraries: a run stopped early still covers every library
         by_lib.setdefault(it[0].split(".")[1], []).append(it)
     items = [it for group in itertools.zip_longest(*by_lib.values()) for it in group if it is not None]
-    meta = {"wall": a.wall, "seeds": a.seeds, "samples": a.samples, "confirm": a.confirm_samples, "confidence": a.confidence,
+    meta = {"per_library": {lib: len(g) for lib, g in by_lib.items()}, "wall": a.wall, "seeds": a.seeds, "samples": a.samples, "confirm": a.confirm_samples, "confidence": a.confidence,
             "jobs": a.jobs, "patterns": a.claims, "total": len(items), "argv": " ".join(sys.argv[1:])}
     done = [json.loads(x) for x in jsonl.read_text().splitlines() if x.strip()] if jsonl.exists() and (
         a.resume or a.render_only) else []
