@@ -2,7 +2,9 @@
 
 Usage::
 
-    privcheck verify 'zoo.*' --jobs 2 --json zoo.json      # add --quick for the 10^4-draw run
+    privcheck verify 'zoo.*' --jobs 2 --json zoo.json      # adaptive per case (target 0.95 of the true eps,
+                                                            # budget 1e7 draws/input, 120 s per case);
+                                                            # --quick: fixed 10^4 draws/input
     python benchmarks/zoo_scorecard.py zoo.json [--readme README.md] [--wall SECONDS] [--jobs 2]
 
 Replaces the text between ``<!-- zoo-scorecard:start -->`` and ``<!-- zoo-scorecard:end -->`` (appended
@@ -19,15 +21,10 @@ import argparse
 import re
 from pathlib import Path
 
-from privcheck.catalogue.zoo.scorecard import findings_markdown, scorecard_markdown
+from privcheck.catalogue.zoo.scorecard import findings_markdown, projection, scorecard_markdown
 from privcheck.reports.text import records_from_json
 
 START, END = "<!-- zoo-scorecard:start -->", "<!-- zoo-scorecard:end -->"
-
-
-def projection(seconds: list[float], workers: int) -> float:
-    """Lower bound on the wall time of independent tasks of ``seconds`` on ``workers`` workers."""
-    return max(max(seconds, default=0.0), sum(seconds) / workers)
 
 
 def section(records, wall: float | None, jobs: int) -> str:

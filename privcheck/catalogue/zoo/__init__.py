@@ -9,8 +9,15 @@ an input just outside the documented domain) and, where the documented probabili
 *true-ε calculator* (labelled as such; it reuses :mod:`estimators.oracles`).
 
 Each case is audited with the one auditor (:func:`privcheck.audit`); the cases of a claim share the
-check's confidence (Bonferroni). Every row reads "claimed / true / certified": ``eps_claimed``,
-``eps_true`` (with ``calculator``), ``eps_lower`` and ``certified`` (= eps_lower / eps_claimed), plus
+check's confidence (Bonferroni). Sizes (:func:`case_samples`): the full run is adaptive per case
+(``samples=Auto(...)``, :mod:`privcheck.auditor.adaptive`), targeting :data:`TARGET_OF_TRUE` of the *true*
+ε — the calculator's, expressed as the fraction of the claimed ε that ``Auto`` takes; the claimed ε where
+there is no calculator — within a per-case budget (:data:`CASE_MAX_DRAWS`, :data:`CASE_MAX_SECONDS`;
+the environment variable :data:`BUDGET_ENV` overrides them, e.g. ``seconds=900,draws=2e7``);
+(ε, δ) cases, ``--quick`` and ``--samples N`` use fixed sizes. Every row reads "claimed / true /
+certified": ``eps_claimed``, ``eps_true`` (with ``calculator``), ``eps_lower``, ``certified`` (=
+eps_lower / eps_claimed) and ``certified_of_true`` (= eps_lower / eps_true, basis in
+``certified_basis``), with a one-line ``power`` statement when a case stays below the target, plus
 the library version, adapter, worst pair, event, seconds, draws/s of the audit and the library's
 own call rate, and whether the library honours numpy seeding (``reproducible``).
 
@@ -25,18 +32,36 @@ the optional libraries and minutes of per-sample library calls; run it with ``pr
 from __future__ import annotations
 
 import math
+import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from privcheck.claims import CATALOGUE, Claim, Outcome, RunContext, check
 
 #: the ε grid of every LDP claim
 EPS_GRID = (0.25, 1.0, 4.0)
-#: draws per input per case (``--quick``: :data:`QUICK_SAMPLES`)
+#: draws per input per case of a fixed-size run: (ε, δ) cases of the full run, which the adaptive rounds
+#: do not cover (``--quick``: :data:`QUICK_SAMPLES`; ``--samples N`` forces N for every case)
 DEFAULT_SAMPLES = 50_000
 QUICK_SAMPLES = 10_000
-#: seconds one case may run before it is stopped (one line in its row)
+#: the full run's adaptive target: certified fraction of the *true* ε (the calculator's; the claimed ε
+#: where there is none) at which a case stops drawing
+TARGET_OF_TRUE = 0.95
+#: per-case budget of the adaptive full run: draws per input over all rounds (10⁷: the issue's
+#: "10⁶–10⁷ draws suffice" at ε = 0.25 for the k-RR/unary family), and seconds. 120 s keeps the
+#: worst case of the 356-case zoo at 356 × 120 s ≈ 12 h on one worker (≈ 1.5 h on 8 Dask workers),
+#: while a numpy-speed library (≥ 10⁵ draws/s) still reaches 10⁷ draws where it needs them
+CASE_MAX_DRAWS = 10_000_000
+CASE_MAX_SECONDS = 120.0
+#: environment variable overriding the per-case budget of the adaptive full run, in ``--samples auto:``
+#: syntax without the prefix, e.g. ``PRIVCHECK_ZOO_BUDGET="seconds=900,draws=2e7"`` (keys draws, seconds, first)
+BUDGET_ENV = "PRIVCHECK_ZOO_BUDGET"
+#: round 1 of an adaptive case takes at most 1/FIRST_ROUND_SHARE of CASE_MAX_SECONDS at the library's
+#: measured call rate (a library at a few hundred calls/s would otherwise spend minutes on round 1)
+FIRST_ROUND_SHARE = 8
+#: seconds one case may run before it is stopped (one line in its row); above CASE_MAX_SECONDS, whose
+#: last round may overrun its prediction
 CASE_TIMEOUT = 600.0
 #: seconds the one-off warm-up call of a claim may take (it runs in a daemon thread)
 WARM_UP_TIMEOUT = 120.0
@@ -131,8 +156,14 @@ def _call_rate(sampler, x, n: int = 2000) -> float | None:
     return round(n / dt, 1) if dt > 0 else None
 
 
-def audit_case(case: Case, samples: int, seed: int, confidence: float) -> dict:
-    """Audit one case and return its row (see the module docstring for the fields)."""
+def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: bool = True) -> dict:
+    """Audit one case and return its row (see the module docstring for the fields).
+
+    samples: draws per input (int ≥ 20), an :class:`~privcheck.auditor.adaptive.Auto`, or None for the
+    adaptive full run (:func:`case_samples`: target from the true ε, per-case budget, round 1 sized from
+    the measured call rate); seed ≥ 0; confidence in (0, 1) for this case; call_rate: also time the
+    library's own call rate on 2000 draws (off in repeated runs such as the false-refutation benchmark).
+    """
     import privcheck
 
     row: dict[str, Any] = {"case": case.label, "eps_claimed": case.eps, "delta_claimed": case.delta,
@@ -147,7 +178,13 @@ def audit_case(case: Case, samples: int, seed: int, confidence: float) -> dict:
     try:
         sampler = case.build()
         x0 = case.pairs[0][0] if case.pairs else case.inputs[0]
-        row["library_calls_per_second"] = _call_rate(sampler, x0)
+        rate = _call_rate(sampler, x0) if call_rate or samples is None else None
+        if call_rate:
+            row["library_calls_per_second"] = rate
+        if samples is None:
+            n_inputs = 2 * len(case.pairs) if case.pairs else len(case.inputs)
+            first = rate * CASE_MAX_SECONDS / (FIRST_ROUND_SHARE * n_inputs) if rate else None
+            samples = case_samples(case, row.get("eps_true"), None, first)
         res = privcheck.audit(sampler, inputs=None if case.pairs else case.inputs, pairs=case.pairs,
                               eps=case.eps, delta=case.delta, samples=samples, seed=seed, confidence=confidence,
                               jobs=1)
@@ -160,17 +197,94 @@ def audit_case(case: Case, samples: int, seed: int, confidence: float) -> dict:
                worst_pair=_plain(res.worst_pair), event=_short(res.event), reproducible=res.reproducible,
                auto_view=res.details.get("auto_view"), delta_lower=res.delta_lower,
                draws_per_second=res.details.get("draws_per_second"), reason=res.reason,
-               eps_max_certifiable=res.eps_max_certifiable, seconds=round(time.perf_counter() - t0, 2))
-    if row.get("eps_true"):
-        row["certified_of_true"] = max(res.eps_lower, 0.0) / row["eps_true"] if math.isfinite(row["eps_true"]) else 0.0
+               eps_max_certifiable=res.eps_max_certifiable, draws_per_input=res.samples,
+               seconds=round(time.perf_counter() - t0, 2))
+    row.update(of_true(res.eps_lower, row.get("eps_true"), case.eps))
+    adaptive = res.details.get("adaptive")
+    if adaptive is not None:
+        row["adaptive"] = {"target": adaptive["target"], "max_draws": adaptive["max_draws"],
+                           "max_seconds": adaptive["max_seconds"], "stopped": adaptive["stopped"],
+                           "rounds": [r["samples"] for r in adaptive["rounds"]], "alpha_spent": adaptive["alpha_spent"],
+                           "needed_draws": adaptive["needed_draws"]}
+    power = power_statement(row, adaptive)
+    if power:
+        row["power"] = power
     return row
 
 
-def _timed_case(case: Case, samples: int, seed: int, confidence: float) -> dict:
+def of_true(eps_lower: float | None, eps_true: float | None, eps_claimed: float) -> dict:
+    """``certified_of_true`` = max(eps_lower, 0) / ε_true and its ``basis``: ``"true"`` (the calculator's ε),
+    or ``"claimed"`` when there is no calculator (or it gives 0 or failed). With ε_true = ∞ the fraction is
+    None (no finite bound is a fraction of ∞; the basis says so). eps_lower None (no audit): fraction None.
+    """
+    if eps_true is not None and eps_true > 0:
+        if math.isinf(eps_true):
+            return {"certified_of_true": None, "certified_basis": "true (infinite)"}
+        ref, basis = eps_true, "true"
+    elif eps_claimed > 0 and math.isfinite(eps_claimed):
+        ref, basis = eps_claimed, "claimed"
+    else:
+        return {"certified_of_true": None, "certified_basis": "none"}
+    frac = None if eps_lower is None else max(float(eps_lower), 0.0) / ref
+    return {"certified_of_true": frac, "certified_basis": basis}
+
+
+def power_statement(row: dict, adaptive: dict | None) -> str | None:
+    """One line saying why a case that is not refuted stays below :data:`TARGET_OF_TRUE` of its true ε:
+    the adaptive record's budget message (draws needed, a prediction) or, for a fixed-size audit, the
+    auditor's reason or its most certifiable ε. None when refuted or at target."""
+    if row.get("verdict") == "refuted":
+        return None
+    frac = row.get("certified_of_true")
+    if frac is not None and frac >= TARGET_OF_TRUE:
+        return None
+    if adaptive is not None and adaptive.get("message"):
+        return adaptive["message"]
+    if row.get("reason"):
+        return row["reason"]
+    if frac is None:
+        return None
+    return (f"fixed size {row.get('draws_per_input')} draws/input certified {frac:.3f} of the {row['certified_basis']} eps "
+            f"(at most eps {row.get('eps_max_certifiable', float('nan')):.4g} certifiable at this size)")
+
+
+def case_samples(case: Case, eps_true: float | None, n_fixed: int | None, first: int | None = None):
+    """What one case is audited with: ``n_fixed`` draws per input when given (``--samples``, ``--quick``)
+    or when the case claims δ > 0 (the adaptive rounds cover ε claims only: then :data:`DEFAULT_SAMPLES`);
+    else an :class:`~privcheck.auditor.adaptive.Auto` whose target is :data:`TARGET_OF_TRUE` of the true ε
+    expressed as a fraction of the claimed ε (the only target ``Auto`` takes), capped at 1 (a broken case
+    stops on refutation), with the per-case budget :data:`CASE_MAX_DRAWS` / :data:`CASE_MAX_SECONDS` (or what
+    :data:`BUDGET_ENV` sets) and ``first`` draws per input in round 1 (default the auditor's).
+    """
+    from privcheck.auditor.adaptive import FIRST_ROUND, MIN_ROUND, Auto, parse_samples
+    from privcheck.errors import PrivcheckUsageError
+
+    if n_fixed is not None:
+        return int(n_fixed)
+    if case.delta > 0:
+        return DEFAULT_SAMPLES
+    target = TARGET_OF_TRUE
+    if eps_true is not None and 0 < eps_true and 0 < case.eps < math.inf:
+        target = min(1.0, TARGET_OF_TRUE * eps_true / case.eps) if math.isfinite(eps_true) else 1.0
+    first = FIRST_ROUND if first is None else max(MIN_ROUND, min(FIRST_ROUND, int(first)))
+    auto = Auto(target=target, max_draws=CASE_MAX_DRAWS, max_seconds=CASE_MAX_SECONDS, first=first)
+    env = os.environ.get(BUDGET_ENV, "").strip()
+    if env:
+        user = parse_samples(f"auto:{env}")
+        if "target" in env:
+            raise PrivcheckUsageError(f"{BUDGET_ENV}={env!r}: the target comes from each case's true eps; "
+                                      "set draws, seconds or first")
+        given = {k: getattr(user, k) for k in ("max_draws", "max_seconds", "first")
+                 if getattr(user, k) != getattr(Auto(), k)}
+        auto = replace(auto, **given)
+    return auto
+
+
+def _timed_case(case: Case, samples, seed: int, confidence: float, call_rate: bool = True) -> dict:
     from privcheck.resources import CheckTimeout, call_with_timeout
 
     try:
-        return call_with_timeout(audit_case, (case, samples, seed, confidence), CASE_TIMEOUT)
+        return call_with_timeout(audit_case, (case, samples, seed, confidence, call_rate), CASE_TIMEOUT)
     except CheckTimeout:
         return {"case": case.label, "eps_claimed": case.eps, "verdict": "timeout",
                 "error": f"stopped after {CASE_TIMEOUT:g} s (per-case timeout)", "seconds": CASE_TIMEOUT}
@@ -213,13 +327,16 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
         return Outcome("inconclusive", claimed=entry.statement,
                        details={"reason": f"building the cases failed: {_one_line(exc)}", "versions": vers})
     default = entry.samples or DEFAULT_SAMPLES
-    n = ctx.n(default, min(QUICK_SAMPLES, default))
+    # --samples N and --quick: a fixed size for every case; the full run: adaptive per case (None)
+    n = ctx.n(default, min(QUICK_SAMPLES, default)) if ctx.samples is not None or ctx.quick else None
     conf = 1.0 - (1.0 - ctx.confidence) / max(1, len(cases))
     if timeout:
         _warm_up(cases)
     base = int(ctx.seed_seq.generate_state(1)[0])
     run = _timed_case if timeout else audit_case
-    rows = [run(c, n, (base + i) % (2**31), conf) for i, c in enumerate(cases)]
+    # (ε, δ) cases are not adaptive: the entry's fixed default (slow libraries set a smaller one)
+    rows = [run(c, default if n is None and c.delta > 0 else n, (base + i) % (2**31), conf)
+            for i, c in enumerate(cases)]
     for r in rows:
         r["version"] = vers.get(entry.dist)
         r["adapter"] = entry.adapter
@@ -242,10 +359,17 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
                                       "reproducible from the seed")
     if problems:
         details["problems"] = problems
+    details["sizing"] = (f"fixed {n} draws/input per case" if n is not None else
+                         f"adaptive per case: target {TARGET_OF_TRUE:g} of the true eps (claimed where no "
+                         f"calculator), budget {CASE_MAX_DRAWS:.0e} draws/input and {CASE_MAX_SECONDS:g} s; "
+                         f"(eps, delta) cases fixed {default} draws/input")
+    below = [f"{r['case']}: {r['power']}" for r in rows if r.get("power")]
+    if below:
+        details["below_target"] = below
     measured = {r["case"]: r.get("eps_lower") for r in rows}
     claimed = {r["case"]: r["eps_claimed"] for r in rows}
     return Outcome(verdict, claimed=claimed, measured=measured, details=details,
-                   samples=n * sum(len(c.inputs) for c in cases))
+                   samples=sum((r.get("draws_per_input") or 0) * len(c.inputs) for r, c in zip(rows, cases)))
 
 
 def _plain(v):

@@ -3,14 +3,22 @@
 :func:`scorecard_markdown` renders rows "mechanism | params | claimed | true | certified | verdict | s |
 draws/s | library calls/s"; :func:`findings_markdown` lists every refuted case with a one-line reproducer
 (``privcheck verify 'CLAIM' --seed S``) and the interval behind it. ``privcheck verify 'zoo.*' --markdown``
-appends both (privcheck.reports.markdown); ``benchmarks/zoo_scorecard.py`` writes them into README.md.
+appends both (privcheck.reports.markdown); each table shows ``certified_of_true`` ("of true") and the draws
+per input, and lists the power statement of every case below the target; :func:`power_summary` gives the
+one-line count of correct cases at ≥ 0.95 of their true ε; ``benchmarks/zoo_scorecard.py`` writes them into README.md.
 """
 from __future__ import annotations
 
 import math
 from typing import Any, Sequence
 
-from privcheck.catalogue.zoo import PREFIX
+from privcheck.catalogue.zoo import PREFIX, TARGET_OF_TRUE
+
+
+def projection(seconds: Sequence[float], workers: int) -> float:
+    """Lower bound on the wall time of independent tasks of ``seconds`` (each ≥ 0) on ``workers`` ≥ 1
+    workers: max(longest task, total / workers) (no schedule can beat either)."""
+    return max(max(seconds, default=0.0), sum(seconds) / workers)
 
 
 def _num(v: Any, fmt: str = ".3g") -> str:
@@ -56,18 +64,25 @@ def scorecard_markdown(records: Sequence, heading: str = "##") -> str:
     out = [f"{heading} Zoo scorecard", "",
            "claimed = the library's documented ε; true = exact ε of the documented probabilities (calculator, "
            "'—' where none); certified = Monte Carlo lower bound / claimed at the stated confidence. "
-           "*holds* = no violation detected.", ""]
+           "*holds* = no violation detected; of true = eps_lower / true (/ claimed where no calculator, marked *); "
+           "draws = draws per input the audit took (adaptive full run: until 0.95 of the true ε or the case's "
+           "budget).", ""]
+    summary = power_summary(recs)
+    if summary:
+        out += [summary, ""]
     for lib, rs in by_lib.items():
         out += [f"{heading}# {lib} ({_version(rs[0])})", "",
-                "| mechanism | params | claimed | true | eps_lower | certified | verdict | s | draws/s | lib calls/s |",
-                "|---|---|---|---|---|---|---|---|---|---|"]
+                "| mechanism | params | claimed | true | eps_lower | certified | verdict | of true | draws | s | draws/s "
+                "| lib calls/s |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        below = []
         for r in rs:
             det = _field(r, "details") or {}
             mech = str(_field(r, "id"))[len(PREFIX) + len(str(_field(r, "id")).split(".")[1]) + 1:]
             cases = det.get("cases") or []
             if not cases:
-                out.append(f"| `{mech}` | — | — | — | — | — | {_field(r, 'verdict')} | {_num(_field(r, 'seconds'), '.1f')} "
-                           f"| — | — |")
+                out.append(f"| `{mech}` | — | — | — | — | — | {_field(r, 'verdict')} | — | — "
+                           f"| {_num(_field(r, 'seconds'), '.1f')} | — | — |")
                 continue
             for c in cases:
                 verdict = c.get("verdict", "")
@@ -78,13 +93,49 @@ def scorecard_markdown(records: Sequence, heading: str = "##") -> str:
                 out.append("| " + " | ".join([
                     f"`{mech}`", str(c.get("case", "")).replace("|", "/"), _num(c.get("eps_claimed")),
                     _num(c.get("eps_true")), _num(c.get("eps_lower")), _num(c.get("certified"), ".2f"),
-                    verdict.replace("|", "/"), _num(c.get("seconds"), ".1f"), _num(c.get("draws_per_second"), ".0f"),
+                    verdict.replace("|", "/"), _of_true(c), _num(c.get("draws_per_input"), ".3g"),
+                    _num(c.get("seconds"), ".1f"), _num(c.get("draws_per_second"), ".0f"),
                     _num(c.get("library_calls_per_second"), ".0f")]) + " |")
+                if c.get("power"):
+                    below.append(f"- `{mech}` {c.get('case')}: {c['power']}")
         out.append("")
+        if below:
+            out += [f"Below {TARGET_OF_TRUE:g} of the true ε (power statements):", ""] + below + [""]
     skipped = [str(_field(r, "id")) for r in recs if (_field(r, "details") or {}).get("skipped")]
     if skipped:
         out += [f"Not run (library missing, `pip install 'privcheck[zoo]'`): {len(skipped)} claims.", ""]
     return "\n".join(out)
+
+
+def _of_true(c: dict) -> str:
+    frac = c.get("certified_of_true")
+    if frac is None:
+        return "—"
+    return _num(frac, ".2f") + ("*" if c.get("certified_basis") == "claimed" else "")
+
+
+def correct_case(c: dict) -> bool:
+    """A case the zoo has no evidence against: audited (no error), not refuted, and its calculator (if
+    any) does not exceed the claim — the cases the acceptance "≥ 0.95 of the true ε" is about."""
+    true = c.get("eps_true")
+    return (c.get("verdict") in ("holds", "inconclusive") and not c.get("error")
+            and not (true is not None and true > float(c.get("eps_claimed") or 0) * (1 + 1e-9)))
+
+
+def power_summary(records: Sequence) -> str:
+    """One line over the correct cases of ``records``: how many reach :data:`TARGET_OF_TRUE` of the true ε,
+    the median ``certified_of_true``, and how many are exceptions with a power statement ("" when none)."""
+    cases = [c for r in zoo_records(records) for c in (_field(r, "details") or {}).get("cases") or []
+             if correct_case(c)]
+    fracs = sorted(c["certified_of_true"] for c in cases if c.get("certified_of_true") is not None)
+    if not fracs:
+        return ""
+    med = fracs[len(fracs) // 2] if len(fracs) % 2 else 0.5 * (fracs[len(fracs) // 2 - 1] + fracs[len(fracs) // 2])
+    reach = sum(f >= TARGET_OF_TRUE for f in fracs)
+    stated = sum(1 for c in cases if c.get("power"))
+    return (f"Power: {reach} of {len(fracs)} correct cases (not refuted, no error, calculator within the claim) "
+            f"certified ≥ {TARGET_OF_TRUE:g} of their true ε (claimed where no calculator); median {med:.2f}; "
+            f"{stated} below target carry a power statement.")
 
 
 def findings_markdown(records: Sequence, heading: str = "##") -> str:
