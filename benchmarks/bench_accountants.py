@@ -64,6 +64,37 @@ def dp_mixed(delta, h):
     return acc.get_epsilon(delta)
 
 
+def events50():
+    """50 distinct Poisson-subsampled Gaussians (σ = 0.8 + 0.01 i, q = 0.01), 20 steps each."""
+    return [(0.8 + 0.01 * i, 0.01, 20) for i in range(50)]
+
+
+def ours_many(evs, delta):
+    acc = PLDAccountant()
+    for s, q, c in evs:
+        acc.compose(PoissonSampledEvent(GaussianEvent(s), q), c)
+    return acc.epsilon(delta)
+
+
+def dp_many(evs, delta, h):
+    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=h)
+    for s, q, c in evs:
+        acc.compose(dp_accounting.SelfComposedDpEvent(
+            dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(s)), c))
+    return acc.get_epsilon(delta)
+
+
+def prv_many(evs, delta):
+    try:
+        from prv_accountant import PRVAccountant
+        from prv_accountant.privacy_random_variables import PoissonSubsampledGaussianMechanism
+    except ImportError:  # pragma: no cover - optional
+        return None
+    prvs = [PoissonSubsampledGaussianMechanism(sampling_probability=q, noise_multiplier=s) for s, q, _ in evs]
+    acc = PRVAccountant(prvs=prvs, max_self_compositions=[c for _, _, c in evs], eps_error=0.01, delta_error=1e-9)
+    return acc.compute_epsilon(delta=delta, num_self_compositions=[c for _, _, c in evs])[2]
+
+
 #: issue 23's rows: (name, kind, args); kind "sgd": (sigma, q, T, delta, dp_accounting's h); "many": 50 events
 HORIZON_CASES = [(f"DP-SGD q=.01 s=1.1 T=1e{k} d=1e-5", "sgd", (1.1, 0.01, 10**k, 1e-5, 1e-4)) for k in range(2, 7)] + [
     ("q=1e-3 s=0.8 T=1e6 d=1e-5", "sgd", (0.8, 1e-3, 10**6, 1e-5, 3e-5)),
@@ -119,7 +150,7 @@ def measure(tree: str | None, who: str, kind: str, args, memory: bool) -> dict |
     return out
 
 
-def horizons(quick: bool, memory: bool, before: str | None) -> None:
+def horizons(quick: bool, memory: bool, before: str | None, only: str | None = None) -> None:
     """Issue 23's PLD table from ONE run, every measurement in a fresh interpreter, interleaved per row:
     today's code (``before``, e.g. /work/baseline), the new code, dp_accounting (and prv_accountant on
     the 50-event row). Prints seconds, certified width (relative), peak traced MB and the ratios."""
@@ -131,7 +162,8 @@ def horizons(quick: bool, memory: bool, before: str | None) -> None:
 
     print(f"{'case':<38} | {'today s':>8} {'width':>8} {'MB':>5} | {'new s':>7} {'width':>8} {'MB':>5} | "
           f"{'dp_acc s':>8} {'MB':>5} {'dp eps in new?':>14} | new/today  dp/new  dp_MB/new_MB")
-    cases = [c for c in HORIZON_CASES if not (quick and (c[0].endswith("T=1e6 d=1e-5") or c[1] == "many"))]
+    cases = [c for c in HORIZON_CASES if not (quick and (c[0].endswith("T=1e6 d=1e-5") or c[1] == "many"))
+             and (only is None or only in c[0])]
     for name, kind, args in cases:
         old = measure(before, "ours", kind, args, memory) if before else None
         new = measure(None, "ours", kind, args, memory)
@@ -165,9 +197,10 @@ def main() -> None:
     ap.add_argument("--memory", action="store_true", help="with --horizons: also peak memory (a second, traced run)")
     ap.add_argument("--before", default=None, help="with --horizons: an older checkout measured in the same run "
                     "(e.g. /work/baseline), in its own interpreter with PYTHONPATH=PATH")
+    ap.add_argument("--only", default=None, help="with --horizons: only the rows whose name contains this text")
     args = ap.parse_args()
     if args.horizons:
-        horizons(args.quick, args.memory, args.before)
+        horizons(args.quick, args.memory, args.before, args.only)
         return
     print(f"dp_accounting: {'installed' if dp_accounting else 'not installed'}")
     # 1. DP-SGD: privcheck at two accuracies, dp_accounting at 1e-4 and 1e-3
