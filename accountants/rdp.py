@@ -31,10 +31,11 @@ from functools import lru_cache
 from typing import Sequence
 
 import mpmath
+import numpy as np
 
 from accountants.pld.events import (GaussianEvent, LaplaceEvent, PLDEvent, PoissonSampledEvent)
 
-__all__ = ["ORDERS", "RDPBound", "event_rdp", "composed_rdp", "rdp_epsilon", "rdp_delta"]
+__all__ = ["ORDERS", "RDPBound", "event_rdp", "composed_rdp", "rdp_epsilon", "rdp_delta", "rdp_estimate"]
 
 #: integer Rényi orders searched (the subsampled-Gaussian formula needs integers)
 ORDERS: tuple[int, ...] = tuple(range(2, 129)) + tuple(range(136, 257, 8)) + (320, 384, 448, 512, 768, 1024)
@@ -112,6 +113,65 @@ def _event_rdp_cached(event: PLDEvent, relation: str) -> tuple | None:
         p, q = [float(v) for v in pr[0]], [float(v) for v in pr[1]]
         out = tuple(max(_pair_rdp(p, q, a), _pair_rdp(q, p, a)) for a in ORDERS)
         return None if any(mpmath.isinf(v) for v in out) else out
+
+
+def _event_rdp_float(event: PLDEvent, relation: str) -> np.ndarray | None:
+    """Float64 approximation (relative error ~1e−12) of ``_event_rdp_cached`` at every order, for the
+    screen ``rdp_estimate`` only: its values never leave the module as bounds."""
+    a = np.asarray(ORDERS, dtype=float)
+    if isinstance(event, PoissonSampledEvent) and event.q < 1.0:
+        if relation != "add_remove":
+            return None
+        if isinstance(event.event, GaussianEvent):
+            from scipy.special import gammaln, logsumexp
+
+            q, m2 = event.q, event.event.gdp_mu() ** 2
+            k = np.arange(max(ORDERS) + 1, dtype=float)[None, :]
+            al = a[:, None]
+            with np.errstate(invalid="ignore"):
+                lt = (gammaln(al + 1.0) - gammaln(k + 1) - gammaln(np.maximum(al - k, 0) + 1)
+                      + (al - k) * math.log1p(-q) + k * math.log(q) + (k * k - k) * m2 / 2)
+            lt[k > al] = -np.inf  # terms k <= α only
+            return logsumexp(lt, axis=1) / (a - 1)
+    base = event.event if isinstance(event, PoissonSampledEvent) else event
+    if isinstance(base, GaussianEvent):
+        return a * base.gdp_mu() ** 2 / 2
+    if isinstance(base, LaplaceEvent):
+        e = base.eps0
+        return np.logaddexp(np.log(a / (2 * a - 1)) + (a - 1) * e, np.log((a - 1) / (2 * a - 1)) - a * e) / (a - 1)
+    pr = event.pair()
+    if pr is None or len(pr[0]) > _MAX_ATOMS:
+        return None
+    p, q = np.asarray(pr[0], dtype=float), np.asarray(pr[1], dtype=float)
+    keep = (p > 0) | (q > 0)
+    p, q = p[keep], q[keep]
+    if np.any((p > 0) & (q <= 0)) or np.any((q > 0) & (p <= 0)):
+        return None
+    from scipy.special import logsumexp
+
+    lp, lq = np.log(p), np.log(q)
+    f = logsumexp(a[:, None] * lp[None, :] + (1 - a[:, None]) * lq[None, :], axis=1)
+    r = logsumexp(a[:, None] * lq[None, :] + (1 - a[:, None]) * lp[None, :], axis=1)
+    return np.maximum(f, r) / (a - 1)
+
+
+def rdp_estimate(events: Sequence[tuple[PLDEvent, int]], relation: str = "add_remove", *,
+                 delta: float | None = None, eps: float | None = None) -> float | None:
+    """Float64 estimate (relative error ~1e−9, NOT a bound) of what ``rdp_epsilon`` (give ``delta``)
+    or ``rdp_delta`` (give ``eps``) would return, in milliseconds instead of the mpmath route's
+    seconds per subsampled event; None if the route is unavailable. Used to skip the certified route
+    where it cannot beat another bound (skipping a route only ever costs tightness)."""
+    tau = np.zeros(len(ORDERS))
+    for e, c in events:
+        r = _event_rdp_float(e, relation)
+        if r is None:
+            return None
+        tau += c * r
+    a = np.asarray(ORDERS, dtype=float)
+    if delta is not None:
+        return max(0.0, float(np.min(tau + np.log1p(-1 / a) - (math.log(delta) + np.log(a)) / (a - 1))))
+    v = (a - 1) * (tau - eps) - np.log(a - 1) + a * np.log1p(-1 / a)
+    return min(1.0, math.exp(min(float(np.min(v)), 0.0)))
 
 
 def event_rdp(event: PLDEvent, relation: str = "add_remove") -> tuple | None:

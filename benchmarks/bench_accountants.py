@@ -4,9 +4,11 @@ Run: ``python benchmarks/bench_accountants.py [--quick]``. For each query of iss
 prints privcheck's interval [lower, upper], dp_accounting's value (when installed; PLD with the
 given discretisation interval), the reference truth, the relative error of privcheck's upper
 end, and the time ratio dp_accounting / privcheck measured in this run.
-``--horizons`` prints issue 23's PLD table instead: DP-SGD (q=0.01, σ=1.1) at T = 10²…10⁶, q=1e−3 σ=0.8
-T=10⁶, and 50 distinct subsampled Gaussians, with the time ratio dp_accounting/ours (> 1: ours faster)
-and, with ``--memory``, peak traced memory of both (a second run under tracemalloc).
+``--horizons [--memory] [--before /work/baseline]`` prints issue 23's PLD table instead: DP-SGD (q=0.01,
+σ=1.1) at T = 10²…10⁶, q=1e−3 σ=0.8 T=10⁶, and 50 distinct subsampled Gaussians; every measurement runs
+in a fresh interpreter, interleaved per row: the ``--before`` checkout ("today"), this tree ("new"),
+dp_accounting (and prv_accountant on the 50-event row); seconds, certified width, peak traced MB
+(``--memory``: a second call under tracemalloc) and the ratios (> 1: new faster / smaller).
 """
 from __future__ import annotations
 
@@ -14,10 +16,10 @@ import argparse
 import math
 import sys
 import time
-import tracemalloc
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+if __name__ == "__main__":  # (imported by the worker below: the tree under test is on PYTHONPATH)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accountants import planners as pl  # noqa: E402
 from accountants.pld import (GaussianEvent, LaplaceEvent, PLDAccountant, PoissonSampledEvent,  # noqa: E402
@@ -62,22 +64,6 @@ def dp_mixed(delta, h):
     return acc.get_epsilon(delta)
 
 
-MEMORY = False  # --memory: a second run of each case under tracemalloc (slow; timings come from the first)
-
-
-def peak(fn):
-    """(result, seconds, peak traced MB or nan) of fn(); numpy buffers are traced by tracemalloc."""
-    out, t = timed(fn)
-    if not MEMORY:
-        return out, t, math.nan
-    tracemalloc.start()
-    try:
-        fn()
-        return out, t, tracemalloc.get_traced_memory()[1] / 2**20
-    finally:
-        tracemalloc.stop()
-
-
 def events50():
     """50 distinct Poisson-subsampled Gaussians (σ = 0.8 + 0.01 i, q = 0.01), 20 steps each."""
     return [(0.8 + 0.01 * i, 0.01, 20) for i in range(50)]
@@ -109,32 +95,91 @@ def prv_many(evs, delta):
     return acc.compute_epsilon(delta=delta, num_self_compositions=[c for _, _, c in evs])[2]
 
 
-def horizons(quick: bool) -> None:
-    """Issue 23's PLD rows, both accountants in this run: time ratio dp_accounting/ours (> 1: ours faster),
-    our certified width, dp_accounting's point value, peak traced memory of each."""
-    print(f"{'case':<40} {'ours [lower, upper]':>26} {'width':>9} {'s':>7} {'MB':>6} | "
-          f"{'dp_acc eps':>10} {'s':>7} {'MB':>6} | dp/ours time  dp/ours mem")
-    cases = [(f"DP-SGD q=.01 s=1.1 T=1e{k} d=1e-5", (1.1, 0.01, 10**k, 1e-5, 1e-4)) for k in range(2, 6 if quick else 7)]
-    if not quick:
-        cases.append(("q=1e-3 s=0.8 T=1e6 d=1e-5", (0.8, 1e-3, 10**6, 1e-5, 3e-5)))
-    for name, (s, q, T, d, h) in cases:
-        iv, t, m = peak(lambda: ours_sgd(s, q, T, d))
-        v, td, md = peak(lambda: dp_sgd(s, q, T, d, h)) if dp_accounting else (None, 0.0, 0.0)
-        _hrow(name, iv, t, m, v, td, md)
-    evs = events50()
-    iv, t, m = peak(lambda: ours_many(evs, 1e-5))
-    v, td, md = peak(lambda: dp_many(evs, 1e-5, 1e-4)) if dp_accounting else (None, 0.0, 0.0)
-    _hrow("50 distinct subsampled Gaussians x20", iv, t, m, v, td, md)
-    pv, tp = timed(lambda: prv_many(evs, 1e-5))
-    if pv is not None:
-        print(f"{'  prv_accountant (eps_error 0.01)':<40} eps {pv:.6f} {tp:7.2f}s | prv/ours time {tp / t:.2f}")
+#: issue 23's rows: (name, kind, args); kind "sgd": (sigma, q, T, delta, dp_accounting's h); "many": 50 events
+HORIZON_CASES = [(f"DP-SGD q=.01 s=1.1 T=1e{k} d=1e-5", "sgd", (1.1, 0.01, 10**k, 1e-5, 1e-4)) for k in range(2, 7)] + [
+    ("q=1e-3 s=0.8 T=1e6 d=1e-5", "sgd", (0.8, 1e-3, 10**6, 1e-5, 3e-5)),
+    ("50 distinct subsampled Gaussians x20", "many", (1e-5, 1e-4))]
+
+# One measurement in a fresh interpreter (the tree under test comes first on PYTHONPATH): time of the
+# first call, then, with memory, the peak traced memory of a second call under tracemalloc.
+_WORKER = r"""
+import json, sys, time, tracemalloc
+sys.path.insert(0, sys.argv[1])
+import bench_accountants as B
+who, kind, args, mem = sys.argv[2], sys.argv[3], json.loads(sys.argv[4]), sys.argv[5] == "1"
+if kind == "sgd":
+    s, q, T, d, h = args
+    fn = {"ours": lambda: B.ours_sgd(s, q, T, d), "dp": lambda: B.dp_sgd(s, q, T, d, h)}[who]
+else:
+    d, h = args
+    evs = B.events50()
+    fn = {"ours": lambda: B.ours_many(evs, d), "dp": lambda: B.dp_many(evs, d, h), "prv": lambda: B.prv_many(evs, d)}[who]
+t = time.perf_counter()
+out = fn()
+sec = time.perf_counter() - t
+mb = float("nan")
+if mem:
+    tracemalloc.start()
+    fn()
+    mb = tracemalloc.get_traced_memory()[1] / 2**20
+    tracemalloc.stop()
+lo, up = (out.lower, out.upper) if hasattr(out, "lower") else (out, out)
+import accountants
+print(json.dumps({"s": sec, "lo": lo, "up": up, "mb": mb, "src": accountants.__file__}))
+"""
 
 
-def _hrow(name, iv, t, m, v, td, md):
-    w = (iv.upper - iv.lower) / iv.upper if iv.upper else math.nan
-    dps = f"{v:.6f}" if isinstance(v, float) else "—"
-    print(f"{name:<40} [{iv.lower:.6f}, {iv.upper:.6f}] {w:9.2e} {t:7.2f} {m:6.0f} | {dps:>10} {td:7.2f} {md:6.0f} | "
-          f"{(td / t if td else math.nan):12.2f} {md / m:12.2f}")
+def measure(tree: str | None, who: str, kind: str, args, memory: bool) -> dict | None:
+    """Run one case in a fresh interpreter with ``tree`` (a checkout) first on PYTHONPATH (None: this
+    tree); returns {"s", "lo", "up", "mb"} or None when the library is missing or the run failed."""
+    import json
+    import os
+    import subprocess
+
+    here = str(Path(__file__).resolve().parent)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([tree or str(Path(here).parent), here]))
+    res = subprocess.run([sys.executable, "-c", _WORKER, here, who, kind, json.dumps(args), "1" if memory else "0"],
+                         env=env, capture_output=True, text=True, cwd=here)
+    if res.returncode != 0 or not res.stdout.strip():
+        print(f"  ({who} failed: {res.stderr.strip().splitlines()[-1:] or res.returncode})", file=sys.stderr)
+        return None
+    out = json.loads(res.stdout.strip().splitlines()[-1])
+    want = Path(tree or Path(here).parent).resolve()
+    if not Path(out["src"]).resolve().is_relative_to(want):
+        raise RuntimeError(f"worker imported {out['src']}, not the tree {want}")
+    return out
+
+
+def horizons(quick: bool, memory: bool, before: str | None, only: str | None = None) -> None:
+    """Issue 23's PLD table from ONE run, every measurement in a fresh interpreter, interleaved per row:
+    today's code (``before``, e.g. /work/baseline), the new code, dp_accounting (and prv_accountant on
+    the 50-event row). Prints seconds, certified width (relative), peak traced MB and the ratios."""
+    def w(r):
+        return (r["up"] - r["lo"]) / r["up"] if r and r["up"] else math.nan
+
+    def f(r, key, fmt):
+        return format(r[key], fmt) if r else "—"
+
+    print(f"{'case':<38} | {'today s':>8} {'width':>8} {'MB':>5} | {'new s':>7} {'width':>8} {'MB':>5} | "
+          f"{'dp_acc s':>8} {'MB':>5} {'dp eps in new?':>14} | new/today  dp/new  dp_MB/new_MB")
+    cases = [c for c in HORIZON_CASES if not (quick and (c[0].endswith("T=1e6 d=1e-5") or c[1] == "many"))
+             and (only is None or only in c[0])]
+    for name, kind, args in cases:
+        old = measure(before, "ours", kind, args, memory) if before else None
+        new = measure(None, "ours", kind, args, memory)
+        dp = measure(None, "dp", kind, args, memory) if dp_accounting else None
+        inside = "—" if not (dp and new) else ("yes" if new["lo"] <= dp["up"] <= new["up"] else f"no ({dp['up']:.5f})")
+        r_old = (old["s"] / new["s"]) if (old and new) else math.nan
+        r_dp = (dp["s"] / new["s"]) if (dp and new) else math.nan
+        r_mb = (dp["mb"] / new["mb"]) if (dp and new and new["mb"] == new["mb"]) else math.nan
+        print(f"{name:<38} | {f(old, 's', '8.2f'):>8} {w(old):8.2e} {f(old, 'mb', '5.0f'):>5} | {f(new, 's', '7.2f'):>7} "
+              f"{w(new):8.2e} {f(new, 'mb', '5.0f'):>5} | {f(dp, 's', '8.2f'):>8} {f(dp, 'mb', '5.0f'):>5} {inside:>14} | "
+              f"{r_old:9.2f} {r_dp:7.2f} {r_mb:13.2f}", flush=True)
+        if kind == "many":
+            pv = measure(None, "prv", kind, args, memory)
+            if pv:
+                print(f"{'  prv_accountant (eps_error 0.01)':<38} | eps {pv['up']:.6f} {pv['s']:.2f} s, "
+                      f"{f(pv, 'mb', '.0f')} MB | prv/new time {pv['s'] / new['s']:.2f}", flush=True)
 
 
 def row(name, iv, t_ours, truth, dp_val, t_dp):
@@ -150,11 +195,12 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="skip the 10^6-step row and the calibrations")
     ap.add_argument("--horizons", action="store_true", help="only issue 23's PLD table (horizons, 50 events)")
     ap.add_argument("--memory", action="store_true", help="with --horizons: also peak memory (a second, traced run)")
+    ap.add_argument("--before", default=None, help="with --horizons: an older checkout measured in the same run "
+                    "(e.g. /work/baseline), in its own interpreter with PYTHONPATH=PATH")
+    ap.add_argument("--only", default=None, help="with --horizons: only the rows whose name contains this text")
     args = ap.parse_args()
     if args.horizons:
-        global MEMORY
-        MEMORY = args.memory
-        horizons(args.quick)
+        horizons(args.quick, args.memory, args.before, args.only)
         return
     print(f"dp_accounting: {'installed' if dp_accounting else 'not installed'}")
     # 1. DP-SGD: privcheck at two accuracies, dp_accounting at 1e-4 and 1e-3

@@ -341,9 +341,37 @@ def _convexify(w, ldd, Lc, t0, E, c0, t, lin):
 
 
 def _lower_hull(t: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Values at every t of the lower convex hull of the points (t_i, v_i) (monotone chain)."""
+    """Values at every t of the lower convex hull of the points (t_i, v_i) (t increasing).
+
+    Vectorised: every point on or above the chord of its current neighbours is no hull vertex
+    (a lower-hull vertex lies strictly below every chord between a point on its left and one on
+    its right), so all such points are dropped at once, pass after pass, until the chain is convex;
+    after 4096 passes the monotone chain finishes the rest. Values are then interpolated (the
+    same longdouble formula) and never raised above v."""
+    idx = np.arange(t.size)
+    for _ in range(4096):
+        if idx.size < 3:
+            break
+        a, j, c = idx[:-2], idx[1:-1], idx[2:]
+        drop = (v[j] - v[a]) * (t[c] - t[a]) >= (v[c] - v[a]) * (t[j] - t[a])
+        if not drop.any():
+            break
+        idx = np.concatenate([idx[:1], j[~drop], idx[-1:]])
+    else:
+        idx = _monotone_chain(t, v, idx)
+    out = np.array(v, copy=True)
+    seg = np.clip(np.searchsorted(t[idx], t, side="right") - 1, 0, max(idx.size - 2, 0))
+    if idx.size >= 2:
+        lo, hi = idx[seg], idx[seg + 1]
+        out = v[lo] + (v[hi] - v[lo]) * (t - t[lo]) / (t[hi] - t[lo])
+        out[idx] = v[idx]
+    return np.minimum(out, v)
+
+
+def _monotone_chain(t: np.ndarray, v: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Lower-hull vertices among the points ``idx`` (Andrew's monotone chain, sequential)."""
     hull: list[int] = []
-    for i in range(t.size):
+    for i in idx.tolist():
         while len(hull) >= 2:
             a, b = hull[-2], hull[-1]
             if (v[b] - v[a]) * (t[i] - t[a]) >= (v[i] - v[a]) * (t[b] - t[a]):
@@ -351,12 +379,7 @@ def _lower_hull(t: np.ndarray, v: np.ndarray) -> np.ndarray:
             else:
                 break
         hull.append(i)
-    hv = np.asarray(hull)
-    out = np.empty_like(v)
-    for a, b in zip(hv[:-1], hv[1:]):
-        seg = slice(a, b + 1)
-        out[seg] = v[a] + (v[b] - v[a]) * (t[seg] - t[a]) / (t[b] - t[a])
-    return np.minimum(out, v)
+    return np.asarray(hull)
 
 
 def _zero_measure(profile: Profile, h: float, i_lo: int) -> GridMeasure:
