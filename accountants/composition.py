@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
-from scipy import special
 
 from accountants.roots import conservative_root, round_up
 from privcheck.errors import PrivcheckUsageError
@@ -161,6 +160,8 @@ def _rr_log_terms(eps: float, steps: int, lo: int, hi: int, eps_total: float) ->
     log C(T,l) from log-gamma differences and log P(l) = log C − (T−l)·log(1+e^{−ε}) −
     l·log(1+e^{ε}), so no term of size T·ε is formed. Terms with loss ≤ ε' are −inf.
     """
+    from scipy import special
+
     l = np.arange(lo, hi, dtype=float)
     big = float(special.gammaln(steps + 1.0))
     logc = big - special.gammaln(l + 1.0) - special.gammaln(steps - l + 1.0)
@@ -194,6 +195,8 @@ def _check_rr(eps: float, steps) -> int:
 
 def _rr_log_delta(eps: float, T: int, et: float) -> float:
     """An upper bound on log δ_RR(ε') of T-fold ε-RR, in memory O(chunk) for any T (see rr_composition_delta)."""
+    from scipy import special
+
     # valid l: loss(l) = (T − 2l)ε > ε'  ⇔  l < (T − ε'/ε)/2
     l_end = min(T + 1, max(0, int(math.floor((T - et / eps) / 2.0)) + 3))  # exclusive; masked below
     if l_end <= 0:

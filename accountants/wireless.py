@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
-from scipy import optimize, stats
 
 from accountants.composition import drv_composition
 from privcheck.errors import PrivcheckUsageError
@@ -199,6 +198,8 @@ def optimal_p(K: int, c: float, delta_prime: float, delta_l: float) -> OptimalP:
     i = int(np.argmin(vals))
     best_p, best_v = float(xs[i]), float(vals[i])
     if 0 < i < xs.size - 1:
+        from scipy import optimize
+
         res = optimize.minimize_scalar(f, bounds=(float(xs[i - 1]), float(xs[i + 1])), method="bounded",
                                        options={"xatol": 1e-13 * max(1.0, float(xs[i]))})
         if res.fun <= best_v:
@@ -309,6 +310,8 @@ def k_slope(c: float, delta_prime: float, K_min: float = 1e3, K_max: float = 1e8
     Ks = np.unique(np.round(np.logspace(math.log10(K_min), math.log10(K_max), points)))
     eps = np.array([lemma1_eps(int(k), c, delta_prime) for k in Ks])
     x, y = np.log(Ks), np.log(eps)
+    from scipy import stats
+
     fit = stats.linregress(x, y)
     tq = stats.t.ppf(0.5 + confidence / 2, Ks.size - 2)
     resid = y - (fit.intercept + fit.slope * x)

@@ -63,12 +63,12 @@ magnitudes summed). d = 1 is the one-dimensional case. Checked against the Gauss
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import optimize, special, stats
 
 from accountants import wireless as wl
 from privcheck.errors import PrivcheckUsageError
@@ -95,10 +95,17 @@ __all__ = [
 
 RELATIONS: tuple[str, ...] = ("remove", "replace")
 _TAIL = 1e-18          # per-coordinate tail probability left outside the integration box
-_Z = float(-special.ndtri(_TAIL / 2))   # ≈ 8.9 standard deviations in u
 _PRUNE = 1e-18         # mixture weights below this are dropped (counted in the error bound)
 _MAX_CELLS = 2_000_000  # grid cells evaluated per block (memory)
 _ROUND = 64 * float(np.finfo(float).eps)  # rounding bound per unit of summed magnitude
+
+
+@functools.cache
+def _box_halfwidth() -> float:
+    """Half-width of the integration box in standard deviations of u: Φ^{-1}(1 − _TAIL/2) ≈ 8.9."""
+    from scipy import special
+
+    return float(-special.ndtri(_TAIL / 2))
 
 
 @dataclass(frozen=True)
@@ -178,6 +185,8 @@ def _signed_components(P: IsoMixture, Q: IsoMixture, eps: float):
 
 def _stirling_remainder(k: float) -> float:
     """lgamma(k) − [(k − ½) log k − k + ½ log 2π], accurately also for large k."""
+    from scipy import special
+
     if k < 8:
         return float(special.gammaln(k) - ((k - 0.5) * math.log(k) - k + 0.5 * math.log(2 * math.pi)))
     ik = 1.0 / k
@@ -187,6 +196,8 @@ def _stirling_remainder(k: float) -> float:
 
 def _logchi_range(k: float) -> tuple[float, float, float]:
     """For x = log(G), G ~ Gamma(k, 1): the (_TAIL/2, 1 − _TAIL/2) quantiles of x and its sd."""
+    from scipy import special
+
     lo = math.log(special.gammaincinv(k, _TAIL / 2))
     hi = math.log(special.gammainccinv(k, _TAIL / 2))
     return lo, hi, math.sqrt(float(special.polygamma(1, k)))
@@ -194,6 +205,8 @@ def _logchi_range(k: float) -> tuple[float, float, float]:
 
 def _psi(z: np.ndarray) -> np.ndarray:
     """ψ(z) = Φ(z) − 1{z > 0}: Φ(z) for z ≤ 0, −Φ(−z) for z > 0 (small in both tails)."""
+    from scipy import special
+
     return np.where(z > 0, -special.ndtr(-z), special.ndtr(z))
 
 
@@ -306,8 +319,9 @@ def _hs_continuous(means, variances, coef, d: int, per_sd: float,
     """
     sd = np.sqrt(variances)
     h_u = float(sd.min()) / per_sd
-    u_lo = float((means - _Z * sd).min())
-    u_hi = float((means + _Z * sd).max())
+    z = _box_halfwidth()
+    u_lo = float((means - z * sd).min())
+    u_hi = float((means + z * sd).max())
     n_u = int(math.ceil((u_hi - u_lo) / h_u)) + 1
     u = np.linspace(u_lo, u_hi, n_u)
     phi = np.exp(-0.5 * ((u[:, None] - means[None, :]) / sd[None, :]) ** 2) / (sd * math.sqrt(2 * math.pi))
@@ -379,6 +393,8 @@ def chi2_pair_delta(v1: float, v0: float, eps: float, d: int) -> float:
     p/q > e^ε ⟺ ‖y‖² > τ = 2(ε + (d/2) log(v1/v0)) / (1/v0 − 1/v1), so
     H = P(χ²_d > τ/v1) − e^ε P(χ²_d > τ/v0).
     """
+    from scipy import stats
+
     v1 = check_positive("v1", v1)
     v0 = check_positive("v0", v0)
     if not v1 > v0:
@@ -463,6 +479,8 @@ def profile_eps(relation: str, p: Sequence[float], k: int, L: float, sigma: floa
     the max over both directions with ``both_directions``. Brent's method on log δ(ε) (δ decreases
     in ε), to |Δε| ≤ 1e−6. Returns ``eps_max`` when δ(eps_max) > δ, and 0 when δ(0) ≤ δ.
     """
+    from scipy import optimize
+
     delta = check_delta(delta, "delta")
     P, Q = neighbouring_pair(relation, p, k, L, sigma, N0, grad_norm)
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import mpmath
 import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
@@ -72,6 +71,8 @@ class DirectEncoding(Mechanism):
 
     def exact_epsilon(self) -> ExactEpsilon:
         """Closed form: ε = log(p/q), attained at inputs (0, 1) and output 0 (by symmetry)."""
+        import mpmath
+
         mpmath.mp.dps = max(mpmath.mp.dps, 50)
         if self._p_given is None:
             e = mpmath.e ** mpmath.mpf(self.eps_nominal)

@@ -9,7 +9,6 @@ R Rᵀ = (1/d²)·H Hᵀ = I/d, so R is orthogonal only after rescaling by √d
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import hadamard
 
 from privcheck.errors import PrivcheckUsageError
 from privcheck.validation import check_int, check_positive
@@ -26,6 +25,8 @@ def _check_pow2(d) -> int:
 
 def walsh_hadamard(d: int) -> np.ndarray:
     """H(d) of eq. 10 (entries ±1; Sylvester construction, same as the recursion)."""
+    from scipy.linalg import hadamard
+
     return hadamard(_check_pow2(d)).astype(float)
 
 

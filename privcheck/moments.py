@@ -24,8 +24,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, stats
-from statsmodels.stats.weightstats import DescrStatsW
 
 from privcheck.errors import PrivcheckUsageError
 from privcheck.validation import check_confidence, check_positive
@@ -64,6 +62,8 @@ def mean_interval(x, null: float = 0.0, confidence: float = 0.95) -> MeanTest:
     confidence in (0, 1). Valid for i.i.d. replicates with finite variance by
     the central limit theorem.
     """
+    from scipy import stats
+
     arr = _as_sample(x)
     confidence = check_confidence(confidence)
     n = arr.size
@@ -97,6 +97,8 @@ def tost_equivalence(x, target: float, tol: float, alpha: float = 0.05) -> TostR
 
     tol > 0 (the equivalence margin, in the units of ``x``); alpha in (0, 1).
     """
+    from statsmodels.stats.weightstats import DescrStatsW
+
     arr = _as_sample(x)
     tol = check_positive("tol", tol)
     if not 0 < alpha < 1:
@@ -128,6 +130,8 @@ class VarianceTest:
 
 
 def _bonett_parts(arr: np.ndarray) -> tuple[float, float]:
+    from scipy import stats
+
     n = arr.size
     s2 = float(arr.var(ddof=1))
     trim = 1.0 / (2.0 * math.sqrt(n - 4))
@@ -138,6 +142,8 @@ def _bonett_parts(arr: np.ndarray) -> tuple[float, float]:
 
 
 def _bonett_interval(n: int, s2: float, g4: float, alpha: float) -> tuple[float, float, float]:
+    from scipy import stats
+
     z = float(stats.norm.isf(alpha / 2))  # isf keeps precision for tiny alpha
     c = n / (n - z)
     se = c * math.sqrt(max(g4 - (n - 3) / n, 1e-12) / (n - 1))
@@ -153,6 +159,8 @@ def variance_interval(x, null: float | None = None, confidence: float = 0.95) ->
     confidence interval for standard deviation of nonnormal distributions",
     Comput. Stat. Data Anal. 50 (2006) 775–782.
     """
+    from scipy import optimize
+
     arr = _as_sample(x, minimum=10)
     confidence = check_confidence(confidence)
     n = arr.size
@@ -204,6 +212,8 @@ def paired_variance_difference(x, y, confidence: float = 0.95) -> PairedVariance
     normal whatever the distribution of (X, Y) (finite fourth moments).
     x, y: equal-length samples (at least 10 pairs).
     """
+    from scipy import stats
+
     a = _as_sample(x, "x", 10)
     b = _as_sample(y, "y", 10)
     if a.size != b.size:

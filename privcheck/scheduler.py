@@ -25,23 +25,22 @@ report progress as tasks finish, fold or collect results in chunk order, and on
 """
 from __future__ import annotations
 
-import concurrent.futures as cf
 import contextlib
 import functools
 import hashlib
-import logging
-import multiprocessing as mp
 import signal
 import types
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Protocol, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, Sequence, TypeVar
 
 import numpy as np
 
 from privcheck.errors import PrivcheckUsageError
 from privcheck.seeding import DEFAULT_CHUNK, chunk_sizes, default_jobs
+
+if TYPE_CHECKING:  # the pools' modules load in the backends that use them (start-up, issue 23)
+    import concurrent.futures as cf
 
 T = TypeVar("T")
 
@@ -365,6 +364,8 @@ class ThreadBackend:
             for i in range(count):
                 on_done(i, call(i))
             return
+        from concurrent.futures import ThreadPoolExecutor
+
         pool = ThreadPoolExecutor(max_workers=min(self.jobs, count))
         try:
             _drive(count, lambda i: pool.submit(call, i), _wait_first_cf,
@@ -407,6 +408,8 @@ class ThreadBackend:
 
 
 def _wait_first_cf(futures: list):
+    import concurrent.futures as cf
+
     done, _ = cf.wait(futures, return_when=cf.FIRST_COMPLETED)
     return done
 
@@ -419,6 +422,8 @@ def _ignore_sigint() -> None:  # worker initializer: Ctrl-C is the parent's to h
 
 
 def _mp_context():
+    import multiprocessing as mp
+
     if "forkserver" not in mp.get_all_start_methods():
         return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")
@@ -453,6 +458,8 @@ class ProcessBackend:
         self._finalizer = None
 
     def _get_pool(self) -> cf.ProcessPoolExecutor:
+        import concurrent.futures as cf
+
         if self._pool is None:
             self._pool = cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=_mp_context(),
                                                 initializer=_ignore_sigint)
@@ -460,11 +467,13 @@ class ProcessBackend:
         return self._pool
 
     def _run(self, count, submit_one, on_done, folded):
+        import concurrent.futures.process
+
         pool = self._get_pool()
         try:
             _drive(count, lambda i: submit_one(pool, i), _wait_first_cf,
                    lambda fs: [f.cancel() for f in fs], WINDOW_PER_WORKER * self.jobs, on_done, folded)
-        except cf.process.BrokenProcessPool:
+        except concurrent.futures.process.BrokenProcessPool:
             from privcheck.auditor.user_code import UserCodeError
             from privcheck.resources import describe_exit
 
@@ -782,6 +791,7 @@ def _start_local_cluster(distributed, n: int, scratch: str):
     handle — it closes the cluster, or kills the workers on a forced exit —
     instead of printing a traceback from every worker.
     """
+    import logging
     import os
 
     import dask

@@ -14,16 +14,22 @@ forms; Var* is the limit f → 0 (Wang et al.'s approximate variance).
 """
 from __future__ import annotations
 
-import sympy as sp
+from typing import TYPE_CHECKING
 
 from privcheck.claims import Outcome, RunContext, check
-from proofs.formula import combine, compare, make_symbols
+
+if TYPE_CHECKING:  # sympy and proofs.formula load in the checks (start-up: registering a claim needs neither)
+    import sympy as sp
 
 PAPER = "003_e5d52747d9985dd0.txt"
 SPEC = {"n": "integer>=1", "f": "[0,1]", "pi": "(0,1]", "eps": "positive", "m": "integer>=2"}
 
 
 def _setup():
+    import sympy as sp
+
+    from proofs.formula import make_symbols
+
     names, _ = make_symbols(SPEC)
     n, f, pi, eps, m = (names[k] for k in ("n", "f", "pi", "eps", "m"))
     p = sp.exp(eps) / (sp.exp(eps) + m - 1)
@@ -42,6 +48,8 @@ _NOTE = "p = exp(eps)/(exp(eps)+m-1), q = 1/(exp(eps)+m-1); n nodes, fraction f 
 @check("biswas.cde.bias", "symbolic")
 def _cde_bias(ctx: RunContext) -> Outcome:
     """eq. 4: E[c_DE(i)] = n f π − nq(1−π)/(p−q) under sampling."""
+    from proofs.formula import combine, compare
+
     names, v = _setup()
     n, f, pi, p, q = v["n"], v["f"], v["pi"], v["p"], v["q"]
     derived = (v["EN"] - n * q) / (p - q)
@@ -53,6 +61,8 @@ def _cde_bias(ctx: RunContext) -> Outcome:
 @check("biswas.gde.unbiased", "symbolic")
 def _gde_unbiased(ctx: RunContext) -> Outcome:
     """Thm 3.1: E[g_DE] = n f with g_DE = c_DE/π + nq(1−π)/((p−q)π) (eq. 5)."""
+    from proofs.formula import combine, compare
+
     names, v = _setup()
     n, f, pi, p, q = v["n"], v["f"], v["pi"], v["p"], v["q"]
     Ec = (v["EN"] - n * q) / (p - q)
@@ -62,12 +72,18 @@ def _gde_unbiased(ctx: RunContext) -> Outcome:
 
 
 def _var_star_g(v) -> sp.Expr:
+    import sympy as sp
+
     return sp.limit(sp.cancel(v["VarN"] / (v["pi"] ** 2 * (v["p"] - v["q"]) ** 2)), v["f"], 0)
 
 
 @check("biswas.gde.variance", "symbolic")
 def _gde_variance(ctx: RunContext) -> Outcome:
     """Thm 3.2: Var*(c_DE) = nπ(q − q²π)/(p−q)² and Var*(g_DE) = n(q − q²π)/((p−q)²π)."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare
+
     names, v = _setup()
     n, pi, p, q = v["n"], v["pi"], v["p"], v["q"]
     var_c = sp.limit(v["VarN"] / (p - q) ** 2, v["f"], 0)
@@ -81,6 +97,10 @@ def _gde_variance(ctx: RunContext) -> Outcome:
 @check("biswas.gde.normvar", "symbolic")
 def _gde_normvar(ctx: RunContext) -> Outcome:
     """Thm 3.3: Var*(g_DE/(nπ)) = (q − q²π)/((p−q)²π³n) and π³n times it stays bounded."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare
+
     names, v = _setup()
     n, pi, p, q = v["n"], v["pi"], v["p"], v["q"]
     derived = _var_star_g(v) / (n * pi) ** 2
@@ -101,6 +121,8 @@ def _gde_normvar(ctx: RunContext) -> Outcome:
 @check("biswas.chat.unbiased", "symbolic")
 def _chat_unbiased(ctx: RunContext) -> Outcome:
     """Thm 3.4: E[ĉ_DE] = n f with ĉ_DE = (N − Sq)/(π(p−q))."""
+    from proofs.formula import combine, compare
+
     names, v = _setup()
     n, f, pi, p, q = v["n"], v["f"], v["pi"], v["p"], v["q"]
     derived = (v["EN"] - q * v["ES"]) / (pi * (p - q))
@@ -111,6 +133,10 @@ def _chat_unbiased(ctx: RunContext) -> Outcome:
 @check("biswas.thm35", "symbolic")
 def _thm35(ctx: RunContext) -> Outcome:
     """Thm 3.5: Var(ĉ_DE) ≥ Var(g_DE); and the proof's step (6), which drops Cov(N, S)."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare
+
     names, v = _setup()
     n, pi, p, q = v["n"], v["pi"], v["p"], v["q"]
     den = pi ** 2 * (p - q) ** 2
@@ -138,6 +164,10 @@ def _thm35(ctx: RunContext) -> Outcome:
 def _thm36(ctx: RunContext) -> Outcome:
     """Thm 3.6 "on average": E[g_DE] and E[c_DE] without sampling (π = 1, the proof's eq. 7, 10) coincide,
     so 0 ≤ E ≤ n holds for one iff for the other."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare
+
     names, v = _setup()
     n, pi, p, q = v["n"], v["pi"], v["p"], v["q"]
     Ec_sampled = (v["EN"] - n * q) / (p - q)
@@ -154,6 +184,10 @@ def _thm36(ctx: RunContext) -> Outcome:
 
 
 def _personal(nn: int):
+    import sympy as sp
+
+    from proofs.formula import make_symbols
+
     spec = {f"pi{j}": "(0,1]" for j in range(1, nn + 1)}
     spec.update({"eps": "positive", "m": "integer>=2"})
     names, _ = make_symbols(spec)
@@ -167,6 +201,10 @@ def _personal(nn: int):
 @check("biswas.T.unbiased", "symbolic")
 def _T_unbiased(ctx: RunContext) -> Outcome:
     """Thm 5.1: E[T(i)] for n = 3 nodes with personal π_j, node 1 holding i (n f = 1)."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare
+
     nn = 3
     spec, names, pis, p, q = _personal(nn)
     holds = [1, 0, 0]
@@ -191,6 +229,8 @@ def _T_unbiased(ctx: RunContext) -> Outcome:
 @check("biswas.T.variance", "symbolic")
 def _T_variance(ctx: RunContext) -> Outcome:
     """Thm 5.1 and Remark 2: Var*(T) for n = 4 nodes with symbolic π_j, and its reductions."""
+    from proofs.formula import combine, compare
+
     nn = 4
     spec, names, pis, p, q = _personal(nn)
     sum_pi = sum(pis)

@@ -14,10 +14,12 @@
 """
 from __future__ import annotations
 
-import sympy as sp
+from typing import TYPE_CHECKING
 
 from privcheck.claims import Outcome, RunContext, check
-from proofs.formula import combine, compare, make_symbols
+
+if TYPE_CHECKING:  # sympy and proofs.formula load in the checks (start-up: registering a claim needs neither)
+    import sympy as sp
 
 PAPER = "000_55a5a0ab95d522af.txt"
 
@@ -25,6 +27,10 @@ PAPER = "000_55a5a0ab95d522af.txt"
 @check("fedsel.pe.sparsity", "symbolic")
 def _pe_sparsity(ctx: RunContext) -> Outcome:
     """E‖ż‖0 from the per-bit retain/flip probabilities, against kp + (d−k)(1−p) (Lemma 2 proof)."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     names, _ = make_symbols({"k": "integer>=1", "d": "integer>=1", "eps1": "positive"})
     k, d, e1 = names["k"], names["d"], names["eps1"]
     p = sp.exp(e1) / (sp.exp(e1) + 1)
@@ -46,6 +52,10 @@ def _pe_sparsity(ctx: RunContext) -> Outcome:
 @check("fedsel.ps.ratio", "symbolic")
 def _ps_ratio(ctx: RunContext) -> Outcome:
     """Lemma 3: P[j | z_j=1]/P[j | z'_j=0] = (p/k)/((1−p)/(d−k)) equals e^ε1 for the printed p."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     spec = {"k": "integer>=1", "d": "integer>=2", "eps1": "positive"}
     names, _ = make_symbols(spec)
     k, d, e1 = names["k"], names["d"], names["eps1"]
@@ -62,6 +72,8 @@ def _pm_moments(t: sp.Symbol, s: sp.Symbol) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     Density: p_in/(r − l) on [l, r], p_out/((l + C) + (C − r)) on [−C, l) ∪ (r, C], with
     C = (s+1)/(s−1), l = (C+1)t/2 − (C−1)/2, r = l + C − 1, p_in = s/(s+1), p_out = 1/(s+1).
     """
+    import sympy as sp
+
     C = (s + 1) / (s - 1)
     l = (C + 1) * t / 2 - (C - 1) / 2
     r = l + C - 1
@@ -83,6 +95,10 @@ def _pm_unbiased(ctx: RunContext) -> Outcome:
 
     Derived in s = e^{ε/2} ∈ (1, ∞) (a bijection of ε > 0), from the piecewise-uniform density.
     """
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     spec = {"t": "[-1,1]", "s": "(1,oo)"}
     names, _ = make_symbols(spec)
     t, s = names["t"], names["s"]
@@ -99,6 +115,10 @@ def _pm_unbiased(ctx: RunContext) -> Outcome:
 @check("fedsel.duchi.ldp", "symbolic")
 def _duchi(ctx: RunContext) -> Outcome:
     """Duchi 1-D: worst ratio P(+B|t=1)/P(+B|t=−1) = e^ε, E = t, Var = ((e^ε+1)/(e^ε−1))² − t²."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     spec = {"t": "[-1,1]", "eps": "positive"}
     names, _ = make_symbols(spec)
     t, eps = names["t"], names["eps"]
@@ -122,6 +142,10 @@ def _thm2(ctx: RunContext) -> Outcome:
     (the paper's case); (ii) 1 < |s| < 1/α: s clipped, αs = τ ∈ (α, 1) not; (iii) |s| ≤ 1:
     neither clipped (the paper says equal variances there; the check is the inequality).
     """
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     spec = {"alpha": "(0,1)", "eps": "positive", "m": "positive", "w": "(0,1)", "x": "[0,1]"}
     names, _ = make_symbols(spec)
     al, eps, m, w, x = (names[k] for k in ("alpha", "eps", "m", "w", "x"))

@@ -15,38 +15,51 @@ from __future__ import annotations
 
 import functools
 import itertools
-
-import sympy as sp
+from typing import TYPE_CHECKING
 
 from privcheck.claims import Outcome, RunContext, check
-from proofs.formula import Phi, combine, compare, make_symbols
+
+if TYPE_CHECKING:  # sympy and proofs.formula load in the checks (start-up: registering a claim needs neither)
+    import sympy as sp
 
 PAPER = "002_53ad70670a94e98a.txt"
 _SPEC = {"eps": "nonnegative", "mu": "positive"}
 
 
 def _normal_pdf(x: sp.Expr, mean: sp.Expr) -> sp.Expr:
+    import sympy as sp
+
     return sp.exp(-(x - mean) ** 2 / 2) / sp.sqrt(2 * sp.pi)
 
 
-_B = sp.Symbol("b", real=True)
+def _b() -> sp.Symbol:
+    """The lower limit b of the standard tail (sympy caches symbols: the same object every call)."""
+    import sympy as sp
+
+    return sp.Symbol("b", real=True)
 
 
 @functools.lru_cache(maxsize=1)
 def _std_tail() -> sp.Expr:
     """P[N(0,1) > b] integrated by sympy (once per process)."""
+    import sympy as sp
+
     y = sp.Symbol("y", real=True)
-    return sp.integrate(_normal_pdf(y, 0), (y, _B, sp.oo))
+    return sp.integrate(_normal_pdf(y, 0), (y, _b(), sp.oo))
 
 
 def _upper_tail(a: sp.Expr, mean: sp.Expr) -> sp.Expr:
     """P[N(mean,1) > a]: the integrated standard tail above b = a − mean."""
-    return _std_tail().subs(_B, a - mean)
+    return _std_tail().subs(_b(), a - mean)
 
 
 @check("gdp.conversion", "symbolic")
 def _conversion(ctx: RunContext) -> Outcome:
     """Dong–Roth–Su Cor. 2.13 (002 Lemma 2): the (ε, δ(ε)) curve of μ-GDP."""
+    import sympy as sp
+
+    from proofs.formula import Phi, combine, compare, make_symbols
+
     names, _ = make_symbols(_SPEC)
     eps, mu = names["eps"], names["mu"]
     printed = Phi(-eps / mu + mu / 2) - sp.exp(eps) * Phi(-eps / mu - mu / 2)
@@ -81,6 +94,10 @@ def _conversion(ctx: RunContext) -> Outcome:
 @check("gdp.composition", "symbolic")
 def _composition(ctx: RunContext) -> Outcome:
     """Dong–Roth–Su Cor. 3.3 (002 Lemma 3): the MGF of the composed privacy loss equals that of √(Σμ_i²)-GDP."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     spec = {"mu1": "positive", "mu2": "positive", "mu3": "positive", "t": "real"}
     names, _ = make_symbols(spec)
     mus = [names["mu1"], names["mu2"], names["mu3"]]
@@ -107,6 +124,10 @@ def _composition(ctx: RunContext) -> Outcome:
 @check("spriFed.sensitivity", "symbolic")
 def _sensitivity(ctx: RunContext) -> Outcome:
     """Lemma 4: max change of x·y and x_j·x_l when one row changes, over the box; ℓ2 over d entries."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     spec = {"c_x": "positive", "c_y": "positive", "d": "integer>=1"}
     names, _ = make_symbols(spec)
     cx, cy, d = names["c_x"], names["c_y"], names["d"]

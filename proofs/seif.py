@@ -14,10 +14,9 @@
 """
 from __future__ import annotations
 
-import sympy as sp
-
 from privcheck.claims import Outcome, RunContext, check
-from proofs.formula import combine, compare, make_symbols
+
+# sympy and proofs.formula load in the checks (start-up: registering a claim needs neither)
 
 PAPER = "004_cc7ee25c83388ef6.txt"
 
@@ -25,6 +24,10 @@ PAPER = "004_cc7ee25c83388ef6.txt"
 @check("seif.cor1", "symbolic")
 def _cor1(ctx: RunContext) -> Outcome:
     """Cor. 1: eq. 13 with p_k = p for every k gives eq. 14 and δ′ ∈ (2e^{−2p²K}, 1)."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     spec = {"p": "(0,1]", "K": "integer>=1", "c": "positive", "dp": "(0,1)", "beta": "positive", "dl": "(0,1)"}
     names, _ = make_symbols(spec)
     p, K, c, dp, beta, dl = (names[k] for k in ("p", "K", "c", "dp", "beta", "dl"))
@@ -43,6 +46,8 @@ def _cor1(ctx: RunContext) -> Outcome:
 
 
 def _lemma1_setup():
+    from proofs.formula import make_symbols
+
     spec = {"kt": "positive", "K": "positive", "c": "positive", "dp": "(0,1)", "beta": "(0,1)"}
     names, _ = make_symbols(spec)
     return spec, names
@@ -51,6 +56,10 @@ def _lemma1_setup():
 @check("seif.lemma1.popt", "symbolic")
 def _lemma1_popt(ctx: RunContext) -> Outcome:
     """App. C: eq. 40 is the derivative of the first-order bound, not of eq. 39; p* = 2β does not minimise eq. 14."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare
+
     spec, names = _lemma1_setup()
     kt, K, c, dp, beta = (names[k] for k in ("kt", "K", "c", "dp", "beta"))
     b = beta * K
@@ -88,6 +97,10 @@ def _lemma1_popt(ctx: RunContext) -> Outcome:
 @check("seif.lemma1.eps", "symbolic")
 def _lemma1_eps(ctx: RunContext) -> Outcome:
     """eq. 16 equals eq. 14 at p = 2β, β = √(½ log(2/δ′))/√K; and K^{3/4} ε_c → 2c a^{1/4}/(1−δ′), a = ½log(2/δ′)."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     spec = {"K": "positive", "c": "positive", "dp": "(0,1)"}
     names, _ = make_symbols(spec)
     K, c, dp = names["K"], names["c"], names["dp"]
@@ -113,6 +126,10 @@ def _lemma1_eps(ctx: RunContext) -> Outcome:
 @check("seif.composition.drv", "symbolic")
 def _drv(ctx: RunContext) -> Outcome:
     """DRV advanced composition (Dwork, Rothblum & Vadhan 2010, Thm III.3) as used in Sec. III-A."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     spec = {"eps": "positive", "T": "integer>=1", "dt": "(0,1)", "dc": "(0,1)"}
     names, _ = make_symbols(spec)
     eps, T, dt, dc = (names[k] for k in ("eps", "T", "dt", "dc"))
@@ -142,6 +159,10 @@ def _drv(ctx: RunContext) -> Outcome:
 @check("seif.taylor", "symbolic")
 def _taylor(ctx: RunContext) -> Outcome:
     """eq. 24–25: E of the second-order Taylor polynomials of 1/x and 1/x² at μ (E[x−μ] = 0, E[(x−μ)²] = σ²)."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     spec = {"mu": "positive", "s2": "nonnegative"}
     names, _ = make_symbols(spec)
     mu, s2 = names["mu"], names["s2"]
@@ -162,6 +183,8 @@ def _taylor(ctx: RunContext) -> Outcome:
 
 
 def _thm3_setup():
+    from proofs.formula import make_symbols
+
     spec = {"mu_F": "positive", "lam": "positive", "T": "integer>=1", "L": "positive", "d": "integer>=1",
             "K": "integer>=1", "p": "(0,1)", "s2": "positive", "N0": "positive"}
     names, _ = make_symbols(spec)
@@ -180,6 +203,10 @@ def _thm3_setup():
 @check("seif.thm3.uniform", "symbolic")
 def _thm3_uniform(ctx: RunContext) -> Outcome:
     """The displayed bound after eq. 25 vs eq. 23 with p_k = p and eq. 24–25 (μ = Kp, σ² = Kp(1−p))."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare
+
     spec, names, v, zeta, derived, pre = _thm3_setup()
     K, p = v["K"], v["p"]
     printed = pre * (v["L"] ** 2 / zeta + v["d"] / (K * p * zeta ** 2) * (
@@ -201,6 +228,8 @@ def _thm3_uniform(ctx: RunContext) -> Outcome:
 @check("seif.thm3.uniform.corrected", "symbolic")
 def _thm3_uniform_corrected(ctx: RunContext) -> Outcome:
     """The bound with (1 + (1−p)/(Kp)) and (1 + 3(1−p)/(Kp))."""
+    from proofs.formula import combine, compare
+
     spec, names, v, zeta, derived, pre = _thm3_setup()
     K, p = v["K"], v["p"]
     corrected = pre * (v["L"] ** 2 / zeta + v["d"] / (K * p * zeta ** 2) * (
@@ -211,6 +240,10 @@ def _thm3_uniform_corrected(ctx: RunContext) -> Outcome:
 @check("seif.cor2", "symbolic")
 def _cor2(ctx: RunContext) -> Outcome:
     """Cor. 2: eq. 21 with p_k,t = p* = α/√K (μ_K = Kp, σ_K² = Kp(1−p)) gives eq. 22."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     spec = {"mu_F": "positive", "lam": "positive", "T": "integer>=1", "L": "positive", "d": "integer>=1",
             "K": "positive", "alpha": "positive", "s2": "positive", "N0": "positive"}
     names, _ = make_symbols(spec)

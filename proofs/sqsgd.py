@@ -13,10 +13,12 @@
 """
 from __future__ import annotations
 
-import sympy as sp
+from typing import TYPE_CHECKING
 
 from privcheck.claims import Outcome, RunContext, check
-from proofs.formula import combine, compare, make_symbols
+
+if TYPE_CHECKING:  # sympy and proofs.formula load in the checks (start-up: registering a claim needs neither)
+    import sympy as sp
 
 PAPER = "001_30a1c1c8dca8a50f.txt"
 _QSPEC = {"U": "positive", "K": "integer>=2", "k": "integer>=1", "theta": "[0,1)"}
@@ -24,6 +26,8 @@ _QSPEC = {"U": "positive", "K": "integer>=2", "k": "integer>=1", "theta": "[0,1)
 
 def _quantizer_mean(prob_numerator_factor) -> tuple[dict, sp.Expr, sp.Expr]:
     """E[X̂] for X = B_k + θ·(bin width), rounding up with prob factor·(X − B_k)/(2U)."""
+    from proofs.formula import make_symbols
+
     names, _ = make_symbols(_QSPEC)
     U, K, k, th = (names[n] for n in ("U", "K", "k", "theta"))
 
@@ -39,6 +43,10 @@ def _quantizer_mean(prob_numerator_factor) -> tuple[dict, sp.Expr, sp.Expr]:
 @check("sqsgd.quantize.unbiased", "symbolic")
 def _quantize_printed(ctx: RunContext) -> Outcome:
     """eq. 6 as printed (probability k*(X−B_k*)/(2U)): E[X̂] vs X."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare
+
     names, mean, X = _quantizer_mean(lambda K, k: k)
     K, k = names["K"], names["k"]
     r = compare("E[X̂] = X with the printed probability", mean, X, _QSPEC, names=names,
@@ -54,6 +62,10 @@ def _quantize_printed(ctx: RunContext) -> Outcome:
 @check("sqsgd.quantize.unbiased.corrected", "symbolic")
 def _quantize_corrected(ctx: RunContext) -> Outcome:
     """Probability (K−1)(X−B_k*)/(2U): E[X̂] = X."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare
+
     names, mean, X = _quantizer_mean(lambda K, k: K - 1)
     K, k = names["K"], names["k"]
     r = compare("E[X̂] = X with probability (K-1)(X-B_k*)/(2U)", mean, X, _QSPEC, names=names,
@@ -63,6 +75,8 @@ def _quantize_corrected(ctx: RunContext) -> Outcome:
 
 def _m_printed(d: int, tau: int, K: sp.Expr, p: sp.Expr) -> sp.Expr:
     """The normalising factor m of Alg. 1 step 3, as printed."""
+    import sympy as sp
+
     num = sp.binomial(d - 1, tau - 1) * (K - 1) ** (d - tau)
     hi = sum(sp.binomial(d, l) * (K - 1) ** (d - l) for l in range(tau, d + 1))
     lo = sum(sp.binomial(d, l) * (K - 1) ** (d - l) for l in range(0, tau))
@@ -75,6 +89,8 @@ def _m_derived(d: int, kappa: int, K: sp.Expr, p: sp.Expr) -> sp.Expr:
     #{v: M > κ, v¹ = u¹} = Σ_{j: 2(j+1)−d > κ} C(d−1, j)(K−1)^{d−1−j}; for a given w ≠ u¹,
     #{v: M > κ, v¹ = w} = Σ_{j: 2j−d > κ} C(d−1, j)(K−1)^{d−1−j}; Σ_{w ≠ u¹} w = −u¹ (Σ_k B_k = 0).
     """
+    import sympy as sp
+
     def count(first_match: bool, above: bool) -> sp.Expr:
         tot = sp.S.Zero
         for j in range(d):  # matches among coordinates 2..d
@@ -94,6 +110,10 @@ def _m_derived(d: int, kappa: int, K: sp.Expr, p: sp.Expr) -> sp.Expr:
 @check("sqsgd.privquant.m", "symbolic")
 def _privquant_m(ctx: RunContext) -> Outcome:
     """m of Alg. 1 step 3 equals E[V¹|u]/u¹ for all d ≤ 8, κ ∈ {0..d−1}, symbolic K ≥ 2 and p."""
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     spec = {"K": "integer>=2", "p": "[1/2,1]", "U": "positive"}
     names, _ = make_symbols(spec)
     K, p, U = names["K"], names["p"], names["U"]
@@ -118,6 +138,8 @@ def _privquant_m(ctx: RunContext) -> Outcome:
 
 def _hadamard(d: int) -> sp.Matrix:
     """Walsh–Hadamard matrix H(d) by the recursion of eq. 10 (d a power of 2)."""
+    import sympy as sp
+
     H = sp.Matrix([[1, 1], [1, -1]])
     while H.shape[0] < d:
         H = sp.Matrix(sp.BlockMatrix([[H, H], [H, -H]]))
@@ -126,6 +148,8 @@ def _hadamard(d: int) -> sp.Matrix:
 
 def _gram(d: int, scale: sp.Expr) -> sp.Matrix:
     """R Rᵀ for R = scale·H·A, A = diag(a_1..a_d) with symbolic signs (a_i² = 1 applied)."""
+    import sympy as sp
+
     a = sp.symbols(f"a1:{d + 1}", real=True)
     A = sp.diag(*a)
     R = scale * _hadamard(d) * A
@@ -134,6 +158,10 @@ def _gram(d: int, scale: sp.Expr) -> sp.Matrix:
 
 
 def _rotation(ctx: RunContext, corrected: bool) -> Outcome:
+    import sympy as sp
+
+    from proofs.formula import combine, compare, make_symbols
+
     spec = {"d": "integer>=2"}
     names, _ = make_symbols(spec)
     results = []

@@ -67,3 +67,31 @@ def test_a_claims_file_imports_only_the_accountant_modules_it_queries(tmp_path):
     mods = _modules_after(_CLI.format(args=["verify", "--file", str(f), "-q"]))
     assert "accountants.gdp" in mods
     assert not {"accountants.wireless", "accountants.planners", "proofs.gdp", "sympy"} & mods
+
+
+def test_tiny_audit_does_not_load_the_pools_or_the_catalogue():
+    # one chunk runs inline: no process pool, no thread pool module, no claim registry (issue 23)
+    mods = _modules_after(_CLI.format(args=["audit", "de", "--samples", "2000", "--jobs", "1"]))
+    assert "privcheck.scheduler" in mods
+    assert not {"multiprocessing", "concurrent.futures.process", "privcheck.claims", "statsmodels"} & mods
+
+
+def test_verify_gdp_conversion_does_not_import_the_other_accountants():
+    # the numeric check itself needs accountants.gdp, mpmath and autodp (which loads scipy.stats): not the PLD
+    # accountant (scipy.signal), the wireless, composition or amplification modules
+    mods = _modules_after(_CLI.format(args=["verify", "gdp.conversion", "--method", "numeric", "-q"]))
+    assert {"accountants.gdp", "autodp"} <= mods
+    assert not {"accountants.pld", "accountants.wireless", "accountants.composition", "accountants.amplification",
+                "scipy.signal", "statsmodels", "sympy", "proofs.formula"} & mods  # proofs.gdp registers without sympy
+
+
+def test_verify_gdp_conversion_symbolic_does_not_import_scipy():
+    # loading privcheck.catalogue.accounting (where the claim's checks live) imports no scipy module at all
+    mods = _modules_after(_CLI.format(args=["verify", "gdp.conversion", "--method", "symbolic", "-q"]))
+    assert {"privcheck.catalogue.accounting", "proofs.gdp"} <= mods
+    assert not [m for m in mods if m == "scipy" or m.startswith("scipy.")]
+
+
+def test_moments_module_loads_scipy_only_when_an_interval_is_computed():
+    mods = _modules_after("import privcheck.moments, privcheck.estimator_check")
+    assert not {"scipy", "statsmodels"} & mods

@@ -12,12 +12,7 @@ import math
 import mpmath
 import numpy as np
 
-from accountants import amplification as amp
-from accountants import composition as comp
 from accountants import gdp
-from accountants import spriFed as spf
-from accountants import wireless as wl
-from accountants.pld import GaussianEvent, PLDAccountant, gaussian_pld_delta
 from privcheck.claims import Outcome, RunContext, check
 from privcheck.errors import PrivcheckUsageError
 
@@ -99,6 +94,8 @@ def _gdp_conversion_numeric(ctx: RunContext) -> Outcome:
 
 @check("gdp.composition", "numeric")
 def _gdp_composition_numeric(ctx: RunContext) -> Outcome:
+    from accountants.pld import GaussianEvent, PLDAccountant
+
     cases = [[0.5, 1.0, 2.0, 0.3, 0.3], [0.2] * 25, [1.5, 0.1, 0.1, 0.1]]
     epss = [0.0, 0.5, 1.0, 2.0, 4.0]
     rows, ok = [], True
@@ -124,6 +121,8 @@ def _gdp_composition_numeric(ctx: RunContext) -> Outcome:
 # ---------------------------------------------------------------- SPriFed (002)
 @check("spriFed.noisysmpc.exposure", "exact")
 def _spriFed_exposure_exact(ctx: RunContext) -> Outcome:
+    from accountants import spriFed as spf
+
     rows, worst = [], 0.0
     for sens, sigma, n in [(1.0, 2.0, 100), (2.0, 5.0, 10), (1.0, 1.0, 1000)]:
         r = spf.noisysmpc_exposure(sens, sigma, n)
@@ -145,6 +144,9 @@ def _spriFed_exposure_exact(ctx: RunContext) -> Outcome:
 
 @check("spriFed.budget", "numeric")
 def _spriFed_budget_numeric(ctx: RunContext) -> Outcome:
+    from accountants import spriFed as spf
+    from accountants.pld import gaussian_pld_delta
+
     rows, ok = [], True
     for s, mu1, mu2, var in [(5, 0.3, 0.1, "omp"), (10, 0.2, 0.05, "grad"), (3, 1.0, 0.5, "omp")]:
         b = spf.spriFed_budget(s, mu1, mu2, var, delta=1e-5)
@@ -163,6 +165,8 @@ def _spriFed_budget_numeric(ctx: RunContext) -> Outcome:
 # ---------------------------------------------------------------- amplification
 @check("amplification.poisson", "exact")
 def _amp_exact(ctx: RunContext) -> Outcome:
+    from accountants import amplification as amp
+
     rows, ok = [], True
     with mpmath.workdps(50):
         for e, d, q in [(1, 0, "0.01"), (1, "1e-6", "0.01"), (2, "1e-5", "0.3"), ("0.1", "1e-3", "0.5"), (5, "1e-8", "0.001")]:
@@ -187,6 +191,8 @@ def _amp_exact(ctx: RunContext) -> Outcome:
 
 @check("amplification.poisson", "numeric")
 def _amp_numeric(ctx: RunContext) -> Outcome:
+    from accountants import amplification as amp
+
     rng = ctx.rng("pairs")
     n_pairs = ctx.n(default=300, quick=60)
     worst_ratio, worst = 0.0, None
@@ -250,6 +256,8 @@ def _comp_exact(ctx: RunContext) -> Outcome:
     closed form per segment; the float routines of accountants.composition must agree (relative
     1e-9) and optimal ≤ KOV ≤ DRV (KOV ≤ basic; δ_RR at the DRV ε ≤ δ̃) must hold at every point.
     """
+    from accountants import composition as comp
+
     rows, worst = [], 0.0
     order_ok = True
     grid = [(0.1, 400, 1e-5), (0.5, 50, 1e-6), (1.0, 10, 1e-3), (0.01, 1000, 1e-8), (0.3, 120, 1e-5)]
@@ -291,6 +299,8 @@ def _comp_exact(ctx: RunContext) -> Outcome:
 
 @check("composition.advanced", "numeric")
 def _comp_numeric(ctx: RunContext) -> Outcome:
+    from accountants import composition as comp
+
     viol, n = [], 0
     for e in [0.01, 0.05, 0.1, 0.3, 0.7, 1.0, 2.0]:
         for T in [1, 2, 5, 10, 50, 100, 400, 1000]:
@@ -331,6 +341,8 @@ def _seif_thm1(ctx: RunContext) -> Outcome:
     sampling probability"): with μ_K fixed, ε_c and δ_c grow with max_k p_k; with max_k p_k fixed,
     ε_c falls as μ_K grows (more aggregated noise); ε_c grows with c and δ_c with δ_ℓ.
     """
+    from accountants import wireless as wl
+
     rng = ctx.rng("thm1")
     worst_red, worst_mp, n = 0.0, 0.0, 0
     for K in [20, 200, 1000]:
@@ -401,6 +413,8 @@ def _seif_thm1(ctx: RunContext) -> Outcome:
 
 
 def _popt_grid():
+    from accountants import wireless as wl
+
     c_fig2 = wl.wireless_c(1.0, 3.0, 1e-4)  # Fig. 2: L = 1, σ = 3, δ_ℓ = δ′ = 1e-4
     for K in [20, 200, 1000, 10_000, 1_000_000]:
         for c in [0.5, c_fig2, 8.0, 30.0]:
@@ -409,6 +423,8 @@ def _popt_grid():
 
 @check("seif.lemma1.popt", "numeric")
 def _seif_popt(ctx: RunContext) -> Outcome:
+    from accountants import wireless as wl
+
     rows = []
     for K, c, dp, dl in _popt_grid():
         o = wl.optimal_p(K, c, dp, dl)
@@ -427,6 +443,8 @@ def _seif_popt(ctx: RunContext) -> Outcome:
 
 @check("seif.lemma1.eps", "scaling")
 def _seif_kslope(ctx: RunContext) -> Outcome:
+    from accountants import wireless as wl
+
     c = wl.wireless_c(1.0, 3.0, 1e-4)  # Fig. 2 parameters
     dp = 1e-4
     fit = wl.k_slope(c, dp, 1e3, 1e8, confidence=ctx.confidence)
@@ -455,6 +473,8 @@ def _seif_kslope(ctx: RunContext) -> Outcome:
 
 @check("seif.lemma2.local", "numeric")
 def _seif_lemma2(ctx: RunContext) -> Outcome:
+    from accountants import wireless as wl
+
     rows, ok = [], True
     for K, p, L, s2, dl, dp in [(200, 0.3, 1, 0.1, 1e-5, 1e-5), (200, 0.9, 1, 0.1, 1e-5, 1e-5), (200, 0.3, 0.1, 0.1, 1e-5, 1e-5),
                                 (20, 0.5, 1, 9, 1e-4, 1e-4), (200, 0.3, 1, 0.8, 1e-5, 1e-5), (1000, 0.2, 1, 1, 1e-5, 1e-5),
@@ -479,6 +499,9 @@ def _seif_lemma2(ctx: RunContext) -> Outcome:
 
 @check("seif.composition.hetero", "numeric")
 def _seif_hetero(ctx: RunContext) -> Outcome:
+    from accountants import composition as comp
+    from accountants import wireless as wl
+
     rng = ctx.rng("hetero")
     n = ctx.n(default=300, quick=60)
     worst_gap, worst, tried = -math.inf, None, 0
@@ -514,6 +537,9 @@ def _seif_hetero(ctx: RunContext) -> Outcome:
 
 @check("seif.composition.drv", "numeric")
 def _seif_drv(ctx: RunContext) -> Outcome:
+    from accountants import composition as comp
+    from accountants import wireless as wl
+
     rows, ok = [], True
     for ec in [0.01, 0.1, 0.3, 1.0]:
         for T in [10, 100, 1000]:
@@ -538,6 +564,8 @@ def _seif_drv(ctx: RunContext) -> Outcome:
 
 @check("seif.table2", "numeric")
 def _seif_tables(ctx: RunContext) -> Outcome:
+    from accountants import wireless as wl
+
     cells = wl.reproduce_tables()
     rows = [{"table": c.table, "p": c.p, "L": c.L, "sigma2": c.sigma2, "c": c.c, "eps_c_printed": c.eps_c_printed,
              "eps_c_eq14": c.eps_c_computed, "eps_c_reproduced": c.eps_c_reproduced, "eps_l_printed": c.eps_l_printed,

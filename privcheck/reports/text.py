@@ -23,9 +23,10 @@ import json
 import math
 import re
 import sys
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
-from privcheck.claims import VERDICTS, VerdictRecord
+if TYPE_CHECKING:  # privcheck.claims loads where a record is built or the verdicts listed (start-up)
+    from privcheck.claims import VerdictRecord
 
 _STYLE = {"holds": "green", "refuted": "bold red", "inconclusive": "yellow", "error": "bold magenta",
           "computed": "cyan"}
@@ -184,6 +185,8 @@ def group_by_paper(records: Iterable[VerdictRecord]) -> dict[str, list[VerdictRe
 
 def verdict_names(records: Iterable[VerdictRecord]) -> list[str]:
     """The four standard verdicts, then any other verdict string seen (``computed`` …), in first-seen order."""
+    from privcheck.claims import VERDICTS
+
     names = list(VERDICTS)
     for r in records:
         if r.verdict not in names:
@@ -462,6 +465,8 @@ def records_from_json(text: str) -> list[VerdictRecord]:
     flag is kept in ``details["quick"]``.
     """
     import dataclasses
+
+    from privcheck.claims import VerdictRecord
 
     data = json.loads(text)
     if isinstance(data, dict):
