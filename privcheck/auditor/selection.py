@@ -23,7 +23,7 @@ The ``max_events`` candidates sent to estimation are the best event, then the
 best of each other kind (rows, column unions, thresholds, column pairs) whose
 prediction is within :data:`DIVERSITY_MARGIN` of it, then the best of the rest:
 when whole-row atoms and coordinate-pair events predict alike, both reach the
-estimation share, which decides among them. One slot is reserved for the
+estimation share, which decides among them. One extra slot, on top of ``max_events``, is reserved for the
 *one-input* event (:func:`one_input_event`: outputs seen under one input only, an
 ε = ∞ candidate) when the selection draws show one; all candidates share the one
 Bonferroni correction.
@@ -282,7 +282,8 @@ def label_columns(description: str, labels: list | None) -> str:
 
 def candidate_events(coding: OutputCoding, counts: list[dict], n: list[int], pairs, n_est: int, alpha: float,
                      *, max_events: int, delta_eps: float | None = None, labels: list | None = None) -> list[Event]:
-    """Choose up to ``max_events`` events over the allowed ordered input ``pairs``.
+    """Choose up to ``max_events`` events over the allowed ordered input ``pairs``, plus the reserved
+    one-input event (:func:`one_input_event`) when there is one.
 
     ``counts[i]`` maps each family of ``coding`` to the atom counts of input
     ``i`` on its ``n[i]`` selection draws. The events depend on these counts
@@ -328,8 +329,10 @@ def candidate_events(coding: OutputCoding, counts: list[dict], n: list[int], pai
             chosen.append(e)
     only = one_input_event(coding, counts, n, pairs, n_est, alpha, delta_eps)
     if only is not None and only.key() not in {c.key() for c in chosen}:
-        if len(chosen) >= max_events:
-            chosen.pop()  # the reserved slot: the lowest-ranked candidate gives way
+        # the reserved slot comes on top of max_events rather than displacing a ranked candidate (displacing
+        # the third-best lost the float-representation leaks of pure-ldp/multi-freq-ldpy HE, whose best event
+        # ranks third behind a chance one-input union of binned whole-row atoms); the estimation's Bonferroni
+        # correction is over len(events), so it counts this event too
         chosen.append(only)
     chosen.sort(key=lambda e: -e.predicted)
     for e in chosen:
