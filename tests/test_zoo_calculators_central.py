@@ -381,7 +381,7 @@ def test_bitvector_rr_matches_the_opendp_map_and_rejects_bad_input():
         cc.bitvector_rr(0.0, zo.BITVEC_INPUTS)
 
 
-def test_packed_bits_adapter_decodes_the_library_output():
+def test_bitvec_adapter_returns_the_library_output_as_packed_rows():
     """f = 1: every bit is a fair coin (RAPPOR), so 4000 decoded draws have per-bit means near 1/2; f close to 0
     keeps the input (the decoding is in the right bit order)."""
     import numpy as np
@@ -389,9 +389,9 @@ def test_packed_bits_adapter_decodes_the_library_output():
     from privcheck.catalogue.zoo import opendp as zo
 
     x = zo.BITVEC_INPUTS[0]
-    out = zo.PackedBits(1e-9)(x, 50, None)
+    out = np.asarray(zo.BitvecRR(1e-9)(x, 50, None))
     assert out.shape == (50, zo.BITS) and np.all(out == np.array(x, dtype=np.uint8))
-    coins = zo.PackedBits(1.0)(x, 4000, None)
+    coins = np.asarray(zo.BitvecRR(1.0)(x, 4000, None))
     assert np.all(np.abs(coins.mean(axis=0) - 0.5) < 0.05)
 
 

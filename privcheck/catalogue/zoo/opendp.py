@@ -223,10 +223,11 @@ BITVEC_OUTSIDE = [tuple(1 if i in (0, 1, 2) else 0 for i in range(BITS)),
                   tuple(1 if i in (3, 4, 5) else 0 for i in range(BITS))]
 
 
-class PackedBits:
-    """``(x, n, rng) -> (n, BITS) uint8``: n calls of OpenDP's ``make_randomized_response_bitvec`` on
-    ``np.packbits(x).tobytes()``; its packed-bytes output decoded with ``np.unpackbits`` (the documented
-    encoding of the output, not a view: the auditor picks its events on the bit vector itself)."""
+class BitvecRR:
+    """``(x, n, rng) -> privcheck.PackedBits``: n calls of OpenDP's ``make_randomized_response_bitvec`` on
+    ``np.packbits(x).tobytes()``; its packed-bytes output handed to the auditor as packed rows (the output type
+    the auditor reads directly, :class:`privcheck.packed.PackedBits`: no view, the events are chosen on the bits).
+    Padding bits beyond ``len(x)`` in the last byte, if any, are cleared (they carry no input bit)."""
 
     def __init__(self, f: float):
         self.f, self._m = f, None
@@ -235,11 +236,16 @@ class PackedBits:
     def __call__(self, x, n, rng):
         import numpy as np
 
+        from privcheck.packed import PackedBits, n_bytes, padding_mask
+
         if self._m is None:
             self._m = _bitvec_measurement(self.f)
+        d = len(x)
         data = np.packbits(np.asarray(x, dtype=np.uint8)).tobytes()
         raw = b"".join(self._m(data) for _ in range(n))
-        return np.unpackbits(np.frombuffer(raw, dtype=np.uint8)).reshape(n, -1)[:, :len(x)]
+        rows = np.frombuffer(raw, dtype=np.uint8).reshape(n, -1)[:, :n_bytes(d)].copy()
+        rows[:, -1] &= np.uint8(padding_mask(d))
+        return PackedBits(rows, d)
 
     def __getstate__(self):
         return {"f": self.f, "_m": None, "__name__": self.__name__}
@@ -261,14 +267,14 @@ def _bitvec_cases() -> list[Case]:
         f = _bitvec_f(eps)
         claimed = float(_bitvec_measurement(f).map(1))
         return Case(f"eps={claimed:.4g} (f={f:.4g}, {BITS} bits, max_weight={MAX_WEIGHT})",
-                    lambda: PackedBits(f), BITVEC_INPUTS, claimed,
+                    lambda: BitvecRR(f), BITVEC_INPUTS, claimed,
                     true_eps=lambda: cc.bitvector_rr(f, BITVEC_INPUTS), calculator="documented law (real arithmetic)")
 
     cases = grid(make)()
     f = _bitvec_f(1.0)
     claimed = float(_bitvec_measurement(f).map(1))
     cases.append(Case(f"eps={claimed:.4g}, inputs of weight {MAX_WEIGHT + 1} (outside max_weight={MAX_WEIGHT})",
-                      lambda: PackedBits(f), BITVEC_OUTSIDE, claimed, outside=True,
+                      lambda: BitvecRR(f), BITVEC_OUTSIDE, claimed, outside=True,
                       true_eps=lambda: cc.bitvector_rr(f, BITVEC_OUTSIDE),
                       calculator="documented per-bit law on the accepted inputs (real arithmetic)"))
     return cases
@@ -277,4 +283,4 @@ def _bitvec_cases() -> list[Case]:
 register(Entry("zoo.opendp.rr_bitvec", LIB, DIST, MODS, "opendp.measurements.make_randomized_response_bitvec",
                f"make_randomized_response_bitvec(bitvector_domain(max_weight={MAX_WEIGHT}), f) is map(1) = "
                f"2*max_weight*ln((2-f)/f)-DP under the discrete distance (packed bytes in and out)",
-               "(x, n, rng) -> unpackbits(m(packbits(x).tobytes())) per call", _bitvec_cases, samples=20_000))
+               "(x, n, rng) -> PackedBits(m(packbits(x).tobytes())) per call", _bitvec_cases, samples=20_000))
