@@ -2,25 +2,16 @@
 lazy load of one claim registers the same checks for it as the full import (fresh interpreters)."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from subprocess_json import run_json
 
 from privcheck.claim_index import indexed, modules_for
 from privcheck.claim_index_data import INDEX
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _run(code: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_json(code, timeout=600)
 
 
 _DUMP = ("import json\nfrom privcheck.claims import CATALOGUE\n"

@@ -28,19 +28,6 @@ import cloudpickle  # noqa: E402
 cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers need not import this test module
 
 
-@pytest.fixture(scope="module")
-def dask_client():
-    """One LocalCluster of 2 single-threaded worker processes for the module."""
-    import logging
-
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
 def _stats(shared, s, rng, size):
     x = rng.integers(0, 1000, size) + shared[s]
     return np.array([x.sum(), (x * x).sum(), x.min(), x.max(), size], dtype=np.int64)

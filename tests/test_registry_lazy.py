@@ -2,25 +2,16 @@
 registers, and building one mechanism imports only that mechanism's module (fresh interpreters)."""
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from subprocess_json import run_json
 
 from estimators.registry import WHERE
 from privcheck.errors import UnknownNameError
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def _run(code: str) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
-    assert out.returncode == 0, out.stderr[-2000:]
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_json(code, timeout=300)
 
 
 def test_table_equals_what_a_full_import_registers():

@@ -34,19 +34,6 @@ cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
 
 @pytest.fixture(scope="module")
-def dask_client():
-    """One LocalCluster of 2 single-threaded worker processes for the whole module (starting costs seconds)."""
-    import logging
-
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
-
-@pytest.fixture(scope="module")
 def processes():
     with ProcessBackend(2) as pb:
         yield pb
