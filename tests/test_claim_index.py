@@ -2,7 +2,6 @@
 lazy load of one claim registers the same checks for it as the full import (fresh interpreters)."""
 from __future__ import annotations
 
-
 import pytest
 from subprocess_json import run_json
 

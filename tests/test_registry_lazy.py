@@ -2,7 +2,6 @@
 registers, and building one mechanism imports only that mechanism's module (fresh interpreters)."""
 from __future__ import annotations
 
-
 import pytest
 from subprocess_json import run_json
 
