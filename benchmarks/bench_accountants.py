@@ -4,7 +4,7 @@ Run: ``python benchmarks/bench_accountants.py [--quick]``. For each query of iss
 prints privcheck's interval [lower, upper], dp_accounting's value (when installed; PLD with the
 given discretisation interval), the reference truth, the relative error of privcheck's upper
 end, and the time ratio dp_accounting / privcheck measured in this run.
-``--horizons [--memory] [--before /work/baseline]`` prints issue 23's PLD table instead: DP-SGD (q=0.01,
+``--horizons [--memory] [--before ../privcheck-before]`` prints issue 23's PLD table instead: DP-SGD (q=0.01,
 σ=1.1) at T = 10²…10⁶, q=1e−3 σ=0.8 T=10⁶, and 50 distinct subsampled Gaussians; every measurement runs
 in a fresh interpreter, interleaved per row: the ``--before`` checkout ("today"), this tree ("new"),
 dp_accounting (and prv_accountant on the 50-event row); seconds, certified width, peak traced MB
@@ -152,7 +152,7 @@ def measure(tree: str | None, who: str, kind: str, args, memory: bool) -> dict |
 
 def horizons(quick: bool, memory: bool, before: str | None, only: str | None = None) -> None:
     """Issue 23's PLD table from ONE run, every measurement in a fresh interpreter, interleaved per row:
-    today's code (``before``, e.g. /work/baseline), the new code, dp_accounting (and prv_accountant on
+    today's code (``before``, e.g. ../privcheck-before), the new code, dp_accounting (and prv_accountant on
     the 50-event row). Prints seconds, certified width (relative), peak traced MB and the ratios."""
     def w(r):
         return (r["up"] - r["lo"]) / r["up"] if r and r["up"] else math.nan
@@ -196,7 +196,7 @@ def main() -> None:
     ap.add_argument("--horizons", action="store_true", help="only issue 23's PLD table (horizons, 50 events)")
     ap.add_argument("--memory", action="store_true", help="with --horizons: also peak memory (a second, traced run)")
     ap.add_argument("--before", default=None, help="with --horizons: an older checkout measured in the same run "
-                    "(e.g. /work/baseline), in its own interpreter with PYTHONPATH=PATH")
+                    "(e.g. ../privcheck-before), in its own interpreter with PYTHONPATH=PATH")
     ap.add_argument("--only", default=None, help="with --horizons: only the rows whose name contains this text")
     args = ap.parse_args()
     if args.horizons:

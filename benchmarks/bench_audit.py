@@ -1,7 +1,7 @@
 """Audit time against raw draw time, protocol by protocol (not run in CI).
 
 Usage: ``python benchmarks/bench_audit.py [--draws 1e6 1e7] [--jobs 1 2] [--repeat 3] [--only OUE,GRR] [--exact]``
-       ``python benchmarks/bench_audit.py --oue [--before /work/baseline] [--jobs 1 2] [--repeat 3]``
+       ``python benchmarks/bench_audit.py --oue [--before ../privcheck-before] [--jobs 1 2] [--repeat 3]``
 
 For every protocol it prints, in one run, the wall time of a whole Monte Carlo
 audit (``privcheck.audit``, exact ε off) and the time to draw the same number
@@ -220,7 +220,7 @@ def main() -> None:
     ap.add_argument("--only", default="", help="comma-separated protocol name prefixes")
     ap.add_argument("--exact", action="store_true", help="also time exact ε of large FedSel selectors")
     ap.add_argument("--oue", action="store_true", help="only issue 23's table: built-in oue vs plain-numpy OUE")
-    ap.add_argument("--before", default=None, help="with --oue: an older checkout (e.g. /work/baseline) measured too")
+    ap.add_argument("--before", default=None, help="with --oue: an older checkout (e.g. ../privcheck-before) measured too")
     args = ap.parse_args()
     if args.oue:
         oue_table(int(args.draws[0]), args.jobs, args.repeat, args.before)

@@ -90,7 +90,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--cold", action="store_true", help="measure 'list' with an empty listing cache each time")
-    ap.add_argument("--before", default=None, help="an older checkout to measure in the same run (e.g. /work/main)")
+    ap.add_argument("--before", default=None, help="an older checkout to measure in the same run (e.g. ../privcheck-before, made by `git worktree add --detach ../privcheck-before REV`)")
     ap.add_argument("--only", default=None, help="only the commands whose label contains this (the baseline always runs)")
     args = ap.parse_args()
     env = dict(os.environ)

@@ -5,7 +5,7 @@ Usage::
     python benchmarks/bench_scale.py                       # 1e6 and 1e7 draws per input
     python benchmarks/bench_scale.py --sizes 1e6 1e7 1e8   # 1e8 needs the streaming selection
     python benchmarks/bench_scale.py --backends threads    # skip Dask
-    python benchmarks/bench_scale.py --compare --before /work/baseline   # Dask vs threads, today vs new
+    python benchmarks/bench_scale.py --compare --before ../privcheck-before   # Dask vs threads, today vs new
 
 ``--compare`` measures, in ONE run and interleaved, the audit of this OUE sampler at ``--sizes[0]``
 draws per input on threads and on a warm local Dask cluster (``--jobs`` single-threaded workers,

@@ -1,6 +1,6 @@
 """Certified fraction of ε on LH-family and sketch layouts, before and after the support views (issue 20 §2).
 
-Usage: ``python benchmarks/bench_views.py [--samples 100000] [--before /work/baseline] [--zoo]``
+Usage: ``python benchmarks/bench_views.py [--samples 100000] [--before ../privcheck-before] [--zoo]``
 
 Audits the small re-implementations of pure-ldp's FastLH, SketchResponse and CMS/HCMS/PCS layouts and
 multi-freq-ldpy's SMP_LH (``tests/lh_layouts.py``; true ε = 1 each) at claimed ε = 1 with the

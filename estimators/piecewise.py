@@ -1,7 +1,7 @@
 """One-dimensional mean-estimation randomisers used by FedSel (000 Sec. 5) and sqSGD (001 Sec. 4).
 
 From Wang et al. (ICDE 2019, FedSel's ref. [13]) and Duchi et al. (ref. [14]),
-with the definitions of /work/shared/CLAIMS.md (FedSel section):
+with the definitions of the shared CLAIMS.md (FedSel section):
 
 - **PM** (Piecewise Mechanism): C = (e^{ε/2}+1)/(e^{ε/2}−1),
   l(t) = (C+1)t/2 − (C−1)/2, r(t) = l(t)+C−1; w.p. e^{ε/2}/(e^{ε/2}+1)
