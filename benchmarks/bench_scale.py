@@ -229,7 +229,7 @@ def compare(trees: dict[str, str], jobs: int, n: int, seed: int, repeat: int) ->
                   flush=True)
         warm: dict = {}
         cli: dict = {}
-        lowers = set()
+        lowers: dict = {}  # (tree, path) -> eps_lower values seen on threads and on Dask
         for r in range(repeat):
             for label in trees:
                 for backend in ("threads", "dask"):
@@ -237,7 +237,7 @@ def compare(trees: dict[str, str], jobs: int, n: int, seed: int, repeat: int) ->
                     servers[label].stdin.flush()
                     ans = json.loads(servers[label].stdout.readline())
                     warm.setdefault((label, backend), []).append(ans["s"])
-                    lowers.add(ans["eps_lower"])
+                    lowers.setdefault((label, "warm"), set()).add(ans["eps_lower"])
             print(f"round {r + 1}: warm " + "  ".join(f"{k[0]}/{k[1]} {v[-1]:.2f}s" for k, v in warm.items()),
                   flush=True)
         for r in range(repeat):
@@ -245,7 +245,7 @@ def compare(trees: dict[str, str], jobs: int, n: int, seed: int, repeat: int) ->
                 for backend in ("threads", "dask"):
                     s_, low = _cli_seconds(tree, jobs, n, seed, backend == "dask")
                     cli.setdefault((label, backend), []).append(s_)
-                    lowers.add(low)
+                    lowers.setdefault((label, "cli"), set()).add(low)
             print(f"round {r + 1}: cli  " + "  ".join(f"{k[0]}/{k[1]} {v[-1]:.2f}s" for k, v in cli.items()),
                   flush=True)
     finally:
@@ -265,7 +265,12 @@ def compare(trees: dict[str, str], jobs: int, n: int, seed: int, repeat: int) ->
             a, b = list(trees)
             sp = statistics.median(x / y for x, y in zip(table[(a, "dask")], table[(b, "dask")]))
             print(f"{what}: dask {a}/{b} time ratio {sp:.2f}")
-    print(f"eps_lower identical in every configuration: {len(lowers) == 1} ({sorted(lowers)})")
+    # threads and Dask must agree exactly within one tree and path (the chunk seeds do not depend on the backend);
+    # trees may differ (their interval routines differ in the last digits) and so may paths (the CLI audits
+    # the built-in oue, the warm server this script's plain-numpy sampler)
+    same = all(len(v) == 1 for v in lowers.values())
+    print(f"eps_lower identical on threads and Dask within each tree and path: {same} "
+          f"({ {f'{k[0]}/{k[1]}': sorted(v) for k, v in lowers.items()} })")
 
 
 def main() -> None:
