@@ -11,23 +11,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from accountants.composition import rr_composition_delta
-from accountants.pld import (ApproxDPEvent, GaussianEvent, LaplaceEvent, PLDAccountant, PureDPEvent,
+from accountants.pld import (ApproxDPEvent, GaussianEvent, PLDAccountant, PureDPEvent,
                              RandomizedResponseEvent)
 from accountants.pld.compose import compose
 from accountants.pld.discretise import discretise
 from privcheck.errors import PrivcheckUsageError
+from pld_mix import mix_accountant
 from pld_reference import MixReference
 
 
-def _acc(gauss=(), laplace=(), rr=()):
-    a = PLDAccountant()
-    for s in gauss:
-        a.compose(GaussianEvent(s))
-    for e in laplace:
-        a.compose(LaplaceEvent(eps=e))
-    for e in rr:
-        a.compose(RandomizedResponseEvent(e))
-    return a
+_acc = mix_accountant
 
 
 def test_issue18_mix_at_1e100_contains_truth_both_directions():

@@ -8,7 +8,8 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from accountants.pld import GaussianEvent, LaplaceEvent, PLDAccountant, PoissonSampledEvent, RandomizedResponseEvent
+from accountants.pld import GaussianEvent, PLDAccountant, PoissonSampledEvent
+from pld_mix import mix_accountant
 from pld_reference import MixReference
 
 SETTINGS = settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck),
@@ -16,16 +17,7 @@ SETTINGS = settings(max_examples=6, deadline=None, derandomize=True, suppress_he
 
 
 def _mix(gauss, laplace, rr, subsampled=None):
-    acc = PLDAccountant(target_fft_size=2**12, method="pld")
-    for s in gauss:
-        acc.compose(GaussianEvent(s))
-    for e in laplace:
-        acc.compose(LaplaceEvent(eps=e))
-    for e in rr:
-        acc.compose(RandomizedResponseEvent(e))
-    if subsampled is not None:
-        acc.compose(PoissonSampledEvent(GaussianEvent(subsampled[0]), subsampled[1]), subsampled[2])
-    return acc
+    return mix_accountant(gauss, laplace, rr, subsampled, target_fft_size=2**12, method="pld")
 
 
 mixes = st.tuples(st.lists(st.floats(0.6, 3.0), max_size=2), st.lists(st.floats(0.1, 1.5), max_size=2),
