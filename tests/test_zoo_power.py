@@ -129,6 +129,13 @@ def test_budget_from_the_environment(monkeypatch):
     monkeypatch.setenv(zoo.BUDGET_ENV, "seconds=900,draws=2e7")
     a = case_samples(c, 1.0, None)
     assert (a.max_seconds, a.max_draws, a.target) == (900.0, 20_000_000, zoo.TARGET_OF_TRUE)
+    assert zoo.case_budget() == {"max_draws": 20_000_000, "max_seconds": 900.0, "first": None}
+    monkeypatch.setenv(zoo.BUDGET_ENV, "draws=3000,first=1500")
+    assert case_samples(c, 1.0, None, first=10_000).first == 1500  # the user's round 1 wins over the call rate's
+    rr = privcheck.mechanism("grr", d=8, eps=0.1)
+    out = run_entry(_entry([Case("eps=0.1", lambda: rr, [0, 1], 0.1)], "env"), _ctx(), timeout=False)
+    assert "budget 3e+03 draws/input" in out.details["sizing"]  # the budget used, not the module default
+    assert sum(out.details["cases"][0]["adaptive"]["rounds"]) <= 3000
     from privcheck.errors import PrivcheckUsageError
 
     for bad in ("seconds=abc", "target=0.5", "colour=red"):

@@ -183,7 +183,7 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
             row["library_calls_per_second"] = rate
         if samples is None:
             n_inputs = 2 * len(case.pairs) if case.pairs else len(case.inputs)
-            first = rate * CASE_MAX_SECONDS / (FIRST_ROUND_SHARE * n_inputs) if rate else None
+            first = rate * case_budget()["max_seconds"] / (FIRST_ROUND_SHARE * n_inputs) if rate else None
             samples = case_samples(case, row.get("eps_true"), None, first)
         res = privcheck.audit(sampler, inputs=None if case.pairs else case.inputs, pairs=case.pairs,
                               eps=case.eps, delta=case.delta, samples=samples, seed=seed, confidence=confidence,
@@ -248,16 +248,36 @@ def power_statement(row: dict, adaptive: dict | None) -> str | None:
             f"(at most eps {row.get('eps_max_certifiable', float('nan')):.4g} certifiable at this size)")
 
 
+def case_budget() -> dict:
+    """The per-case budget of the adaptive full run: ``{"max_draws", "max_seconds", "first"}`` from
+    :data:`CASE_MAX_DRAWS` / :data:`CASE_MAX_SECONDS` (``first`` None: the auditor's round-1 size), each
+    overridden by :data:`BUDGET_ENV` (``--samples auto:`` syntax without the prefix; keys draws, seconds,
+    first — the target always comes from each case's true ε). One place, so the rows, round 1's sizing and
+    the claim's ``sizing`` line all state the budget actually used.
+    """
+    from privcheck.auditor.adaptive import Auto, parse_samples
+    from privcheck.errors import PrivcheckUsageError
+
+    budget = {"max_draws": CASE_MAX_DRAWS, "max_seconds": CASE_MAX_SECONDS, "first": None}
+    env = os.environ.get(BUDGET_ENV, "").strip()
+    if env:
+        if "target" in env:
+            raise PrivcheckUsageError(f"{BUDGET_ENV}={env!r}: the target comes from each case's true eps; "
+                                      "set draws, seconds or first")
+        user, default = parse_samples(f"auto:{env}"), Auto()
+        budget.update({k: getattr(user, k) for k in budget if getattr(user, k) != getattr(default, k)})
+    return budget
+
+
 def case_samples(case: Case, eps_true: float | None, n_fixed: int | None, first: int | None = None):
     """What one case is audited with: ``n_fixed`` draws per input when given (``--samples``, ``--quick``)
     or when the case claims δ > 0 (the adaptive rounds cover ε claims only: then :data:`DEFAULT_SAMPLES`);
     else an :class:`~privcheck.auditor.adaptive.Auto` whose target is :data:`TARGET_OF_TRUE` of the true ε
     expressed as a fraction of the claimed ε (the only target ``Auto`` takes), capped at 1 (a broken case
-    stops on refutation), with the per-case budget :data:`CASE_MAX_DRAWS` / :data:`CASE_MAX_SECONDS` (or what
-    :data:`BUDGET_ENV` sets) and ``first`` draws per input in round 1 (default the auditor's).
+    stops on refutation), with the per-case budget of :func:`case_budget` and ``first`` draws per input in
+    round 1 (default the auditor's; a ``first`` set in :data:`BUDGET_ENV` wins).
     """
-    from privcheck.auditor.adaptive import FIRST_ROUND, MIN_ROUND, Auto, parse_samples
-    from privcheck.errors import PrivcheckUsageError
+    from privcheck.auditor.adaptive import FIRST_ROUND, MIN_ROUND, Auto
 
     if n_fixed is not None:
         return int(n_fixed)
@@ -266,18 +286,12 @@ def case_samples(case: Case, eps_true: float | None, n_fixed: int | None, first:
     target = TARGET_OF_TRUE
     if eps_true is not None and 0 < eps_true and 0 < case.eps < math.inf:
         target = min(1.0, TARGET_OF_TRUE * eps_true / case.eps) if math.isfinite(eps_true) else 1.0
-    first = FIRST_ROUND if first is None else max(MIN_ROUND, min(FIRST_ROUND, int(first)))
-    auto = Auto(target=target, max_draws=CASE_MAX_DRAWS, max_seconds=CASE_MAX_SECONDS, first=first)
-    env = os.environ.get(BUDGET_ENV, "").strip()
-    if env:
-        user = parse_samples(f"auto:{env}")
-        if "target" in env:
-            raise PrivcheckUsageError(f"{BUDGET_ENV}={env!r}: the target comes from each case's true eps; "
-                                      "set draws, seconds or first")
-        given = {k: getattr(user, k) for k in ("max_draws", "max_seconds", "first")
-                 if getattr(user, k) != getattr(Auto(), k)}
-        auto = replace(auto, **given)
-    return auto
+    budget = case_budget()
+    if budget["first"] is not None:  # set by the user: taken as given
+        first = int(budget["first"])
+    else:
+        first = FIRST_ROUND if first is None else max(MIN_ROUND, min(FIRST_ROUND, int(first)))
+    return Auto(target=target, max_draws=budget["max_draws"], max_seconds=budget["max_seconds"], first=first)
 
 
 def _timed_case(case: Case, samples, seed: int, confidence: float, call_rate: bool = True) -> dict:
@@ -359,10 +373,13 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
                                       "reproducible from the seed")
     if problems:
         details["problems"] = problems
-    details["sizing"] = (f"fixed {n} draws/input per case" if n is not None else
-                         f"adaptive per case: target {TARGET_OF_TRUE:g} of the true eps (claimed where no "
-                         f"calculator), budget {CASE_MAX_DRAWS:.0e} draws/input and {CASE_MAX_SECONDS:g} s; "
-                         f"(eps, delta) cases fixed {default} draws/input")
+    if n is None:
+        budget = case_budget()
+        details["sizing"] = (f"adaptive per case: target {TARGET_OF_TRUE:g} of the true eps (claimed where no "
+                             f"calculator), budget {budget['max_draws']:.0e} draws/input and "
+                             f"{budget['max_seconds']:g} s; (eps, delta) cases fixed {default} draws/input")
+    else:
+        details["sizing"] = f"fixed {n} draws/input per case"
     below = [f"{r['case']}: {r['power']}" for r in rows if r.get("power")]
     if below:
         details["below_target"] = below
