@@ -110,6 +110,7 @@ def test_scorecard_shows_certified_of_true_and_power_statements():
     assert f"- `mech` eps=0.25: {weak['power']}" in table
     line = power_summary([rec])
     assert line.startswith("Power: 1 of 2 correct cases") and "median 0.89" in line and "1 below target" in line
+    assert "By ε: claimed ε = 0.25: 0 of 1, median 0.80; claimed ε = 1: 1 of 1, median 0.97." in line
 
 
 def test_delta_cases_of_the_full_run_use_the_entrys_fixed_size():

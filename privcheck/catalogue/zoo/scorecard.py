@@ -123,19 +123,29 @@ def correct_case(c: dict) -> bool:
 
 
 def power_summary(records: Sequence) -> str:
-    """One line over the correct cases of ``records``: how many reach :data:`TARGET_OF_TRUE` of the true ε,
-    the median ``certified_of_true``, and how many are exceptions with a power statement ("" when none)."""
+    """One line over the correct cases of ``records``: how many reach :data:`TARGET_OF_TRUE` of the true ε
+    (in all and per claimed ε), the median ``certified_of_true``, and how many are exceptions with a power
+    statement ("" when none)."""
     cases = [c for r in zoo_records(records) for c in (_field(r, "details") or {}).get("cases") or []
-             if correct_case(c)]
-    fracs = sorted(c["certified_of_true"] for c in cases if c.get("certified_of_true") is not None)
-    if not fracs:
+             if correct_case(c) and c.get("certified_of_true") is not None]
+    if not cases:
         return ""
-    med = fracs[len(fracs) // 2] if len(fracs) % 2 else 0.5 * (fracs[len(fracs) // 2 - 1] + fracs[len(fracs) // 2])
+    fracs = sorted(c["certified_of_true"] for c in cases)
     reach = sum(f >= TARGET_OF_TRUE for f in fracs)
     stated = sum(1 for c in cases if c.get("power"))
+    by_eps: dict[float, list[float]] = {}
+    for c in cases:
+        by_eps.setdefault(float(c.get("eps_claimed") or 0.0), []).append(c["certified_of_true"])
+    per = "; ".join(f"claimed ε = {e:g}: {sum(f >= TARGET_OF_TRUE for f in fs)} of {len(fs)}, median "
+                    f"{_median(fs):.2f}" for e, fs in sorted(by_eps.items()))
     return (f"Power: {reach} of {len(fracs)} correct cases (not refuted, no error, calculator within the claim) "
-            f"certified ≥ {TARGET_OF_TRUE:g} of their true ε (claimed where no calculator); median {med:.2f}; "
-            f"{stated} below target carry a power statement.")
+            f"certified ≥ {TARGET_OF_TRUE:g} of their true ε (claimed where no calculator); median "
+            f"{_median(fracs):.2f}; {stated} below target carry a power statement. By ε: {per}.")
+
+
+def _median(values: Sequence[float]) -> float:
+    v = sorted(values)
+    return v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
 
 
 def findings_markdown(records: Sequence, heading: str = "##") -> str:
