@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -94,6 +95,8 @@ def test_draws_budget_message_when_target_out_of_reach():
     assert res.certified_fraction < 0.95 and res.samples == 20_000
     assert rec["message"].startswith("budget cannot reach the target: 20000 draws/input")
     assert rec["needed_draws"] is not None and rec["needed_draws"] > 20_000
+    assert re.search(r"would be needed \(≈ [0-9.]+ (s|min|h|days) at this run's [0-9.e+]+ draws/input/s\)",
+                     rec["message"])
     assert "\n" not in rec["message"] and rec["message"] in res.summary()
 
 
@@ -169,3 +172,9 @@ def test_correct_mechanism_refuted_at_most_at_alpha_over_seeds():
     refuted = sum(privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, samples=auto, seed=s, confidence=0.8).verdict
                   == "refuted" for s in range(40))
     assert refuted <= binom.ppf(0.999, 40, 0.2)
+
+
+def test_duration_units():
+    from privcheck.auditor.adaptive import _duration
+
+    assert [_duration(s) for s in (45, 720, 3.4 * 3600, 2.1 * 86400)] == ["45 s", "12 min", "3.4 h", "2.1 days"]

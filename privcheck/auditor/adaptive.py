@@ -210,6 +210,17 @@ def round_alpha(alpha: float, r: int) -> float:
     return alpha * 2.0 ** (-r)
 
 
+def _duration(seconds: float) -> str:
+    """``seconds`` as a short human duration: "45 s", "12 min", "3.4 h", "2.1 days"."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
 def needed_draws(counts: tuple, eps_target: float, alpha: float, limit: int = 10**13) -> int | None:
     """Predicted draws per input (estimation share included) for an event with counts
     ``(k1, n, k0, n)`` to certify ``eps_target`` at level ``alpha`` (a prediction from the
@@ -339,6 +350,9 @@ def adaptive_bound(
             tail = "the best event found cannot reach the target with any number of draws"
         else:
             tail = f"about {need:.3g} draws/input would be needed"
+            elapsed = time.perf_counter() - t0
+            if total > 0 and elapsed > 0:  # at this run's own rate (probe, selection and estimation included)
+                tail += f" (≈ {_duration(need * elapsed / total)} at this run's {total / elapsed:.3g} draws/input/s)"
         if goal is None:
             record.message = f"budget spent: {spent} in {len(rounds)} rounds, {got}; {tail} (no target for an eps claim of {eps:g})"
         else:
