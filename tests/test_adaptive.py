@@ -178,3 +178,30 @@ def test_duration_units():
     from privcheck.auditor.adaptive import _duration
 
     assert [_duration(s) for s in (45, 720, 3.4 * 3600, 2.1 * 86400)] == ["45 s", "12 min", "3.4 h", "2.1 days"]
+
+
+def test_rounds_share_one_probe_sized_for_the_budget(monkeypatch):
+    """The auto-view probe runs once per adaptive audit (not once per round), with the probe the whole
+    budget warrants (privcheck.auditor.autoviews.probe_size), and its view is the one every round audits."""
+    import privcheck.auditor.core as core
+    from privcheck.auditor.autoviews import PROBE, PROBE_MAX, probe_size
+
+    assert [probe_size(n) for n in (20, 4000, 10_000, 65_536, 10**6, 10**7)] == [256, 1000, 2048, 4096, PROBE_MAX,
+                                                                               PROBE_MAX]
+    assert all(probe_size(n) <= max(256, n // 4) for n in range(20, 40_000, 997)) and probe_size(10**4) == PROBE
+    probes = []
+    real = core.auto_view
+
+    def counting(sampler, inputs, seed_seq, probe):
+        probes.append(probe)
+        return real(sampler, inputs, seed_seq, probe=probe)
+
+    monkeypatch.setattr(core, "auto_view", counting)
+
+    def rr(x, n, rng):  # randomised response at true eps 0.25, claimed 1: the target is out of reach
+        keep = rng.random(n) < math.exp(0.25) / (1 + math.exp(0.25))
+        return np.where(keep, x, 1 - x)
+
+    res = privcheck.audit(rr, inputs=[0, 1], eps=1.0, samples="auto:draws=300000,first=20000", seed=3)
+    assert len(res.details["adaptive"]["rounds"]) >= 2 and res.verdict != "refuted"
+    assert probes == [probe_size(300_000)] == [PROBE_MAX]

@@ -291,6 +291,11 @@ def adaptive_bound(
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     goal = auto.target * eps if 0 < eps < math.inf else None
     t0 = time.perf_counter()
+    if mc_kwargs.get("view") is None:  # views by output type: one probe, sized for the whole budget
+        from privcheck.auditor.core import choose_view
+
+        mc_kwargs["view"] = choose_view(sampler, inputs, auto.max_draws, seed=derive(ss, "autoview"),
+                                        pairs=mc_kwargs.get("pairs"), neighbours=mc_kwargs.get("neighbours"))
     rounds: list[AdaptiveRound] = []
     bounds = []
     stopped = "draws budget"

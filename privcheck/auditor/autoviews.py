@@ -51,8 +51,11 @@ from privcheck.packed import PackedBits
 from privcheck.auditor.support_views import (HASH_FAMILIES, HashSupport, Supports,  # noqa: F401
                                              support_families, support_labels)
 
-#: probe draws per audited input
+#: probe draws per audited input (audits of at most 16·PROBE draws per input; see :func:`probe_size`)
 PROBE = 2048
+#: larger audits probe with up to this many draws per input: at ε = 0.25 a 2048-draw probe cannot tell
+#: pure-ldp's SketchResponse or CMS layout from noise, 8192 draws can (issue 20, measured on the zoo)
+PROBE_MAX = 8192
 #: at most this many items get a membership column
 MAX_ITEMS = 64
 #: the float-representation columns are added when some probe histogram differs at this level
@@ -407,6 +410,13 @@ def _models_real_arithmetic(sampler) -> bool:
     from estimators.base import Mechanism
 
     return isinstance(sampler, Mechanism)
+
+
+def probe_size(samples: int) -> int:
+    """Probe draws per input for an audit of ``samples`` draws per input (≥ 20): a quarter of them for a
+    small audit (at least 256, at most :data:`PROBE`), growing as samples/16 up to :data:`PROBE_MAX` — the
+    probe stays a small share of the audit while large audits get the power to recognise weak layouts."""
+    return int(min(max(256, samples // 4), max(PROBE, min(PROBE_MAX, samples // 16))))
 
 
 def auto_view(sampler: Callable, inputs: Sequence, seed_seq: np.random.SeedSequence,

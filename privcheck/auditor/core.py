@@ -48,7 +48,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
-from privcheck.auditor.autoviews import PROBE as AUTO_PROBE, auto_view
+from privcheck.auditor.autoviews import auto_view, probe_size
 from privcheck.auditor.coding import OutputCoding, to_matrix
 from privcheck.auditor.selection import candidate_events, delta_gap, pair_columns
 from privcheck.auditor.user_code import guard_user_code
@@ -358,6 +358,22 @@ def resolve_pairs(inputs: Sequence | None, pairs=None, neighbours: Callable | No
     return inputs, out
 
 
+def choose_view(sampler: Sampler, inputs: Sequence | None, samples: int, *, seed: np.random.SeedSequence,
+                pairs=None, neighbours: Callable | None = None):
+    """The view :func:`monte_carlo_bound` would choose by output type for an audit of ``samples`` draws per
+    input (:func:`privcheck.auditor.autoviews.auto_view` on its own probe from ``seed``), as a value to pass
+    back as ``view=``: the :class:`~privcheck.auditor.autoviews.AutoView`, or False when raw outputs suffice.
+    Used by the adaptive rounds to probe once, with the probe their whole budget warrants, instead of once per
+    round (valid: the probe's draws are independent of every round's selection and estimation draws).
+    """
+    inputs, ordered = resolve_pairs(inputs, pairs, neighbours)
+    needed = sorted({i for p in ordered for i in p})
+    if not isinstance(sampler, Mechanism):
+        sampler = guard_user_code(sampler)
+    view = auto_view(sampler, [inputs[i] for i in needed], seed, probe=probe_size(samples))
+    return False if view is None else view
+
+
 @one_backend_per_call
 def monte_carlo_bound(
     sampler: Sampler,
@@ -413,8 +429,7 @@ def monte_carlo_bound(
     if not isinstance(sampler, Mechanism):  # user code: its failures are reported as the user's, by name
         sampler = guard_user_code(sampler)
     if view is None:  # views chosen by output type on a probe of their own (privcheck.auditor.autoviews)
-        view = auto_view(sampler, [inputs[i] for i in needed], derive(ss, "autoview"),
-                         probe=min(AUTO_PROBE, max(256, samples // 4)))
+        view = auto_view(sampler, [inputs[i] for i in needed], derive(ss, "autoview"), probe=probe_size(samples))
     sampler = apply_view(sampler, view or None)
     backend = get_backend(jobs=jobs, client=client, processes=getattr(sampler, "prefers_processes", False))
     alpha = 1.0 - confidence
