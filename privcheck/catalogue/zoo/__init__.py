@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import os
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from privcheck.claims import CATALOGUE, Claim, Outcome, RunContext, check
