@@ -102,6 +102,25 @@ def _num(v, fmt=".3g") -> str:
     return "∞" if isinstance(v, float) and math.isinf(v) else format(v, fmt)
 
 
+def _count(values) -> dict:
+    out: dict = {}
+    for v in values:
+        out[v] = out.get(v, 0) + 1
+    return out
+
+
+def _commit() -> str | None:
+    """The checkout's ``git describe --always --dirty`` (None outside a git checkout)."""
+    import subprocess
+
+    try:
+        out = subprocess.run(["git", "describe", "--always", "--dirty"], capture_output=True, text=True,
+                             cwd=Path(__file__).resolve().parent, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
 def render(rows: list[dict], meta: dict) -> str:
     """The Markdown report: header (settings, coverage, wall time), summary, one table row per case."""
     rows = sorted(rows, key=lambda r: (r["claim"], r["index"]))
@@ -116,6 +135,8 @@ def render(rows: list[dict], meta: dict) -> str:
            f"(confirmation audits at {meta['confirm']} draws/input); family confidence {meta['confidence']} per claim "
            f"(α_case = α / cases of the claim, as `run_entry`); wall {_num(meta.get('wall'), '.0f')} s on {meta['jobs']} "
            f"worker processes of a loaded 2-core machine (sum of case seconds {sum(r['seconds'] for r in rows):.0f} s).", "",
+           "Code: " + "; ".join(f"{c or 'commit not recorded'} ({n} cases)" for c, n in sorted(
+               _count(r.get("commit") for r in rows).items(), key=lambda kv: str(kv[0]))) + ".", "",
            f"Selected claims: `{' '.join(meta['patterns'])}`; cases finished: {len(rows)} of {meta.get('total', '?')} "
            "(per library: " + ", ".join(f"{lib} {sum(r['claim'].split('.')[1] == lib for r in rows)}/{n}"
                                          for lib, n in sorted(meta.get("per_library", {}).items())) + ").", "",
@@ -181,7 +202,10 @@ def main() -> None:
             jsonl.write_text("")
         t0 = time.perf_counter()
 
+        commit = _commit()
+
         def record(row: dict) -> None:
+            row["commit"] = commit  # which code ran the case: a resumed file may mix runs
             with jsonl.open("a") as f:
                 f.write(json.dumps(row) + "\n")
             done.append(row)
