@@ -144,8 +144,32 @@ def test_scorecard_tables_and_findings_from_records():
     assert "### pure-ldp (pure-ldp 1.1.2)" in table and "| `sue` | eps=1, d=8 | 1 | 1 | 1.43 | 1.43 | refuted |" in table
     assert "fedsel" not in table
     found = findings_markdown([rec])
-    assert "privcheck verify 'zoo.pure_ldp.sue' --seed 0" in found
+    assert "privcheck verify 'zoo.pure_ldp.sue' --seed 0`" in found
     assert scorecard_markdown([other]) == "" and findings_markdown([other]) == ""
+    # a case refuted by the adaptive full run (round sizes depend on the clock): a fixed-size reproducer
+    adaptive = dict(row, draws_per_input=65536, adaptive={"stopped": "claim refuted", "rounds": [65536]})
+    rec2 = VerdictRecord("zoo.pure_ldp.sue", "pure-ldp x", "privacy", "mc", "refuted", {}, {},
+                         {"cases": [adaptive], "library": "pure-ldp", "versions": {"pure-ldp": "1.1.2"}}, 0, 1, 3.0)
+    assert "privcheck verify 'zoo.pure_ldp.sue' --seed 0 --samples 65536`" in findings_markdown([rec2])
+    quick = VerdictRecord("zoo.pure_ldp.sue", "pure-ldp x", "privacy", "mc", "refuted", {}, {},
+                          {"cases": [row], "quick": True, "library": "pure-ldp", "versions": {"pure-ldp": "1.1.2"}},
+                          0, 1, 3.0)
+    assert "--seed 0 --quick`" in findings_markdown([quick])
+
+
+def test_false_refutation_summary_counts_only_cases_not_known_broken():
+    from privcheck.catalogue.zoo.scorecard import false_refutation_summary
+
+    rows = [{"claim": "zoo.a.x", "case": "eps=1", "seeds": 20, "alpha_case": 0.0125, "refuted": 1,
+             "known_broken": None, "validity_failure": False},
+            {"claim": "zoo.a.x", "case": "eps=4", "seeds": 20, "alpha_case": 0.0125, "refuted": 20,
+             "known_broken": "true eps 5 > claimed 4", "validity_failure": False},
+            {"claim": "zoo.b.y", "case": "eps=1", "seeds": 20, "alpha_case": 0.05, "refuted": 9,
+             "known_broken": None, "validity_failure": True}]
+    s = false_refutation_summary(rows)
+    assert (s["cases"], s["claims"], s["known_broken"], s["refuted"], s["audits"]) == (3, 2, 1, 10, 40)
+    assert s["expected_at_most"] == pytest.approx(20 * 0.0125 + 20 * 0.05)
+    assert s["validity_failures"] == ["`zoo.b.y` eps=1"]
 
 
 def test_multidimensional_calculators_compose_the_single_attribute_ones():

@@ -148,6 +148,30 @@ def _median(values: Sequence[float]) -> float:
     return v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
 
 
+def _size_option(details: dict, case: dict) -> str:
+    """The verify option that reruns a refuted case at its size: ``--quick`` for a quick run; for the
+    adaptive full run (whose rounds depend on the measured call rate and clock) ``--samples N`` with the
+    draws per input the case took — the same audit size, a fixed one, so the reproducer is deterministic."""
+    if details.get("quick"):
+        return " --quick"
+    if case.get("adaptive") and case.get("draws_per_input"):
+        return f" --samples {int(case['draws_per_input'])}"
+    return ""
+
+
+def false_refutation_summary(rows: Sequence[dict]) -> dict:
+    """Summary of the 20-seed false-refutation rows (``benchmarks/zoo_false_refutation.py`` JSONL): cases,
+    known-broken cases, refutations and audits of the other cases, the count expected at most if each of
+    them is correct (Σ seeds · α_case), and the validity failures (cases whose binomial tail is below the
+    flag level)."""
+    correct = [r for r in rows if not r.get("known_broken")]
+    return {"cases": len(rows), "claims": len({r["claim"] for r in rows}),
+            "known_broken": len(rows) - len(correct),
+            "refuted": sum(r["refuted"] for r in correct), "audits": sum(r["seeds"] for r in correct),
+            "expected_at_most": sum(r["seeds"] * r["alpha_case"] for r in correct),
+            "validity_failures": [f"`{r['claim']}` {r['case']}" for r in rows if r.get("validity_failure")]}
+
+
 def findings_markdown(records: Sequence, heading: str = "##") -> str:
     """Every refuted zoo case with claimed/true/certified, its event and a one-line reproducer."""
     lines = []
@@ -162,7 +186,7 @@ def findings_markdown(records: Sequence, heading: str = "##") -> str:
                 f"for inputs {c.get('worst_pair')} on `{str(c.get('event'))[:90]}`"
                 + (f" [{c['auto_view']}]" if c.get("auto_view") else "")
                 + f". Reproduce: `privcheck verify '{_field(r, 'id')}' --seed {_field(r, 'seed', 0)}"
-                + (" --quick" if det.get("quick") else "") + "`")
+                + _size_option(det, c) + "`")
     if not lines:
         return ""
     return "\n".join([f"{heading} Zoo findings", ""] + lines + [""])
