@@ -221,6 +221,15 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
+def _estimated_log_ratio(counts: tuple) -> float | None:
+    """Point estimate log((k1/n1)/(k0/n0)) of an event's counts ``(k1, n1, k0, n0)`` (k0 = 0 read as 1/2,
+    as :func:`needed_draws` does); None when k1 = 0."""
+    k1, n1, k0, n0 = counts
+    if k1 <= 0:
+        return None
+    return math.log((k1 / n1) / (max(k0, 0.5) / n0))
+
+
 def needed_draws(counts: tuple, eps_target: float, alpha: float, limit: int = 10**13) -> int | None:
     """Predicted draws per input (estimation share included) for an event with counts
     ``(k1, n, k0, n)`` to certify ``eps_target`` at level ``alpha`` (a prediction from the
@@ -231,7 +240,8 @@ def needed_draws(counts: tuple, eps_target: float, alpha: float, limit: int = 10
 
     k1, n, k0, _ = counts
     p1, p0 = k1 / n, max(k0, 0.5) / n
-    if not (p1 > 0 and math.log(p1 / p0) > eps_target):
+    est = _estimated_log_ratio(counts)
+    if est is None or est <= eps_target:
         return None
     def enough(m: int) -> bool:
         return log_ratio_lower_bound(round(p1 * m), m, round(p0 * m), m, alpha) >= eps_target
@@ -291,11 +301,14 @@ def adaptive_bound(
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     goal = auto.target * eps if 0 < eps < math.inf else None
     t0 = time.perf_counter()
-    if mc_kwargs.get("view") is None:  # views by output type: one probe, sized for the whole budget
+    if mc_kwargs.get("view") is None:  # views by output type: one probe for all rounds
         from privcheck.auditor.core import choose_view
 
-        mc_kwargs["view"] = choose_view(sampler, inputs, auto.max_draws, seed=derive(ss, "autoview"),
-                                        pairs=mc_kwargs.get("pairs"), neighbours=mc_kwargs.get("neighbours"))
+        # sized for the first two rounds (what any run of the budget starts with), not for max_draws: a slow
+        # sampler whose seconds budget allows one or two small rounds must not spend it on the probe
+        mc_kwargs["view"] = choose_view(sampler, inputs, min(auto.max_draws, auto.first * auto.growth),
+                                        seed=derive(ss, "autoview"), pairs=mc_kwargs.get("pairs"),
+                                        neighbours=mc_kwargs.get("neighbours"))
     rounds: list[AdaptiveRound] = []
     bounds = []
     stopped = "draws budget"
@@ -352,7 +365,10 @@ def adaptive_bound(
         if goal is None:
             tail = "no refutation found"
         elif need is None:
-            tail = "the best event found cannot reach the target with any number of draws"
+            est = _estimated_log_ratio(bound.counts) if bound.counts is not None else None
+            tail = ("no event separated the inputs" if est is None else
+                    f"the best event found has estimated log-ratio {est:.3g}, below the target eps {goal:.3g}: no "
+                    "number of draws of this event can reach it (a larger selection stage may find a better event)")
         else:
             tail = f"about {need:.3g} draws/input would be needed"
             elapsed = time.perf_counter() - t0
