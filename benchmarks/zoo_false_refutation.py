@@ -132,7 +132,7 @@ def render(rows: list[dict], meta: dict) -> str:
            f"{summ['claims']} claims, {len(rows)} cases, {meta['seeds']} seeds each at {meta['samples']} draws/input "
            f"(confirmation audits at {meta['confirm']} draws/input); family confidence {meta['confidence']} per claim "
            f"(α_case = α / cases of the claim, as `run_entry`); wall {_num(meta.get('wall'), '.0f')} s on {meta['jobs']} "
-           f"worker processes of a loaded 2-core machine (sum of case seconds {sum(r['seconds'] for r in rows):.0f} s).", "",
+           f"worker processes on a 2-core machine (sum of case seconds {sum(r['seconds'] for r in rows):.0f} s).", "",
            "Code: " + "; ".join(f"{c or 'commit not recorded'} ({n} cases)" for c, n in sorted(
                _count(r.get("commit") for r in rows).items(), key=lambda kv: str(kv[0]))) + ".", "",
            f"Selected claims: `{' '.join(meta['patterns'])}`; cases finished: {len(rows)} of {meta.get('total', '?')} "
