@@ -97,7 +97,7 @@ def test_scorecard_shows_certified_of_true_and_power_statements():
 
     good = {"case": "eps=1", "eps_claimed": 1.0, "eps_true": 1.0, "eps_lower": 0.97, "certified": 0.97,
             "certified_of_true": 0.97, "certified_basis": "true", "verdict": "holds", "draws_per_input": 262144}
-    weak = {"case": "eps=0.25", "eps_claimed": 0.25, "eps_lower": 0.2, "certified": 0.8, "certified_of_true": 0.8,
+    weak = {"case": "eps=0.25", "eps_claimed": 0.24999999999999994, "eps_lower": 0.2, "certified": 0.8, "certified_of_true": 0.8,
             "certified_basis": "claimed", "verdict": "holds", "draws_per_input": 10**7,
             "power": "budget cannot reach the target: 10000000 draws/input in 5 rounds; about 2e7 draws/input would be needed"}
     broken = {"case": "eps=2", "eps_claimed": 2.0, "eps_true": 3.0, "eps_lower": 2.5, "certified_of_true": 2.5 / 3,
@@ -111,6 +111,10 @@ def test_scorecard_shows_certified_of_true_and_power_statements():
     line = power_summary([rec])
     assert line.startswith("Power: 1 of 2 correct cases") and "median 0.89" in line and "1 below target" in line
     assert "By ε: claimed ε = 0.25: 0 of 1, median 0.80; claimed ε = 1: 1 of 1, median 0.97." in line
+    twin = dict(weak, eps_claimed=0.25, case="eps=0.25 (exact)")  # the same claimed eps, written differently
+    rec2 = VerdictRecord("zoo.fake.mech", "fake", "privacy", "mc", "holds", {}, {},
+                         {"cases": [good, weak, twin], "library": "fake", "versions": {"fake": "1"}}, 0, 1, 3.0)
+    assert "By ε: claimed ε = 0.25: 0 of 2, median 0.80; claimed ε = 1: 1 of 1" in power_summary([rec2])
 
 
 def test_delta_cases_of_the_full_run_use_the_entrys_fixed_size():

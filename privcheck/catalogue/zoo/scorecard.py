@@ -135,7 +135,8 @@ def power_summary(records: Sequence) -> str:
     stated = sum(1 for c in cases if c.get("power"))
     by_eps: dict[float, list[float]] = {}
     for c in cases:
-        by_eps.setdefault(float(c.get("eps_claimed") or 0.0), []).append(c["certified_of_true"])
+        # grouped at 3 significant digits: OpenDP's scales give claims like 0.24999999999999994
+        by_eps.setdefault(float(f"{float(c.get('eps_claimed') or 0.0):.3g}"), []).append(c["certified_of_true"])
     per = "; ".join(f"claimed ε = {e:g}: {sum(f >= TARGET_OF_TRUE for f in fs)} of {len(fs)}, median "
                     f"{_median(fs):.2f}" for e, fs in sorted(by_eps.items()))
     return (f"Power: {reach} of {len(fracs)} correct cases (not refuted, no error, calculator within the claim) "
