@@ -33,6 +33,22 @@ from privcheck.reports.text import records_from_json
 START, END = "<!-- zoo-scorecard:start -->", "<!-- zoo-scorecard:end -->"
 
 
+def _merge_sizing(lines: list[str]) -> list[str]:
+    """The claims' sizing lines, those differing only in the fixed size of their (ε, δ) cases (each entry
+    has its own) merged into one line listing the sizes."""
+    groups: dict[str, list[int]] = {}
+    other = []
+    for line in lines:
+        m = re.fullmatch(r"(.*; \(eps, delta\) cases fixed )(\d+)( draws/input)", line)
+        if m:
+            groups.setdefault(m.group(1), []).append(int(m.group(2)))
+        else:
+            other.append(line)
+    merged = [f"{head}{' or '.join(str(n) for n in sorted(set(ns)))} draws/input (per claim)" if len(set(ns)) > 1
+              else f"{head}{ns[0]} draws/input" for head, ns in groups.items()]
+    return merged + other
+
+
 def section(records, wall: float | None, jobs: int, budget: str | None = None,
             false_refutation: list[dict] | None = None) -> str:
     """The README section text for ``records`` (``budget``: the run's PRIVCHECK_ZOO_BUDGET; ``false_refutation``:
@@ -54,7 +70,7 @@ def section(records, wall: float | None, jobs: int, budget: str | None = None,
         f"Check seconds: total {sum(secs):.0f} s" + (f", wall {wall:.0f} s on {jobs} workers" if wall else "")
         + f"; Dask projection (independent checks, bound max(longest, total/W)): 8 workers ≥ "
         f"{projection(secs, 8):.0f} s, 32 workers ≥ {projection(secs, 32):.0f} s.", "",
-    ] + [f"Sizing: {s}." for s in sizing] + ([""] if sizing else [])
+    ] + [f"Sizing: {s}." for s in _merge_sizing(sizing)] + ([""] if sizing else [])
     if false_refutation:
         f = false_refutation_summary(false_refutation)
         fails = f["validity_failures"]
