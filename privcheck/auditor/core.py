@@ -363,8 +363,8 @@ def choose_view(sampler: Sampler, inputs: Sequence | None, samples: int, *, seed
     """The view :func:`monte_carlo_bound` would choose by output type for an audit of ``samples`` draws per
     input (:func:`privcheck.auditor.autoviews.auto_view` on its own probe from ``seed``), as a value to pass
     back as ``view=``: the :class:`~privcheck.auditor.autoviews.AutoView`, or False when raw outputs suffice.
-    Used by the adaptive rounds to probe once, with the probe their whole budget warrants, instead of once per
-    round (valid: the probe's draws are independent of every round's selection and estimation draws).
+    Used by the adaptive rounds to probe once (sized for their first two rounds) instead of once per round
+    (valid: the probe's draws are independent of every round's selection and estimation draws).
     """
     inputs, ordered = resolve_pairs(inputs, pairs, neighbours)
     needed = sorted({i for p in ordered for i in p})
