@@ -20,9 +20,9 @@ Projection: every case of the zoo gets the mean CPU seconds-per-draw of the samp
 else of its library at its ε, else of its library; a claim's seconds at 10⁶ draws/input are the sum of
 its cases (``run_entry`` runs the cases of a claim in order; the runner spreads claims over workers). With
 W workers the wall time is at least max(longest claim, total / W)
-(:func:`privcheck.catalogue.zoo.scorecard.projection`), printed for W = 2, 8, 32. The figures are measured on a
-shared, loaded 2-core machine: they inherit its noise (the same run's figures are comparable, absolute
-seconds are pessimistic).
+(:func:`privcheck.catalogue.zoo.scorecard.projection`), printed for W = 2, 8, 32. The header states the load average the
+figures were measured under; under load they inherit its noise (the same run's figures stay comparable,
+absolute seconds are then pessimistic).
 """
 from __future__ import annotations
 
