@@ -35,6 +35,7 @@ import json
 import math
 import multiprocessing as mp
 import time
+from collections import Counter
 from pathlib import Path
 
 from privcheck.catalogue.zoo.scorecard import false_refutation_summary
@@ -104,13 +105,6 @@ def _num(v, fmt=".3g") -> str:
     return "∞" if isinstance(v, float) and math.isinf(v) else format(v, fmt)
 
 
-def _count(values) -> dict:
-    out: dict = {}
-    for v in values:
-        out[v] = out.get(v, 0) + 1
-    return out
-
-
 def _commit() -> str | None:
     """The checkout's ``git describe --always --dirty`` (None outside a git checkout)."""
     import subprocess
@@ -134,7 +128,7 @@ def render(rows: list[dict], meta: dict) -> str:
            f"(α_case = α / cases of the claim, as `run_entry`); wall {_num(meta.get('wall'), '.0f')} s on {meta['jobs']} "
            f"worker processes on a 2-core machine (sum of case seconds {sum(r['seconds'] for r in rows):.0f} s).", "",
            "Code: " + "; ".join(f"{c or 'commit not recorded'} ({n} cases)" for c, n in sorted(
-               _count(r.get("commit") for r in rows).items(), key=lambda kv: str(kv[0]))) + ".", "",
+               Counter(r.get("commit") for r in rows).items(), key=lambda kv: str(kv[0]))) + ".", "",
            f"Selected claims: `{' '.join(meta['patterns'])}`; cases finished: {len(rows)} of {meta.get('total', '?')} "
            "(per library: " + ", ".join(f"{lib} {sum(r['claim'].split('.')[1] == lib for r in rows)}/{n}"
                                          for lib, n in sorted(meta.get("per_library", {}).items())) + ").", "",

@@ -4,10 +4,10 @@ Usage::
 
     privcheck verify 'zoo.*' --jobs 2 --json zoo.json      # adaptive per case (target 0.95 of the true eps,
                                                             # budget 1e7 draws/input, 120 s per case;
-                                                            # PRIVCHECK_ZOO_BUDGET="seconds=40" changes it);
+                                                            # PRIVCHECK_ZOO_BUDGET="seconds=60" changes it);
                                                             # --quick: fixed 10^4 draws/input
     python benchmarks/zoo_scorecard.py zoo.json [--readme README.md] [--wall SECONDS] [--jobs 2]
-        [--budget "seconds=30"] [--false-refutation benchmarks/results/zoo_false_refutation.jsonl]
+        [--budget "seconds=60"] [--false-refutation benchmarks/results/zoo_false_refutation.jsonl]
 
 Replaces the text between ``<!-- zoo-scorecard:start -->`` and ``<!-- zoo-scorecard:end -->`` (appended
 when absent) with: the run's size and time, a Dask projection for 8 and 32 workers, the findings with

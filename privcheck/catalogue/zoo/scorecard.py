@@ -10,6 +10,7 @@ one-line count of correct cases at ≥ 0.95 of their true ε; ``benchmarks/zoo_s
 from __future__ import annotations
 
 import math
+from statistics import median
 from typing import Any, Sequence
 
 from privcheck.catalogue.zoo import PREFIX, TARGET_OF_TRUE
@@ -138,15 +139,10 @@ def power_summary(records: Sequence) -> str:
         # grouped at 3 significant digits: OpenDP's scales give claims like 0.24999999999999994
         by_eps.setdefault(float(f"{float(c.get('eps_claimed') or 0.0):.3g}"), []).append(c["certified_of_true"])
     per = "; ".join(f"claimed ε = {e:g}: {sum(f >= TARGET_OF_TRUE for f in fs)} of {len(fs)}, median "
-                    f"{_median(fs):.2f}" for e, fs in sorted(by_eps.items()))
+                    f"{median(fs):.2f}" for e, fs in sorted(by_eps.items()))
     return (f"Power: {reach} of {len(fracs)} correct cases (not refuted, no error, calculator within the claim) "
             f"certified ≥ {TARGET_OF_TRUE:g} of their true ε (claimed where no calculator); median "
-            f"{_median(fracs):.2f}; {stated} below target carry a power statement. By ε: {per}.")
-
-
-def _median(values: Sequence[float]) -> float:
-    v = sorted(values)
-    return v[len(v) // 2] if len(v) % 2 else 0.5 * (v[len(v) // 2 - 1] + v[len(v) // 2])
+            f"{median(fracs):.2f}; {stated} below target carry a power statement. By ε: {per}.")
 
 
 def _size_option(details: dict, case: dict) -> str:
