@@ -18,7 +18,7 @@ from typing import Sequence
 import numpy as np
 
 from accountants.gdp import gdp_eps
-from privcheck.validation import check_delta, check_eps, check_int, check_positive, check_probability
+from privcheck.base.validation import check_delta, check_eps, check_int, check_positive, check_probability
 
 __all__ = [
     "AmplifiedGuarantee",
@@ -169,7 +169,7 @@ def subsampled_gaussian(sigma: float, q: float, steps: int, delta: float, pld: b
     lo, hi, method, notes = None, None, "", ()
     if pld:
         from accountants.pld import GaussianEvent, PLDAccountant, PoissonSampledEvent
-        from privcheck.errors import PrivcheckUsageError
+        from privcheck.base.errors import PrivcheckUsageError
 
         try:
             iv = PLDAccountant().compose(PoissonSampledEvent(GaussianEvent(sigma), q), T).epsilon(delta)

@@ -24,8 +24,8 @@ from typing import Sequence
 import numpy as np
 
 from accountants.roots import conservative_root, round_up
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_delta, check_eps, check_int, check_nonnegative
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_delta, check_eps, check_int, check_nonnegative
 
 __all__ = [
     "CompositionResult",

@@ -27,9 +27,9 @@ from typing import Sequence
 import numpy as np
 
 from accountants.roots import conservative_root, round_up
-from privcheck.errors import PrivcheckUsageError
-from privcheck.normal import erfcx, normal_cdf, normal_quantile
-from privcheck.validation import check_delta, check_int, check_nonnegative, check_positive
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.normal import erfcx, normal_cdf, normal_quantile
+from privcheck.base.validation import check_delta, check_int, check_nonnegative, check_positive
 
 __all__ = [
     "GDPBudget",

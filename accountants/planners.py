@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from accountants.amplification import subsampled_gaussian
 from accountants.gdp import compose_gdp, gdp_eps, gdp_mu
 from accountants.wireless import central_uniform, optimal_p
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_delta, check_eps, check_int, check_positive, check_probability
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_delta, check_eps, check_int, check_positive, check_probability
 
 __all__ = ["Plan", "noise_for_budget", "max_steps", "max_sampling_rate", "laplace_scale", "best_sampling", "min_users"]
 

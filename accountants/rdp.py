@@ -33,7 +33,7 @@ from typing import Sequence
 import mpmath
 import numpy as np
 
-from accountants.pld.events import (GaussianEvent, LaplaceEvent, PLDEvent, PoissonSampledEvent)
+from accountants.pld.events import GaussianEvent, LaplaceEvent, PLDEvent, PoissonSampledEvent
 
 __all__ = ["ORDERS", "RDPBound", "event_rdp", "composed_rdp", "rdp_epsilon", "rdp_delta", "rdp_estimate"]
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from accountants.gdp import gdp_eps, gaussian_mu
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_delta, check_int, check_positive
+from accountants.gdp import gaussian_mu, gdp_eps
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_delta, check_int, check_positive
 
 __all__ = ["VARIANTS", "SpriFedBudget", "spriFed_budget", "NoisySMPC", "noisysmpc_sigma", "noisysmpc_exposure"]
 

@@ -27,8 +27,8 @@ from typing import Sequence
 import numpy as np
 
 from accountants.composition import drv_composition
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_delta, check_int, check_positive, check_probability
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_delta, check_int, check_positive, check_probability
 
 __all__ = [
     "wireless_c",

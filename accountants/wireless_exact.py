@@ -71,8 +71,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from accountants import wireless as wl
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import (
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import (
     check_delta,
     check_int,
     check_nonnegative,

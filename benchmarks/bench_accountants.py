@@ -22,8 +22,7 @@ if __name__ == "__main__":  # (imported by the worker below: the tree under test
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from accountants import planners as pl  # noqa: E402
-from accountants.pld import (GaussianEvent, LaplaceEvent, PLDAccountant, PoissonSampledEvent,  # noqa: E402
-                             RandomizedResponseEvent)
+from accountants.pld import GaussianEvent, LaplaceEvent, PLDAccountant, PoissonSampledEvent, RandomizedResponseEvent  # noqa: E402
 
 try:
     import dp_accounting

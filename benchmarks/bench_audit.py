@@ -6,8 +6,8 @@ Usage: ``python benchmarks/bench_audit.py [--draws 1e6 1e7] [--jobs 1 2] [--repe
 For every protocol it prints, in one run, the wall time of a whole Monte Carlo
 audit (``privcheck.audit``, exact ε off) and the time to draw the same number
 of samples per audited input with the same sampler, in the same chunks
-(``2**18`` draws, :data:`privcheck.seeding.DEFAULT_CHUNK`) on the same number of
-threads (:func:`privcheck.scheduler.map_chunks`, draws discarded), and their
+(``2**18`` draws, :data:`privcheck.base.seeding.DEFAULT_CHUNK`) on the same number of
+threads (:func:`privcheck.base.scheduler.map_chunks`, draws discarded), and their
 ratio, and the ratio of CPU seconds (process time, all threads; less sensitive
 than wall time to other load on the machine), and with ``jobs = 1`` the
 ``split`` ratio: audit wall time over the time spent inside the sampler during
@@ -41,8 +41,8 @@ import numpy as np
 
 import privcheck
 from privcheck.auditor import audit
-from privcheck.scheduler import get_backend, map_chunks
-from privcheck.seeding import derive
+from privcheck.base.scheduler import get_backend, map_chunks
+from privcheck.base.seeding import derive
 
 
 def unary(k: int, eps: float, optimised: bool):

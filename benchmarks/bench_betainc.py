@@ -1,9 +1,9 @@
-"""Per-call speed of the certified Clopper–Pearson limits (privcheck/betainc.py) before/after, and
+"""Per-call speed of the certified Clopper–Pearson limits (privcheck/base/betainc.py) before/after, and
 against statsmodels/scipy, in one run (not run in CI).
 
 Usage: ``python benchmarks/bench_betainc.py [--before /path/to/older/checkout] [--repeat 5]``
 
-``--before`` loads that checkout's ``privcheck/betainc.py`` as a second module in this process, so
+``--before`` loads that checkout's ``privcheck/base/betainc.py`` as a second module in this process, so
 both versions are timed interleaved on the same (loaded) machine. Reported per limit (one
 ``betaincinv_safe``/``betainccinv_safe`` call): the median over ``--repeat`` passes of the mean
 time over the cases below (both tails, α = 0.05 and 1e−6), the tail evaluations per call, and
@@ -17,7 +17,7 @@ import os
 import statistics
 import time
 
-from privcheck import betainc as new
+from privcheck.base import betainc as new
 
 CASES = [(1, 20000), (7, 20000), (9000, 20000), (19990, 20000), (10**5, 10**6), (3, 10**9), (500, 1000),
          (10**6, 10**12)]

@@ -133,8 +133,8 @@ class PeakMemory:
 def raw_sampling(backend, n: int, seed: int) -> float:
     """Seconds for the bare sampler to draw the audit's samples (n per input, same chunks), outputs discarded."""
     from privcheck.auditor import SELECTION_SHARE
-    from privcheck.scheduler import map_chunks
-    from privcheck.seeding import derive
+    from privcheck.base.scheduler import map_chunks
+    from privcheck.base.seeding import derive
 
     n_sel = max(10, int(round(n * SELECTION_SHARE)))
     n_est = n - n_sel
@@ -287,13 +287,13 @@ def main() -> None:
     if args.serve:
         return serve(args.jobs or 2)
     if args.compare:
-        from privcheck.seeding import default_jobs
+        from privcheck.base.seeding import default_jobs
 
         trees = ({"today": os.path.abspath(args.before)} if args.before else {}) | {"new": _ROOT}
         return compare(trees, args.jobs or default_jobs(), int(args.sizes[0]), args.seed, args.repeat)
 
-    from privcheck.scheduler import DaskBackend, ThreadBackend
-    from privcheck.seeding import default_jobs
+    from privcheck.base.scheduler import DaskBackend, ThreadBackend
+    from privcheck.base.seeding import default_jobs
 
     jobs = args.jobs or default_jobs()
     print(f"OUE d={D}, eps={EPS}, inputs {INPUTS}; {jobs} workers; load average {os.getloadavg()[0]:.1f} "

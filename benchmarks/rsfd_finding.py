@@ -58,13 +58,13 @@ def _preregistered(mfl, kind, eps, k, d, x, x2, n, seed) -> str:
     """Confirmatory Monte Carlo: the event E = {outputs whose exact log-ratio exceeds the claimed ε} is fixed
     from the exact law BEFORE sampling (no selection on the draws), then P(E | x), P(E | x2) are estimated
     from ``n`` fresh library calls each (numpy seeded from one SeedSequence) and the one-sided
-    Clopper–Pearson bound of privcheck.stats.log_ratio_lower_bound (α = 0.05) is returned."""
+    Clopper–Pearson bound of privcheck.base.stats.log_ratio_lower_bound (α = 0.05) is returned."""
     import itertools
 
     import mpmath
     import numpy as np
 
-    from privcheck.stats import log_ratio_lower_bound
+    from privcheck.base.stats import log_ratio_lower_bound
 
     law, fake = mfl.rs_fd_laws(kind, eps, k, d)
 

@@ -21,7 +21,7 @@ Binomial(seeds, α_case); the case is flagged a **validity failure** when ``P(Bi
   the 20 used, valid at its own α_case, so a correct case is wrongly excluded with probability ≤ α_case.
 
 Cases run in parallel, one task per case, on the project's process backend
-(:func:`privcheck.scheduler.get_backend` with ``processes=True``); each audit runs under the zoo's per-case
+(:func:`privcheck.base.scheduler.get_backend` with ``processes=True``); each audit runs under the zoo's per-case
 timeout. Finished cases are appended to a JSONL file as they arrive (``--resume`` skips them), and the
 Markdown table (per case: refutations/seeds, α_case, binomial tail, known-broken reason, flag) is written
 from it, so a run stopped early still renders what it finished (the header says which claims were run).
@@ -52,8 +52,8 @@ def run_case(item: tuple) -> dict:
     """Worker: the ``seeds`` audits of one case (and its confirmation audit), as one JSON-ready row."""
     from scipy.stats import binom
 
+    from privcheck.base.seeding import derive
     from privcheck.catalogue import zoo
-    from privcheck.seeding import derive
 
     claim_id, idx, seeds, n, n_confirm, base, confidence = item
     entry = next(e for e in zoo.ENTRIES if e.claim_id == claim_id)
@@ -149,9 +149,9 @@ def render(rows: list[dict], meta: dict) -> str:
 
 
 def main() -> None:
+    from privcheck.base.scheduler import get_backend
     from privcheck.catalogue import zoo
     from privcheck.catalogue.peers import missing
-    from privcheck.scheduler import get_backend
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=20)

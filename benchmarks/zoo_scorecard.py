@@ -26,8 +26,12 @@ import json
 import re
 from pathlib import Path
 
-from privcheck.catalogue.zoo.scorecard import (false_refutation_summary, findings_markdown, projection,
-                                               scorecard_markdown)
+from privcheck.catalogue.zoo.scorecard import (
+    false_refutation_summary,
+    findings_markdown,
+    projection,
+    scorecard_markdown,
+)
 from privcheck.reports.text import records_from_json
 
 START, END = "<!-- zoo-scorecard:start -->", "<!-- zoo-scorecard:end -->"

@@ -16,32 +16,11 @@ Output conventions (``output_kind``):
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 
-
-@dataclass(frozen=True)
-class ExactEpsilon:
-    """The exact worst-case log-likelihood ratio of a mechanism.
-
-    eps: the value as a float (``inf`` if some output is possible under one
-    input and impossible under another); eps_text: the same to at least 30
-    significant digits (from rational or mpmath arithmetic); worst_pair: the
-    maximising inputs ``(x, x')``; worst_output: the maximising output (or a
-    description of the output event); method: ``"closed form"``,
-    ``"enumeration"`` or ``"symmetry"`` with a short explanation in ``note``.
-    """
-
-    eps: float
-    eps_text: str
-    worst_pair: tuple
-    worst_output: Any
-    method: str
-    note: str = ""
-    delta: float = 0.0
-    extra: dict = field(default_factory=dict)
+from privcheck.base.exact import ExactEpsilon
 
 
 class Mechanism:
@@ -107,16 +86,16 @@ _EXACT_BYTES_PER_COORDINATE = 64
 def _at_eps_precision(fn):
     """Wrap a mechanism's ``exact_epsilon`` so it runs at the mpmath precision its ε needs.
 
-    See :func:`privcheck.exact.precision_for`: ``ε/ln 10 + 50`` digits for large ε,
+    See :func:`privcheck.base.exact.precision_for`: ``ε/ln 10 + 50`` digits for large ε,
     ``−log10 ε + 50`` for tiny ε; ε above ``EXACT_EPS_MAX`` raises a one-line
-    :class:`privcheck.exact.ExactRangeError`.
+    :class:`privcheck.base.exact.ExactRangeError`.
     """
     import functools
 
     @functools.wraps(fn)
     def wrapper(self):
-        from privcheck.exact import precision_for
-        from privcheck.resources import check_memory, dimension_of
+        from privcheck.base.exact import precision_for
+        from privcheck.base.resources import check_memory, dimension_of
 
         d = dimension_of(self)  # exact routes build a few d-long vectors (status vectors, rankings): size them first
         check_memory(f"the exact eps of {self.name} with d={d}", d * _EXACT_BYTES_PER_COORDINATE,

@@ -11,8 +11,7 @@ from fractions import Fraction
 import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
-from estimators.registry import register
-from privcheck.validation import check_eps, check_int, check_probability
+from privcheck.base.validation import check_eps, check_int, check_probability
 
 
 def de_probabilities(eps: float, m: int) -> tuple[float, float]:
@@ -40,7 +39,6 @@ def sample_krr(x, n: int, m: int, p: float, rng: np.random.Generator) -> np.ndar
     return np.where(u < p, x, other)
 
 
-@register
 class DirectEncoding(Mechanism):
     """k-RR over ``m`` values (CLI ``de``); optional ``p`` overrides the keep probability.
 

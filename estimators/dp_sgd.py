@@ -33,9 +33,8 @@ import math
 import numpy as np
 
 from estimators.base import Mechanism
-from estimators.registry import register
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_int, check_positive, check_probability
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_int, check_positive, check_probability
 
 BUGS = ("none", "noise-ignores-clip")
 #: the canary's target: far beyond any clipping norm, so its clipped contribution has norm C
@@ -149,7 +148,6 @@ class NoisyClippedSums(Mechanism):
         return total if x_prime == 1 else -total
 
 
-@register
 class DPSGD(NoisyClippedSums):
     """DP-SGD (CLI ``dp-sgd``): per-example gradients of ``½(θ·u − y)²`` clipped to C, Poisson rate q,
     noise σC on the sum, T steps; the transcript of noisy sums is the output (module docstring)."""
@@ -163,7 +161,6 @@ class DPSGD(NoisyClippedSums):
         return r[..., None] * U[None, :, :]
 
 
-@register
 class DPFedAvg(NoisyClippedSums):
     """DP-FedAvg (CLI ``dp-fedavg``): clients (rate q) run ``local_steps`` gradient steps (rate ``local_lr``)
     from the global model; their updates are clipped to C and summed, the server adds N(0, (σC)²)."""

@@ -35,10 +35,9 @@ import mpmath
 import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
-from estimators.registry import register
-from privcheck.errors import PrivcheckUsageError
-from privcheck.exact import digits_for, with_precision, worst_case_ratio
-from privcheck.validation import check_eps, check_int, check_probability
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.exact import digits_for, with_precision, worst_case_ratio
+from privcheck.base.validation import check_eps, check_int, check_probability
 
 mpmath.mp.dps = max(mpmath.mp.dps, 50)
 
@@ -413,7 +412,6 @@ class _Selector(Mechanism):
         return list(dict.fromkeys([first, shifted, last]))
 
 
-@register
 class FedSelEXP(_Selector):
     """FedSel EXP selection (CLI ``fedsel-exp``) — 000 Alg. 2 / Lemma 1, as printed.
 
@@ -445,7 +443,6 @@ class FedSelEXP(_Selector):
         return exp_exact_epsilon(self.d, self.eps_nominal)
 
 
-@register
 class FedSelPE(_Selector):
     """FedSel PE selection (CLI ``fedsel-pe``) — 000 Alg. 3 / Lemma 2, as printed.
 
@@ -518,7 +515,6 @@ class FedSelPE(_Selector):
         return pe_exact_epsilon(self.d, self.k, self.eps_nominal)
 
 
-@register
 class FedSelPS(_Selector):
     """FedSel PS selection (CLI ``fedsel-ps``) — 000 Alg. 4 / Lemma 3, as printed.
 

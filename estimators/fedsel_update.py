@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from estimators.registry import mechanism
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_eps, check_in_interval, check_int, check_positive
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_eps, check_in_interval, check_int, check_positive
 
 SOURCE = "000_55a5a0ab95d522af.txt"
 VALUE_MECHANISMS = ("pm", "duchi", "hm")

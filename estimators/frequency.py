@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from estimators.direct_encoding import de_probabilities
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_eps, check_int, check_probability
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_eps, check_int, check_probability
 
 SOURCE = "003_e5d52747d9985dd0.txt"
 
@@ -334,9 +334,9 @@ def figure3_data(
     Multinomial(·, row v of the DE matrix): exact in distribution. The TV
     distance is ½ Σ_v |est_v/n − f_v| with the raw (unprojected) estimates.
     """
-    from privcheck.moments import mean_interval
-    from privcheck.scheduler import map_chunks
-    from privcheck.seeding import derive
+    from privcheck.base.moments import mean_interval
+    from privcheck.base.scheduler import map_chunks
+    from privcheck.base.seeding import derive
 
     n = check_int("n", n, minimum=1)
     m = check_int("m", m, minimum=2)

@@ -18,9 +18,8 @@ import mpmath
 import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
-from estimators.registry import register
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_delta, check_eps, check_int, check_positive
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_delta, check_eps, check_int, check_positive
 
 mpmath.mp.dps = max(mpmath.mp.dps, 50)
 
@@ -59,7 +58,6 @@ def laplace_exact_epsilon(sensitivity: float, eps: float) -> ExactEpsilon:
                         note="log f(y|0)/f(y|Δ) = (|y−Δ| − |y|)/b = Δ/b for y ≤ 0", extra={"claimed": eps})
 
 
-@register
 class LaplaceMechanism(Mechanism):
     """Laplace mechanism (CLI ``laplace``): x + Lap(sensitivity/eps).
 
@@ -90,7 +88,6 @@ class LaplaceMechanism(Mechanism):
         return laplace_exact_epsilon(self.sensitivity, self.eps_nominal)
 
 
-@register
 class GaussianMechanism(Mechanism):
     """Gaussian mechanism (CLI ``gaussian``): x + N(0, sigma²), μ-GDP with μ = sensitivity/sigma.
 

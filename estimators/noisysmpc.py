@@ -13,8 +13,8 @@ from fractions import Fraction
 
 import numpy as np
 
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_int, check_positive
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_int, check_positive
 
 SOURCE = "002_53ad70670a94e98a.txt"
 

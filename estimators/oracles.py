@@ -14,7 +14,7 @@ CLI names and sources:
 - ``ss``   k-subset selection — Ye & Barg 2018 (IEEE T-IT), Wang et al. 2016: a k-subset containing x
   w.p. k e^ε/(k e^ε + d − k).
 
-Every oracle has an exact ε computed by :func:`privcheck.exact.worst_case_ratio` from a table of
+Every oracle has an exact ε computed by :func:`privcheck.base.exact.worst_case_ratio` from a table of
 per-output probabilities (the full output pmf for small domains, else the symmetry classes of one
 input pair — all pairs are equivalent under relabelling of the domain) and a vectorised sampler
 (no per-report Python loop). :func:`unary_probabilities`, :func:`lh_probabilities`,
@@ -32,9 +32,8 @@ import numpy as np
 from estimators.base import ExactEpsilon, Mechanism
 from estimators.direct_encoding import DirectEncoding, sample_krr
 from estimators.packed import sample_unary_packed
-from estimators.registry import register
-from privcheck.exact import worst_case_ratio
-from privcheck.validation import check_eps, check_in_interval, check_int
+from privcheck.base.exact import worst_case_ratio
+from privcheck.base.validation import check_eps, check_in_interval, check_int
 
 W2017 = "Wang, Blocki, Li, Jha 2017 (USENIX Security), Locally Differentially Private Protocols for Frequency Estimation"
 ASZ2019 = "Acharya, Sun, Zhang 2019 (AISTATS), Hadamard Response"
@@ -73,7 +72,7 @@ def unary_exact(p, q, method_note: str = "") -> ExactEpsilon:
 
     Bits other than those of the two inputs have the same law under both, so the ratio of any
     output is that of its two bits (b_x, b_x'): the 2×4 table of their probabilities is enumerated
-    (:func:`privcheck.exact.worst_case_ratio`); the maximum is p(1−q)/((1−p)q) at (1, 0) when p > q.
+    (:func:`privcheck.base.exact.worst_case_ratio`); the maximum is p(1−q)/((1−p)q) at (1, 0) when p > q.
     ``p``, ``q`` in [0, 1] (mpmath or Fraction for exactness).
     """
     def law(own_x: bool):
@@ -106,7 +105,7 @@ class _Unary(Mechanism):
         self.p, self.q = float(p), float(q)
 
     def sample(self, x, n, rng):
-        """``n`` reports of ``x`` as :class:`~privcheck.packed.PackedBits` (:func:`estimators.packed.sample_unary_packed`;
+        """``n`` reports of ``x`` as :class:`~privcheck.base.packed.PackedBits` (:func:`estimators.packed.sample_unary_packed`;
         ``np.asarray`` gives the ``(n, d)`` 0/1 matrix)."""
         x = check_int("x", x, minimum=0, maximum=self.d - 1)
         return sample_unary_packed(x, n, self.d, self.p, self.q, rng)
@@ -119,7 +118,6 @@ class _Unary(Mechanism):
         return unary_exact(*unary_probabilities(self.eps_nominal, self.optimised))
 
 
-@register
 class SymmetricUnaryEncoding(_Unary):
     """SUE / basic one-time RAPPOR over ``d`` ≥ 2 values (CLI ``sue``); ``eps`` > 0."""
 
@@ -127,7 +125,6 @@ class SymmetricUnaryEncoding(_Unary):
     source = W2017 + ", Sec. 4.2 (SUE)"
 
 
-@register
 class OptimisedUnaryEncoding(_Unary):
     """OUE over ``d`` ≥ 2 values (CLI ``oue``): p = 1/2, q = 1/(e^ε+1); ``eps`` > 0."""
 
@@ -137,7 +134,6 @@ class OptimisedUnaryEncoding(_Unary):
 
 
 # --------------------------------------------------------------------------- GRR
-@register
 class GeneralisedRandomisedResponse(DirectEncoding):
     """k-RR over ``d`` ≥ 2 values (CLI ``grr``): keep w.p. e^ε/(e^ε+d−1); ``eps`` > 0.
 
@@ -226,7 +222,6 @@ class _LocalHashing(Mechanism):
         return lh_exact(*lh_probabilities(self.eps_nominal, self.g))
 
 
-@register
 class BinaryLocalHashing(_LocalHashing):
     """BLH over ``d`` ≥ 2 values (CLI ``blh``): hash to {0, 1}, then binary RR; ``eps`` > 0."""
 
@@ -238,7 +233,6 @@ class BinaryLocalHashing(_LocalHashing):
         self._params = {"d": self.d, "eps": self.eps_nominal}
 
 
-@register
 class OptimisedLocalHashing(_LocalHashing):
     """OLH over ``d`` ≥ 2 values (CLI ``olh``): g = round(e^ε+1) unless ``g`` ≥ 2 is given; ``eps`` > 0."""
 
@@ -251,7 +245,6 @@ class OptimisedLocalHashing(_LocalHashing):
 
 
 # --------------------------------------------------------------------------- histogram encoding
-@register
 class HistogramEncoding(Mechanism):
     """SHE over ``d`` ≥ 2 values (CLI ``he``): one-hot vector plus Laplace(2/ε) noise per coordinate."""
 
@@ -311,7 +304,6 @@ def the_theta(eps: float) -> float:
     return round((lo + hi) / 2, 6)
 
 
-@register
 class ThresholdedHistogramEncoding(_Unary):
     """THE over ``d`` ≥ 2 values (CLI ``the``): bits {B_i > θ} of SHE; ``theta`` in (0, 1) (default: optimal).
 
@@ -359,7 +351,6 @@ def hr_sets(d: int) -> list[set[int]]:
     return [set(ys[hr_in_set(x, ys)].tolist()) for x in range(d)]
 
 
-@register
 class HadamardResponse(Mechanism):
     """Hadamard response over ``d`` ≥ 2 values (CLI ``hr``): y uniform in C_x w.p. e^ε/(e^ε+1); ``eps`` > 0."""
 
@@ -432,7 +423,6 @@ def sample_subsets(x, n: int, d: int, k: int, p_include: float, rng: np.random.G
     return out
 
 
-@register
 class SubsetSelection(Mechanism):
     """k-subset selection over ``d`` ≥ 2 values (CLI ``ss``): output a k-subset as a membership bit vector.
 

@@ -20,7 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from privcheck.packed import PackedBits, bit_position, n_bytes, padding_mask
+from privcheck.base.packed import PackedBits, bit_position, n_bytes, padding_mask
 
 _ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
 _U64_MAX = int(_ALL)
@@ -86,7 +86,7 @@ def bernoulli_bits(p: float, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def sample_unary_packed(x: int, n: int, d: int, p: float, q: float, rng: np.random.Generator) -> PackedBits:
-    """``n`` unary-encoding reports of ``x`` as :class:`~privcheck.packed.PackedBits`: bit ``x`` is 1 w.p.
+    """``n`` unary-encoding reports of ``x`` as :class:`~privcheck.base.packed.PackedBits`: bit ``x`` is 1 w.p.
     ``p``, each other bit w.p. ``q``, all independent. ``0 ≤ x < d``; ``p``, ``q`` in [0, 1].
 
     Same law as :func:`estimators.oracles.sample_unary` (one float per bit), about 1 byte of random

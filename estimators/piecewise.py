@@ -24,10 +24,9 @@ import mpmath
 import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
-from estimators.registry import register
-from privcheck.errors import PrivcheckUsageError
-from privcheck.exact import with_precision, worst_case_ratio
-from privcheck.validation import check_eps, check_in_interval, check_int
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.exact import with_precision, worst_case_ratio
+from privcheck.base.validation import check_eps, check_in_interval, check_int
 
 mpmath.mp.dps = max(mpmath.mp.dps, 50)
 
@@ -217,7 +216,6 @@ def sample_pm(t, eps: float, n: int, rng: np.random.Generator, shift: float = 0.
         return np.where(u < p_high, high, low)
 
 
-@register
 class PiecewiseMechanism(Mechanism):
     """Piecewise Mechanism (CLI ``pm``) — Wang et al. ICDE 2019, cited by 000 Sec. 5 as [13].
 
@@ -301,7 +299,6 @@ def sample_duchi(t, eps: float, n: int, rng: np.random.Generator) -> np.ndarray:
     return np.where(rng.random(n) < p_plus, b, -b)
 
 
-@register
 class DuchiMechanism(Mechanism):
     """Duchi et al.'s 1-D mechanism (CLI ``duchi``) — cited by 000 as [14]; definition in CLAIMS.md.
 
@@ -386,7 +383,6 @@ def hm_exact_epsilon(eps: float) -> ExactEpsilon:
                         extra={"claimed": eps, "alpha": float(a)})
 
 
-@register
 class HybridMechanism(Mechanism):
     """Hybrid Mechanism (CLI ``hm``) — Wang et al. [13] as cited by 000; definition in CLAIMS.md.
 
@@ -430,7 +426,6 @@ def pm_multidim_k(d: int, eps: float) -> int:
     return max(1, min(d, int(math.floor(eps / 2.5))))
 
 
-@register
 class PMMultidim(Mechanism):
     """Multi-dimensional PM (CLI ``pm-multidim``) — Wang et al. ICDE 2019 Alg. 4; 001 Sec. 4.
 

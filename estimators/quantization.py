@@ -32,9 +32,8 @@ import mpmath
 import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
-from estimators.registry import register
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_bool, check_eps, check_int, check_positive
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_bool, check_eps, check_int, check_positive
 
 _DPS = 50
 mpmath.mp.dps = max(mpmath.mp.dps, _DPS)
@@ -124,9 +123,9 @@ def grid_levels(K: int, U: float = 1.0) -> np.ndarray:
     """The K quantisation levels ``B_k = −U + 2(k−1)U/(K−1)``, k = 1..K (001 eq. 5), as floats.
 
     ``K`` ≥ 2 with the levels' memory (about 32 bytes each) within
-    :func:`privcheck.resources.memory_limit` (refused up front otherwise).
+    :func:`privcheck.base.resources.memory_limit` (refused up front otherwise).
     """
-    from privcheck.resources import check_memory
+    from privcheck.base.resources import check_memory
 
     K = _check_K(K)
     U = _check_U(U)
@@ -225,7 +224,6 @@ def _as_vector(x: Any, d: int, U: float) -> np.ndarray:
     return arr
 
 
-@register
 class Quantizer(Mechanism):
     """Stochastic K-level quantiser of 001 eq. 5–6 (CLI ``quantizer``); not a private mechanism.
 
@@ -289,7 +287,7 @@ def tau_of(d: int, kappa: int) -> int:
 @lru_cache(maxsize=64)
 def _terms_mp(d: int, K: int) -> tuple:
     """(t_ℓ, prefix sums Σ_{ℓ'<ℓ}, suffix sums Σ_{ℓ'≥ℓ}) with t_ℓ = C(d, ℓ)(K−1)^{d−ℓ}, ℓ = 0..d, in mpmath (the number of outputs with ℓ matches)."""
-    from privcheck.resources import check_memory
+    from privcheck.base.resources import check_memory
 
     check_memory(f"the exact PrivQuant sums for d={d} (d+1 terms in 50-digit arithmetic)",
                  (d + 2) * _BYTES_PER_TERM_MP, "lower d")
@@ -638,7 +636,6 @@ def sample_privquant_levels(levels_hat: np.ndarray, K: int, kappa: int, p: float
     return out
 
 
-@register
 class PrivQuant(Mechanism):
     """PrivQuant_{K,∞}(κ, p) of 001 Alg. 1 (CLI ``privquant``), including the quantisation step 1.
 
@@ -748,7 +745,7 @@ class PrivQuant(Mechanism):
 # reconstruction protection, 001 Theorem 1, eq. 9
 # --------------------------------------------------------------------------------------
 def _omega_args(a: Any, r: Any, eps: Any, rho0: Any) -> tuple[float, float, float, float]:
-    from privcheck.validation import check_in_interval, check_nonnegative
+    from privcheck.base.validation import check_in_interval, check_nonnegative
 
     return (check_in_interval("a", a, 0.0, 1.0), check_in_interval("r", r, 1.0, math.inf, closed="left"),
             check_nonnegative("eps", eps), check_nonnegative("rho0", rho0))

@@ -1,12 +1,11 @@
 """Mechanisms by CLI name: :func:`mechanism` builds one from the papers' parameter names.
 
-The registry is lazy: :data:`WHERE` names the module and class of every built-in
-mechanism, so building one imports only its own module (``privcheck audit de`` does
-not import the quantisation, piecewise or oracle modules). Importing a module still
-registers its classes in :data:`MECHANISMS` through :func:`register`; the table is
-checked against a full import by tests/test_registry_lazy.py, and a name the table
-does not know falls back to importing every mechanism module, so a stale table is
-slower, never wrong.
+The registry is an explicit table: :data:`WHERE` names the module and class of every built-in
+mechanism, so building one imports only its own module (``privcheck audit de`` does not import
+the quantisation, piecewise or oracle modules), and no module registers anything by being
+imported. tests/test_registry_lazy.py checks that every entry names a class whose ``name`` is
+its key and that every :class:`~estimators.base.Mechanism` subclass with a CLI name is listed.
+To add a mechanism: write its class (with ``name = "cli-name"``) and add one line here.
 """
 from __future__ import annotations
 
@@ -15,9 +14,7 @@ import inspect
 from typing import Any
 
 from estimators.base import Mechanism
-from privcheck.errors import UnknownNameError
-
-MECHANISMS: dict[str, type[Mechanism]] = {}
+from privcheck.base.errors import UnknownNameError
 
 #: CLI name → ``"module:Class"`` of every built-in mechanism (tests/test_registry_lazy.py keeps it exact)
 WHERE: dict[str, str] = {
@@ -48,45 +45,25 @@ WHERE: dict[str, str] = {
 }
 
 
-def register(cls: type[Mechanism]) -> type[Mechanism]:
-    """Class decorator adding a mechanism to :data:`MECHANISMS` under ``cls.name``."""
-    if not cls.name:
-        raise ValueError(f"{cls.__name__} has no CLI name")
-    MECHANISMS[cls.name] = cls
-    return cls
-
-
-def _load() -> None:
-    """Import every mechanism module (each registers its classes)."""
-    import estimators.mechanisms  # noqa: F401
+def mechanism_class(name: str) -> type[Mechanism]:
+    """The class of the built-in mechanism ``name`` (imports its module only; :data:`WHERE`)."""
+    where = WHERE.get(name) if isinstance(name, str) else None
+    if where is None:
+        raise UnknownNameError(f"unknown mechanism {name!r}; allowed: {', '.join(sorted(WHERE))}")
+    module, _, cls = where.partition(":")
+    return getattr(importlib.import_module(module), cls)
 
 
 def mechanism_names() -> list[str]:
-    """The registered CLI names, sorted (imports every mechanism module)."""
-    _load()
-    return sorted(MECHANISMS)
+    """The CLI names of the built-in mechanisms, sorted (imports nothing)."""
+    return sorted(WHERE)
 
 
 def mechanism_parameters(name: str) -> list[str]:
     """The parameter names the mechanism ``name`` accepts."""
-    cls = _get(name)
+    cls = mechanism_class(name)
     sig = inspect.signature(cls.__init__)
     return [p for p in sig.parameters if p != "self" and sig.parameters[p].kind is not inspect.Parameter.VAR_KEYWORD]
-
-
-def _get(name: str) -> type[Mechanism]:
-    """The class of ``name``: its own module imported when :data:`WHERE` names it, else every module."""
-    if name not in MECHANISMS:
-        if isinstance(name, str) and name in WHERE:
-            importlib.import_module(WHERE[name].partition(":")[0])
-        if name not in MECHANISMS:
-            _load()
-    try:
-        return MECHANISMS[name]
-    except KeyError:
-        raise UnknownNameError(
-            f"unknown mechanism {name!r}; allowed: {', '.join(sorted(MECHANISMS))}"
-        ) from None
 
 
 def mechanism(name: str, **params: Any) -> Mechanism:
@@ -96,7 +73,7 @@ def mechanism(name: str, **params: Any) -> Mechanism:
     parameters raise :class:`UnknownNameError` listing what is allowed; invalid values
     raise ``ValueError`` naming the parameter's range.
     """
-    cls = _get(name)
+    cls = mechanism_class(name)
     allowed = mechanism_parameters(name)
     for key in params:
         if key not in allowed:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_int, check_positive
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_int, check_positive
 
 SOURCE = "001_30a1c1c8dca8a50f.txt"
 

@@ -40,11 +40,10 @@ from estimators.fedsel_selection import (
     ranking_from_vector,
     topk_status,
 )
-from estimators.piecewise import piece_cells, piece_density, pm_pieces, pm_exact_epsilon, sample_pm
-from estimators.registry import register
-from privcheck.errors import PrivcheckUsageError
-from privcheck.exact import with_precision
-from privcheck.validation import check_eps, check_int
+from estimators.piecewise import piece_cells, piece_density, pm_exact_epsilon, pm_pieces, sample_pm
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.exact import with_precision
+from privcheck.base.validation import check_eps, check_int
 
 SELECTORS = {"exp": FedSelEXP, "pe": FedSelPE, "ps": FedSelPS}
 
@@ -101,7 +100,7 @@ def two_stage_enumerated_table(d: int, k: int, eps1: float, eps2: float, selecto
     Selection probabilities come from the literal enumerations of
     :mod:`estimators.fedsel_selection`; PM masses from its pieces on the cells cut
     by all boundaries. Keys of the inner mapping: (j, cell index) or "⊥".
-    Feed the result to :func:`privcheck.exact.worst_case_ratio`.
+    Feed the result to :func:`privcheck.base.exact.worst_case_ratio`.
     """
     selector = _check_selector(selector)
     d = check_int("d", d, minimum=2, maximum=4)
@@ -131,7 +130,6 @@ def two_stage_enumerated_table(d: int, k: int, eps1: float, eps2: float, selecto
     return table
 
 
-@register
 class FedSelTwoStage(Mechanism):
     """FedSel two-stage local update (CLI ``fedsel-two-stage``) — 000 Alg. 1 lines 16–18, Thm 1.
 

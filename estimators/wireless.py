@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_int, check_nonnegative, check_probability
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_int, check_nonnegative, check_probability
 
 SOURCE = "004_cc7ee25c83388ef6.txt"
 

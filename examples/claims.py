@@ -47,7 +47,7 @@ CATALOGUE.add_claim(Claim("example.py.rr.keep", "examples/claims.py", "own check
 def _rr_keep(ctx: RunContext) -> Outcome:
     """Share of reports equal to the input from the built-in ``de`` sampler, with a Clopper–Pearson interval."""
     import privcheck
-    from privcheck.stats import clopper_pearson
+    from privcheck.base.stats import clopper_pearson
 
     n = ctx.n(default=200_000, quick=40_000)
     p = math.e / (math.e + 1)

@@ -9,12 +9,12 @@ Public API (see DESIGN.md)::
 """
 from __future__ import annotations
 
-from privcheck.errors import PrivcheckUsageError, UnknownNameError
+from privcheck.base.errors import PrivcheckUsageError, UnknownNameError
 
 #: names exported lazily (``privcheck.Claim`` imports :mod:`privcheck.claims` on first use, not at start-up)
 _LAZY = {"Claim": "privcheck.claims", "Outcome": "privcheck.claims", "RunContext": "privcheck.claims",
          "VerdictRecord": "privcheck.claims", "check": "privcheck.claims", "Scenario": "privcheck.estimator_check",
-         "PackedBits": "privcheck.packed"}
+         "PackedBits": "privcheck.base.packed"}
 
 __version__ = "0.1.0"
 

@@ -77,7 +77,7 @@ def build_index() -> dict[str, tuple[str, ...]]:
         raise RuntimeError("build_index needs a fresh interpreter (the catalogue is already imported)")
     seen: dict[str, list[str]] = {}
     with recording() as records:
-        importlib.import_module("privcheck.catalogue")
+        importlib.import_module("privcheck.catalogue").load_all()
     for mod, cid, _ in records:
         mods = seen.setdefault(cid, [])
         if mod not in mods:
@@ -119,15 +119,9 @@ def indexed(ids: Sequence[str]) -> list[str]:
 
 
 def _lazy_import(mods: Sequence[str]) -> None:
-    """Import ``mods`` with the package :mod:`privcheck.catalogue` not importing everything itself."""
-    runner = importlib.import_module("privcheck.runner")
-    runner._LAZY_LOADING = True
-    try:
-        importlib.import_module("privcheck.catalogue")
-        for mod in mods:
-            importlib.import_module(mod)
-    finally:
-        runner._LAZY_LOADING = False
+    """Import only the catalogue modules ``mods`` (registering their claims and checks)."""
+    for mod in mods:
+        importlib.import_module(mod)
 
 
 def load_claims() -> None:

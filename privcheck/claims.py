@@ -21,7 +21,7 @@ from typing import Any, Callable, Literal
 
 import numpy as np
 
-from privcheck.errors import PrivcheckUsageError, UnknownNameError
+from privcheck.base.errors import PrivcheckUsageError, UnknownNameError
 
 Verdict = Literal["holds", "refuted", "inconclusive", "error", "computed"]
 #: ``computed`` is the verdict of a ``calculator`` check: the formula was evaluated as printed and
@@ -85,7 +85,7 @@ class RunContext:
 
     def rng(self, *keys) -> np.random.Generator:
         """A generator derived from this check's SeedSequence and ``keys``."""
-        from privcheck.seeding import generator
+        from privcheck.base.seeding import generator
 
         return generator(self.seed_seq, *keys)
 

@@ -8,7 +8,7 @@ faster than simulating every node). An *estimator* maps those observations to
 one estimate per replicate (shape ``(size,)``, or ``(size, k)`` for a vector).
 
 :func:`check_estimator` runs the replicates in seeded chunks
-(:func:`privcheck.scheduler.map_chunks`, identical for any number of workers) and
+(:func:`privcheck.base.scheduler.map_chunks`, identical for any number of workers) and
 returns an :class:`EstimatorCheckResult` with, side by side, the claimed, the
 exact (where the scenario can compute it) and the simulated mean and variance:
 
@@ -32,12 +32,12 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from privcheck.errors import PrivcheckUsageError
-from privcheck.moments import mean_interval, tost_equivalence, variance_interval
-from privcheck.scheduler import map_chunks
-from privcheck.seeding import derive
-from privcheck.stats import adjust_pvalues
-from privcheck.validation import check_confidence, check_int, check_positive
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.moments import mean_interval, tost_equivalence, variance_interval
+from privcheck.base.scheduler import map_chunks
+from privcheck.base.seeding import derive
+from privcheck.base.stats import adjust_pvalues
+from privcheck.base.validation import check_confidence, check_int, check_positive
 
 Estimator = Callable[[Any], np.ndarray]
 
@@ -296,14 +296,14 @@ def summarise(
 
 
 def check_replicates_memory(replicates: int, k: int = 1, n_estimators: int = 1, chunk: int = 1 << 16) -> None:
-    """Refuse up front (one line, :class:`~privcheck.resources.ResourceLimitError`) a simulation that cannot fit.
+    """Refuse up front (one line, :class:`~privcheck.base.resources.ResourceLimitError`) a simulation that cannot fit.
 
     Every estimate is kept (chunk results, then their concatenation), so :func:`simulate_estimates` holds
     about ``replicates × k × n_estimators`` floats twice plus one chunk's temporaries. replicates ≥ 1,
     k ≥ 1 (estimates per replicate), n_estimators ≥ 1, chunk ≥ 1 (replicates per chunk). Used by
     :func:`simulate_estimates` and by claim files at load (:mod:`privcheck.userfile`).
     """
-    from privcheck.resources import check_memory
+    from privcheck.base.resources import check_memory
 
     check_memory(f"simulating {replicates:.3g} replicates of {k} estimate(s) for {n_estimators} estimator(s)",
                  float(replicates) * k * n_estimators * 8 * 2 + min(replicates, chunk) * k * 8 * _CHUNK_TEMPORARIES,

@@ -18,8 +18,17 @@ from typing import Sequence
 from privcheck.claims import PASSING, VerdictRecord
 from privcheck.reports.sources import PAPERS as SOURCES
 from privcheck.reports.sources import paper_of, papers_for
-from privcheck.reports.text import (error_message, interval_text, is_quick, method_label, not_run_reason, reason_text,
-                                   records_from_json, short, verdict_counts)
+from privcheck.reports.text import (
+    error_message,
+    interval_text,
+    is_quick,
+    method_label,
+    not_run_reason,
+    reason_text,
+    records_from_json,
+    short,
+    verdict_counts,
+)
 
 START = "<!-- findings:start -->"
 END = "<!-- findings:end -->"

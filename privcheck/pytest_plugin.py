@@ -27,8 +27,8 @@ from typing import Sequence
 
 import pytest
 
+from privcheck.base.errors import PrivcheckUsageError
 from privcheck.claims import Registry, RunContext, VerdictRecord
-from privcheck.errors import PrivcheckUsageError
 
 __all__ = ["load_claims_file", "run_claims", "assert_claims", "ClaimsMismatch", "privcheck_claims"]
 

@@ -15,20 +15,24 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from privcheck.claims import (CATALOGUE, METHODS, RANDOM_METHODS, Check, Registry, RunContext, VerdictRecord,
-                              verdict_for_method)
-from privcheck.errors import PrivcheckUsageError, UnknownNameError
-from privcheck.seeding import default_jobs, derive
-from privcheck.validation import check_confidence, check_int
+from privcheck.base.errors import PrivcheckUsageError, UnknownNameError
+from privcheck.base.seeding import default_jobs, derive
+from privcheck.base.validation import check_confidence, check_int
+from privcheck.claims import (
+    CATALOGUE,
+    METHODS,
+    RANDOM_METHODS,
+    Check,
+    Registry,
+    RunContext,
+    VerdictRecord,
+    verdict_for_method,
+)
 
 #: the smallest Monte Carlo size a run accepts (the auditor splits draws into selection and estimation)
 MIN_SAMPLES = 20
 #: claim-id prefixes left out of a run without patterns (``privcheck verify 'zoo.*'`` runs them)
 OPT_IN_PREFIXES = ("zoo.",)
-
-
-#: set by :func:`privcheck.claim_index.load_for` while it imports only some catalogue modules
-_LAZY_LOADING = False
 
 
 def load_catalogue(patterns: Sequence[str] | None = None) -> Registry:
@@ -159,7 +163,7 @@ def _run_timed(chk: Check, ctx: RunContext, timeout: float | None) -> VerdictRec
     """
     if not timeout:
         return run_check(chk, ctx)
-    from privcheck.resources import CheckTimeout, ChildDied, call_with_timeout
+    from privcheck.base.resources import CheckTimeout, ChildDied, call_with_timeout
 
     try:
         return call_with_timeout(run_check, (chk, ctx), timeout)
@@ -191,7 +195,7 @@ class RunOptions:
 
     def __post_init__(self) -> None:
         if self.timeout is not None:
-            from privcheck.validation import check_positive
+            from privcheck.base.validation import check_positive
 
             self.timeout = check_positive("timeout", self.timeout)
         self.seed = check_int("seed", self.seed, minimum=0)
@@ -199,7 +203,7 @@ class RunOptions:
             self.jobs = check_int("jobs", self.jobs, minimum=1)
         if self.samples is not None:
             self.samples = check_int("samples", self.samples, minimum=MIN_SAMPLES)
-            from privcheck.resources import check_samples
+            from privcheck.base.resources import check_samples
 
             check_samples(self.samples, "samples")
         self.confidence = check_confidence(self.confidence)
@@ -277,7 +281,7 @@ def _run_on_backend(checks: list[Check], base: RunContext, opts: RunOptions,
     """Every check as one task on the Dask (or other) backend of ``opts.client``; records in order."""
     import functools
 
-    from privcheck.scheduler import dumps_task, get_backend
+    from privcheck.base.scheduler import dumps_task, get_backend
 
     payloads = []
     for chk in checks:

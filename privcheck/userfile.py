@@ -111,8 +111,8 @@ import runpy
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from privcheck.base.errors import PrivcheckUsageError
 from privcheck.claims import CATALOGUE, Check, Claim, Outcome, RunContext
-from privcheck.errors import PrivcheckUsageError
 
 try:  # Python 3.11+
     import tomllib
@@ -211,7 +211,7 @@ def load_user_file(path: str, *, distributed: bool = False) -> list[str]:
 
     Loading the same file twice returns the same ids without registering again. distributed: the
     run samples on a Dask cluster (TOML entries' sample sizes are then capped at
-    :data:`~privcheck.resources.MAX_SAMPLES`, else at :data:`~privcheck.resources.MAX_SAMPLES_LOCAL`);
+    :data:`~privcheck.base.resources.MAX_SAMPLES`, else at :data:`~privcheck.base.resources.MAX_SAMPLES_LOCAL`);
     oversize entries are refused at load from their size estimate.
     Raises :class:`PrivcheckUsageError` (one line naming the file, the entry
     and the problem) for a missing file, malformed TOML, unknown keys or
@@ -424,10 +424,11 @@ def _size_check(mech: Any, samples: int, monte_carlo: bool = True, width: int | 
 
     mech: the built-in mechanism (or a stand-in with ``output_kind``/``params``); samples: the entry's
     draws per input; width: values per output when a probe showed it; n_inputs: the audited inputs
-    when known; distributed: sampled on Dask (:func:`~privcheck.resources.check_samples`). The limit is
+    when known; distributed: sampled on Dask (:func:`~privcheck.base.resources.check_samples`). The limit is
     the run's (``--max-memory`` / ``PRIVCHECK_MAX_MEMORY`` / default).
     """
-    from privcheck.resources import check_audit_request, check_samples
+    from privcheck.auditor.sizing import check_audit_request
+    from privcheck.base.resources import check_samples
 
     if monte_carlo:
         check_samples(samples, "samples", distributed=distributed)
@@ -437,7 +438,7 @@ def _size_check(mech: Any, samples: int, monte_carlo: bool = True, width: int | 
 def _privacy(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     from estimators.registry import mechanism
     from privcheck.auditor import audit
-    from privcheck.validation import check_eps, check_int, check_probability
+    from privcheck.base.validation import check_eps, check_int, check_probability
 
     v = ent.values
     if ("mechanism" in v) == ("sampler" in v):
@@ -493,7 +494,7 @@ def _privacy_user(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     from privcheck.auditor.core import resolve_pairs
     from privcheck.auditor.per_sample import per_sample
     from privcheck.auditor.user_code import guard_user_code, load_reference, probe_sampler
-    from privcheck.validation import check_eps, check_int, check_probability
+    from privcheck.base.validation import check_eps, check_int, check_probability
 
     v = ent.values
     for k in _BUILTIN_ONLY:
@@ -626,8 +627,8 @@ _SCENARIO_KEYS = {"output": ("x",), "frequency": ("n", "n_i", "pi", "eps", "m")}
 def _estimator(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     import numpy as np
 
+    from privcheck.base.validation import check_int, check_positive
     from privcheck.estimator_check import Scenario, check_estimator, check_replicates_memory, decide
-    from privcheck.validation import check_int, check_positive
 
     v = ent.values
     est = v["estimator"]

@@ -72,7 +72,6 @@ def _pm_moments(t: sp.Symbol, s: sp.Symbol) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
     Density: p_in/(r − l) on [l, r], p_out/((l + C) + (C − r)) on [−C, l) ∪ (r, C], with
     C = (s+1)/(s−1), l = (C+1)t/2 − (C−1)/2, r = l + C − 1, p_in = s/(s+1), p_out = 1/(s+1).
     """
-    import sympy as sp
 
     C = (s + 1) / (s - 1)
     l = (C + 1) * t / 2 - (C - 1) / 2

@@ -53,9 +53,9 @@ from sympy.parsing.sympy_parser import (
     standard_transformations,
 )
 
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.seeding import generator
 from privcheck.claims import CATALOGUE, Check, Claim, Outcome, Registry, RunContext
-from privcheck.errors import PrivcheckUsageError
-from privcheck.seeding import generator
 
 __all__ = [
     "Domain", "FormulaClaim", "FormulaResult", "formula_claim", "compare", "combine",

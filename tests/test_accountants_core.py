@@ -15,7 +15,7 @@ from accountants import gdp
 from accountants import planners as pl
 from accountants import spriFed as spf
 from accountants.pld import gaussian_pld_delta
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 
 def _mp_delta(mu, eps):

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from accountants import composition as comp
 from accountants import wireless as wl
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 
 def test_c_and_beta():

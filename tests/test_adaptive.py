@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 import privcheck
 from privcheck.auditor import adaptive, core
 from privcheck.auditor.adaptive import Auto, parse_samples, round_alpha
+from privcheck.base.errors import PrivcheckUsageError
 from privcheck.cli import main
-from privcheck.errors import PrivcheckUsageError
 
 
 def rr(eps: float, leak: float = 0.0):

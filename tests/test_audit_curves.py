@@ -15,7 +15,7 @@ from accountants.pld import Interval
 from accountants.pld.tradeoff import gaussian_curve
 from privcheck.auditor.curves import curve_bound, eps_from_box, mu_claim, mu_from_box
 from privcheck.auditor.scores import candidate_thresholds, fit_projection, moments, threshold_counts
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 N = 100_000
 

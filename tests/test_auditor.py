@@ -10,7 +10,7 @@ from scipy import stats
 import privcheck
 from estimators.direct_encoding import de_probabilities
 from privcheck.auditor import monte_carlo_bound
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 
 def oue(d: int, eps: float):

@@ -8,7 +8,7 @@ import pytest
 
 import privcheck
 import privcheck.auditor.core as core
-from privcheck.scheduler import ThreadBackend, chunk_generator
+from privcheck.base.scheduler import ThreadBackend, chunk_generator
 
 cloudpickle = pytest.importorskip("cloudpickle")
 

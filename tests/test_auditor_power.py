@@ -10,7 +10,7 @@ import pytest
 
 import privcheck
 from privcheck.auditor import monte_carlo_bound, resolve_pairs
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 
 def buggy_sue(d: int, eps: float):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import privcheck
-from privcheck.stats import clopper_pearson
+from privcheck.base.stats import clopper_pearson
 
 MARK = 1e-3
 N = 200_000

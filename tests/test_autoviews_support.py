@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from lh_layouts import EPS, broken_cms, cms, fastlh, hcms, sketch_response, smp_lh, spl_lh
 
 import privcheck
 from privcheck.auditor.autoviews import auto_view
 from privcheck.auditor.support_views import HashSupport, SignatureSupport, Supports, flatten
-from lh_layouts import EPS, broken_cms, cms, fastlh, hcms, sketch_response, smp_lh, spl_lh
 
 
 def _families(view):

@@ -1,4 +1,4 @@
-"""The certified incomplete-beta inverse (privcheck/betainc.py) against exact mpmath tails and scipy.
+"""The certified incomplete-beta inverse (privcheck/base/betainc.py) against exact mpmath tails and scipy.
 
 Safe side is checked exactly: at the returned lower limit L, P(Bin(n, L) ≥ k) ≤ α, and at the
 upper limit U, P(Bin(n, U) ≤ k) ≤ α, both evaluated in mpmath at 60 digits (finite sums, closed
@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import betainccinv, betaincinv
 
-from privcheck.betainc import REL_ERR, betainccinv_safe, betaincinv_safe, binomial_tail_log_bounds
+from privcheck.base.betainc import REL_ERR, betainccinv_safe, betaincinv_safe, binomial_tail_log_bounds
 
 DPS = 60
 LEVELS = [0.5, 0.2, 0.025, 1e-3, 1e-6, 1e-12]

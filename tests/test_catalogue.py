@@ -35,7 +35,7 @@ def test_catalogue_matches_claims_md():
 
 def test_globs_select_and_unknown_ids_fail():
     assert {c.claim_id for c in select(["fedsel.pe.*"])} >= {"fedsel.pe.ldp", "fedsel.pe.sparsity"}
-    from privcheck.errors import UnknownNameError
+    from privcheck.base.errors import UnknownNameError
 
     with pytest.raises(UnknownNameError, match="no claim matches"):
         select(["zzz.*"])

@@ -7,10 +7,11 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-import privcheck.catalogue  # noqa: F401  (registers claims and checks)
 from privcheck.catalogue import quantization as cq
 from privcheck.claims import CATALOGUE, RunContext
-from privcheck.runner import verify
+from privcheck.runner import load_catalogue, verify
+
+load_catalogue()  # registers claims and checks
 
 IDS = ["sqsgd.privquant.unbiased", "sqsgd.privquant.m_appendix", "sqsgd.privquant.calibration",
        "sqsgd.quantize.unbiased.corrected"]

@@ -1,4 +1,4 @@
-"""The audit's summary printer (privcheck/cli.py ``_print_text``) prints exactly what rich would,
+"""The audit's summary printer (privcheck/cli/app.py ``_print_text``) prints exactly what rich would,
 and skips importing rich (and the progress bar) when there is nothing for rich to render."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privcheck import cli
+from privcheck.cli import app as cli
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privcheck.auditor.coding import OutputCoding, as_matrix, column_sums
+from privcheck.auditor.coding import OutputCoding, as_matrix
 from privcheck.auditor.selection import Event, candidate_events, pair_columns
+from privcheck.base.packed import column_sums
 
 
 # ----------------------------------------------------------------------------- reference

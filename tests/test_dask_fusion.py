@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import privcheck
-import privcheck.scheduler as scheduler
-from privcheck.scheduler import (
+import privcheck.base.scheduler as scheduler
+from privcheck.base.scheduler import (
     DaskBackend,
     ProcessBackend,
     Stream,
@@ -20,7 +20,7 @@ from privcheck.scheduler import (
     map_streams,
     plan_tasks,
 )
-from privcheck.seeding import derive
+from privcheck.base.seeding import derive
 
 distributed = pytest.importorskip("distributed")
 import cloudpickle  # noqa: E402

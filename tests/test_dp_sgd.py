@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import privcheck
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 N = 60_000
 

@@ -6,10 +6,10 @@ import pytest
 
 from estimators import frequency as fq
 from estimators.direct_encoding import de_probabilities
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.seeding import derive
+from privcheck.base.stats import clopper_pearson
 from privcheck.estimator_check import Scenario, check_estimator, decide, sd_tolerance, summarise
-from privcheck.seeding import derive
-from privcheck.stats import clopper_pearson
 
 P, Q = de_probabilities(1.0, 10)
 

@@ -9,7 +9,7 @@ from scipy import stats
 from estimators import noisysmpc as ns
 from estimators import rotation as rot
 from estimators import wireless as wl
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 
 def _setup(p, D=1.0, iid_sd=0.0):

@@ -15,10 +15,18 @@ import pytest
 from rich.console import Console
 
 from privcheck.auditor.core import MonteCarloBound, detectable_delta, max_certifiable_delta, mc_verdict
-from privcheck.claims import CATALOGUE, METHODS, VERDICTS, Check, Claim, Outcome, RunContext, VerdictRecord
-from privcheck.claims import verdict_for_method
+from privcheck.base.stats import clopper_pearson
+from privcheck.claims import (
+    CATALOGUE,
+    METHODS,
+    VERDICTS,
+    Check,
+    Claim,
+    Outcome,
+    VerdictRecord,
+    verdict_for_method,
+)
 from privcheck.runner import RunOptions, load_catalogue, run
-from privcheck.stats import clopper_pearson
 
 
 # --------------------------------------------------------------------------- the calculator label
@@ -75,8 +83,7 @@ def _records():
 
 def test_every_writer_handles_computed(tmp_path):
     from privcheck import findings
-    from privcheck.reports import (print_table, records_to_html, records_to_json, records_to_junit,
-                                   records_to_markdown)
+    from privcheck.reports import print_table, records_to_html, records_to_json, records_to_junit, records_to_markdown
 
     recs = _records()
     assert json.loads(records_to_json(recs))[0]["verdict"] == "computed"
@@ -279,7 +286,7 @@ def test_count_pmf_and_inverse_moments_against_enumeration():
 
 def test_de_probabilities_rejects_a_one_value_domain():
     from estimators.direct_encoding import de_probabilities
-    from privcheck.errors import PrivcheckUsageError
+    from privcheck.base.errors import PrivcheckUsageError
 
     with pytest.raises(PrivcheckUsageError, match=r"^m must be an integer >= 2"):
         de_probabilities(1.0, 1)

@@ -103,7 +103,7 @@ def test_gdp_mu_is_valid(eps, delta):
     try:
         mu = gdp.gdp_mu(eps, delta)
     except Exception as exc:  # only the documented refusal (no μ in range), as a usage error
-        from privcheck.errors import PrivcheckUsageError
+        from privcheck.base.errors import PrivcheckUsageError
 
         assert isinstance(exc, PrivcheckUsageError)
         return

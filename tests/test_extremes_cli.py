@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import textwrap
 import time
 import uuid
@@ -18,8 +17,8 @@ import pytest
 from click.testing import CliRunner
 
 import privcheck
+from privcheck.base.errors import PrivcheckUsageError
 from privcheck.cli import main
-from privcheck.errors import PrivcheckUsageError
 
 FAST = ["--samples", "200"]
 
@@ -287,7 +286,7 @@ def test_timeout_stops_a_looping_check_and_the_run_goes_on(tmp_path, jobs):
 
 
 def test_memory_estimate_refuses_d_1e9_quickly():
-    from privcheck.resources import ResourceLimitError
+    from privcheck.base.resources import ResourceLimitError
 
     mech = privcheck.mechanism("fedsel-pe", d=10**9, k=2, eps=1.0)
     t0 = time.perf_counter()

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import privcheck
-from privcheck.exact import EXACT_EPS_MAX, ExactRangeError, digits_for
+from privcheck.base.exact import EXACT_EPS_MAX, ExactRangeError, digits_for
 
 EPS = st.floats(min_value=-12.0, max_value=3.0).map(lambda x: 10.0**x)
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -26,8 +26,8 @@ import pytest
 from click.testing import CliRunner
 
 import privcheck
+from privcheck.base.resources import ResourceLimitError, memory_limit, set_memory_limit, total_memory
 from privcheck.cli import main
-from privcheck.resources import ResourceLimitError, memory_limit, set_memory_limit, total_memory
 
 LIMIT = "more than the limit"
 ABOVE_RAM = f"{2 * total_memory() >> 30}G"  # twice this machine's RAM, whatever the machine
@@ -235,7 +235,7 @@ def test_the_limit_is_set_by_the_api_or_the_environment(monkeypatch):
 
 
 def test_timeout_of_the_api_is_capped():
-    from privcheck.resources import call_with_timeout
+    from privcheck.base.resources import call_with_timeout
 
     with pytest.raises(ResourceLimitError, match="timeout"):
         call_with_timeout(abs, (1,), 1e300)
@@ -260,7 +260,7 @@ def test_unreachable_scheduler_is_one_line_quickly():
 
 def test_silent_address_is_one_line(monkeypatch):
     """A filtered address (no answer at all), mocked: never any traffic beyond loopback."""
-    from privcheck import scheduler
+    from privcheck.base import scheduler
 
     def silent(address, timeout=None):
         raise socket.timeout("timed out")
@@ -292,7 +292,7 @@ def http_port():
 
 @needs_dask
 def test_http_port_is_not_a_scheduler(http_port):
-    from privcheck.scheduler import DaskBackend
+    from privcheck.base.scheduler import DaskBackend
 
     t0 = time.perf_counter()
     with pytest.raises(privcheck.PrivcheckUsageError, match="does not answer as a Dask scheduler"):
@@ -319,7 +319,7 @@ def _fake_server(first: bytes):
 @pytest.mark.parametrize("first,ok", [((300).to_bytes(8, "little"), True), (b"HTTP/1.0 400", False), (b"", False)],
                          ids=["dask-like", "http-reply", "closes"])
 def test_handshake_probe(first, ok):
-    from privcheck.scheduler import probe_scheduler
+    from privcheck.base.scheduler import probe_scheduler
 
     srv = _fake_server(first)
     addr = f"tcp://127.0.0.1:{srv.getsockname()[1]}"
@@ -369,7 +369,7 @@ def test_ctrl_c_with_a_local_cluster_leaves_nothing(tmp_path):
 
 def test_claim_file_sample_cap_follows_dask(tmp_path):
     """5e9 draws per input: refused at load for a local run, accepted at load when the run samples on Dask."""
-    from privcheck.errors import PrivcheckUsageError
+    from privcheck.base.errors import PrivcheckUsageError
     from privcheck.userfile import load_user_file, unload_user_file
 
     path = _file(tmp_path, "s.toml", _BIG_SAMPLES.replace("{n}", str(5 * 10**9)))

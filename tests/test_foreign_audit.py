@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 
 import privcheck
-from privcheck.auditor import audit
-from privcheck.auditor import views
+from privcheck.auditor import audit, views
 from privcheck.auditor.per_sample import PerSample
-from privcheck.errors import PrivcheckUsageError
-from privcheck.scheduler import map_chunks
-from privcheck.seeding import derive
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.scheduler import map_chunks
+from privcheck.base.seeding import derive
 
 EPS = 1.0
 P = math.exp(EPS) / (1 + math.exp(EPS))

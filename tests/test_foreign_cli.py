@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from privcheck.auditor.user_code import load_reference, parse_literal, parse_pair
+from privcheck.base.errors import PrivcheckUsageError
 from privcheck.cli import main
-from privcheck.errors import PrivcheckUsageError
 from privcheck.userfile import load_user_file, unload_user_file
 
 USER_MODULE = '''
@@ -200,8 +200,9 @@ def test_toml_sampler_entries(user_dir):
         samples = 4000
     ''')
     try:
-        from privcheck.claims import CATALOGUE, RunContext
         import numpy as np
+
+        from privcheck.claims import CATALOGUE, RunContext
 
         ids = load_user_file(f)
         assert ids == ["user.rr", "user.rr_one", "user.view"]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from privcheck.auditor.events import as_matrix
 from privcheck.auditor.outputs import CODE_BASE, encode_outputs
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 
 def codes(values):

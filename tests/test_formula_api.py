@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
+from privcheck.base.errors import PrivcheckUsageError
 from privcheck.claims import Registry, RunContext
-from privcheck.errors import PrivcheckUsageError
 from privcheck.pytest_plugin import ClaimsMismatch, assert_claims, load_claims_file
 from proofs import formula
 from proofs.formula import collecting, compare, formula_claim, make_symbols

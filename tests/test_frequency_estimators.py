@@ -295,7 +295,7 @@ P_, Q_ = de_probabilities(1.0, 3)
     (lambda: fq.figure3_data(n=10, m=3, pis=(0.0,)), r"^pi must be"),
 ])
 def test_bad_input_is_one_clear_error(call, match):
-    from privcheck.errors import PrivcheckUsageError
+    from privcheck.base.errors import PrivcheckUsageError
 
     with pytest.raises(PrivcheckUsageError, match=match):
         call()
@@ -376,7 +376,7 @@ def test_tv_distance_and_figure3_wiring():
 def test_figure3_defaults_are_the_papers_setting_and_seeding_is_pinned():
     import inspect
 
-    from privcheck.seeding import derive
+    from privcheck.base.seeding import derive
 
     sig = inspect.signature(fq.figure3_data).parameters
     assert (sig["n"].default, sig["m"].default, sig["replicates"].default) == (50_000, 100, 200)  # 003 Sec. 4
@@ -409,7 +409,7 @@ def test_figure3_default_call_is_the_papers_setting():
 
 @pytest.mark.parametrize("p,q", [(0.3, 0.3), (1.5, 0.2), (0.5, -0.1)])
 def test_degenerate_direct_encoding_parameters_are_rejected(p, q):
-    from privcheck.errors import PrivcheckUsageError
+    from privcheck.base.errors import PrivcheckUsageError
 
     with pytest.raises(PrivcheckUsageError, match="need 0 <= q < p <= 1"):
         fq.c_de([1], 3, p, q)

@@ -14,8 +14,8 @@ from scipy import stats
 from estimators import fedsel_selection as fs
 from estimators import two_stage as ts
 from estimators.registry import mechanism
-from privcheck.errors import PrivcheckUsageError
-from privcheck.exact import worst_case_ratio
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.exact import worst_case_ratio
 
 mpmath.mp.dps = max(mpmath.mp.dps, 50)
 

@@ -12,7 +12,7 @@ from scipy import stats
 
 from estimators import noise
 from estimators.registry import mechanism
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 mpmath.mp.dps = max(mpmath.mp.dps, 50)
 

@@ -12,7 +12,7 @@ from scipy import stats
 
 from estimators import piecewise as pw
 from estimators.registry import mechanism
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 mpmath.mp.dps = max(mpmath.mp.dps, 50)
 TIGHT = mpmath.mpf(10) ** -35

@@ -1,12 +1,18 @@
-"""Tests of privcheck.moments: coverage sanity, TOST, Bonett variance interval, paired test, log-log fits."""
+"""Tests of privcheck.base.moments: coverage sanity, TOST, Bonett variance interval, paired test, log-log fits."""
 import numpy as np
 import pytest
 
-from privcheck.errors import PrivcheckUsageError
-from privcheck.moments import (compare_slope, fit_loglog, mean_interval, paired_variance_difference,
-                               tost_equivalence, variance_interval)
-from privcheck.seeding import generator
-from privcheck.stats import clopper_pearson
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.moments import (
+    compare_slope,
+    fit_loglog,
+    mean_interval,
+    paired_variance_difference,
+    tost_equivalence,
+    variance_interval,
+)
+from privcheck.base.seeding import generator
+from privcheck.base.stats import clopper_pearson
 
 
 def _coverage(fn, rows, truth, confidence):

@@ -1,4 +1,4 @@
-"""Standard-library normal functions (privcheck/normal.py) against mpmath at both tails, and the
+"""Standard-library normal functions (privcheck/base/normal.py) against mpmath at both tails, and the
 pure-Python Brent root finder of accountants/roots.py against scipy's brentq (same iterates)."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from scipy import optimize
 
 from accountants.roots import _brentq
-from privcheck.normal import erfcx, normal_cdf, normal_quantile
+from privcheck.base.normal import erfcx, normal_cdf, normal_quantile
 
 
 @settings(max_examples=200, deadline=None)

@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 import scipy.linalg
 import scipy.stats
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import privcheck
 from estimators import oracles
-from privcheck.errors import UnknownNameError
+from privcheck.base.errors import UnknownNameError
 
 NAMES = ["grr", "sue", "oue", "blh", "olh", "he", "the", "hr", "ss"]
 N = 20_000

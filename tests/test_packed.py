@@ -1,4 +1,4 @@
-"""Packed bit rows (privcheck/packed.py), the auditor's packed coding and the packed unary samplers (issue 23).
+"""Packed bit rows (privcheck/base/packed.py), the auditor's packed coding and the packed unary samplers (issue 23).
 
 - PackedBits: layout of np.packbits, validation, numpy reads it unpacked.
 - Coding: the same counts (every family: rows, columns, column pairs, events) from packed and unpacked rows
@@ -16,7 +16,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import scipy.stats
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import privcheck
 from estimators import oracles
@@ -24,8 +25,8 @@ from estimators.packed import bernoulli_bits, bernoulli_words, binary_digits, sa
 from privcheck.auditor.coding import OutputCoding
 from privcheck.auditor.core import monte_carlo_bound
 from privcheck.auditor.selection import Event
-from privcheck.errors import PrivcheckUsageError
-from privcheck.packed import PackedBits
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.packed import PackedBits
 
 LEVEL = 1e-6  # fixed seeds; a wrong law at these sizes fails by orders of magnitude
 

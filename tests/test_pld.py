@@ -27,7 +27,7 @@ from accountants.pld import (
     RandomizedResponseEvent,
 )
 from accountants.pld.discretise import discretise
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 
 def _profile_of(m, xs):

@@ -9,16 +9,14 @@ import mpmath
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from accountants.composition import rr_composition_delta
-from accountants.pld import (ApproxDPEvent, GaussianEvent, PLDAccountant, PureDPEvent,
-                             RandomizedResponseEvent)
-from accountants.pld.compose import compose
-from accountants.pld.discretise import discretise
-from privcheck.errors import PrivcheckUsageError
 from pld_mix import mix_accountant
 from pld_reference import MixReference
 
+from accountants.composition import rr_composition_delta
+from accountants.pld import ApproxDPEvent, GaussianEvent, PLDAccountant, PureDPEvent, RandomizedResponseEvent
+from accountants.pld.compose import compose
+from accountants.pld.discretise import discretise
+from privcheck.base.errors import PrivcheckUsageError
 
 _acc = mix_accountant
 
@@ -124,14 +122,14 @@ def test_grid_snap_shift_applied_in_the_safe_direction():
     ("approx:eps=1", "missing delta"),
 ])
 def test_event_parser_refuses(spec, first):
-    from privcheck.cli_budget import parse_pld_event
+    from privcheck.cli.budget import parse_pld_event
 
     with pytest.raises(PrivcheckUsageError, match=first):
         parse_pld_event(spec)
 
 
 def test_event_parser_accepts_exponent_counts_and_approx():
-    from privcheck.cli_budget import parse_pld_event
+    from privcheck.cli.budget import parse_pld_event
 
     ev, count, _ = parse_pld_event("rr:eps=1x1e6")
     assert count == 10**6 and ev == RandomizedResponseEvent(1.0, 2)

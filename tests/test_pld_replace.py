@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from accountants.pld import GaussianEvent, LaplaceEvent, PLDAccountant, PoissonSampledEvent, RandomizedResponseEvent
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 
 def _hockey_stick(kind: str, d: float, q: float, x: float):

@@ -8,8 +8,6 @@ bisection search against a linear scan. No timing is asserted.
 """
 from __future__ import annotations
 
-import math
-
 import mpmath
 import numpy as np
 import pytest

@@ -7,10 +7,10 @@ import mpmath
 import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-
-from accountants.pld import GaussianEvent, PLDAccountant, PoissonSampledEvent
 from pld_mix import mix_accountant
 from pld_reference import MixReference
+
+from accountants.pld import GaussianEvent, PLDAccountant, PoissonSampledEvent
 
 SETTINGS = settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck),
                     phases=[Phase.explicit, Phase.generate])

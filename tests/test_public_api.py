@@ -1,8 +1,8 @@
 """The README's Python API examples run and give the documented results."""
 from __future__ import annotations
 
-import re
 import pathlib
+import re
 
 import numpy as np
 import pytest

@@ -15,9 +15,8 @@ from scipy.stats import chisquare
 
 from estimators import quantization as q
 from estimators.registry import mechanism
-from privcheck.errors import PrivcheckUsageError
-from privcheck.exact import worst_case_ratio
-
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.exact import worst_case_ratio
 
 # ----------------------------------------------------------------------------- quantiser
 

@@ -91,8 +91,8 @@ def test_json_and_junit_cite_papers_not_internal_files(tmp_path):
 def test_event_count_in_exponent_form_is_a_count():
     import pytest
 
-    from privcheck.cli_budget import parse_pld_event
-    from privcheck.errors import PrivcheckUsageError
+    from privcheck.base.errors import PrivcheckUsageError
+    from privcheck.cli.budget import parse_pld_event
 
     assert parse_pld_event("rr:eps=1x1e3")[1] == 1000 == parse_pld_event("rr:eps=1x1_000")[1]
     for bad in ("rr:eps=1x1.5", "rr:eps=1x1e-3", "rr:eps=1x0"):

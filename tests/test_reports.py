@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 import math
 import os
-from html.parser import HTMLParser
 import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
 
 import pytest
 from rich.console import Console

@@ -13,10 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 import privcheck
-from privcheck.cli import main
-from privcheck.errors import PrivcheckUsageError
-from privcheck.runner import RunOptions, load_catalogue, run, select
-from privcheck.scheduler import (
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.scheduler import (
     WINDOW_PER_WORKER,
     DaskBackend,
     ProcessBackend,
@@ -25,6 +23,8 @@ from privcheck.scheduler import (
     get_backend,
     map_chunks,
 )
+from privcheck.cli import main
+from privcheck.runner import RunOptions, load_catalogue, run, select
 
 distributed = pytest.importorskip("distributed")
 # this module's functions travel by value, so workers need not import the test module (and its imports)

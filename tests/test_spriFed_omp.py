@@ -1,7 +1,6 @@
 """SPriFed-OMP end to end (002 Alg. 1–5): inputs, reproducibility, NOISY-SMPC, accounting, limits, privacy audit."""
 from __future__ import annotations
 
-import math
 from fractions import Fraction
 
 import numpy as np
@@ -16,7 +15,7 @@ from estimators import noisysmpc as ns
 from estimators.spriFed_omp import Ledger, NoisySMPCCall, omp_trace, spriFed_omp, spriFed_omp_grad, synthetic
 from estimators.spriFed_omp.baselines import dp_gcd, dp_sgd_l1
 from estimators.spriFed_omp.mechanisms import PrivateOLS, validate_run
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 
 def _ds(n=120, d=40, s=3, seed=0, sigma_e=0.1):

@@ -1,6 +1,6 @@
-"""The one interval routine (privcheck/stats.py) against statsmodels and exact binomial tails.
+"""The one interval routine (privcheck/base/stats.py) against statsmodels and exact binomial tails.
 
-Clopper–Pearson limits come from the certified beta quantiles of privcheck/betainc.py (no
+Clopper–Pearson limits come from the certified beta quantiles of privcheck/base/betainc.py (no
 scipy or statsmodels import on the audit path). They must agree with statsmodels'
 ``proportion_confint(method="beta")`` (scipy's beta quantiles) and be on the safe side of the
 exact limit: P(Bin(n, L) ≥ k) ≤ α for the lower limit L, and
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.proportion import proportion_confint
 
-from privcheck.stats import clopper_pearson, log_ratio_lower_bound, max_certifiable_log_ratio
+from privcheck.base.stats import clopper_pearson, log_ratio_lower_bound, max_certifiable_log_ratio
 
 
 def _tail_ge(k: int, n: int, p: float) -> mpmath.mpf:

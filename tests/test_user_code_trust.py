@@ -28,8 +28,8 @@ import privcheck
 from privcheck.auditor.core import NOT_REPRODUCIBLE, check_seeding
 from privcheck.auditor.per_sample import PerSample
 from privcheck.auditor.user_code import UserCodeError, guard_user_code, run_isolated
-from privcheck.errors import PrivcheckUsageError
-from privcheck.scheduler import process_obstacle
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.scheduler import process_obstacle
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
@@ -183,7 +183,6 @@ def _os_exit():
 
 def _segfault():
     import ctypes
-
     import faulthandler
 
     faulthandler.disable()  # the crash itself is the point: no dump in the test log

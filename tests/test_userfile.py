@@ -6,8 +6,8 @@ import textwrap
 
 import pytest
 
+from privcheck.base.errors import PrivcheckUsageError
 from privcheck.claims import CATALOGUE
-from privcheck.errors import PrivcheckUsageError
 from privcheck.runner import RunOptions, run, select
 from privcheck.userfile import load_user_file, query_names, unload_user_file
 

@@ -10,7 +10,7 @@ import pytest
 from accountants import wireless as wl
 from accountants import wireless_exact as wx
 from accountants.gdp import gdp_delta
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 
 def _single(mean: float, var: float) -> wx.IsoMixture:

@@ -10,7 +10,7 @@ import pytest
 import privcheck
 from privcheck.catalogue import zoo
 from privcheck.catalogue.zoo import Case, Entry, calculators, run_entry
-from privcheck.claims import Registry, RunContext
+from privcheck.claims import RunContext
 from privcheck.runner import load_catalogue, select
 
 
@@ -76,8 +76,8 @@ def _odd_type(x, n, rng):
 
 
 def test_one_line_per_broken_case_and_the_rest_runs(monkeypatch):
-    monkeypatch.setattr(zoo, "CASE_TIMEOUT", 5.0)
-    monkeypatch.setattr(zoo, "WARM_UP_TIMEOUT", 1.0)
+    monkeypatch.setattr(zoo.engine, "CASE_TIMEOUT", 5.0)
+    monkeypatch.setattr(zoo.engine, "WARM_UP_TIMEOUT", 1.0)
     grr = privcheck.mechanism("grr", d=4, eps=1.0)
     cases = [
         Case("hangs first", lambda: _hanging, [0, 1], 1.0),
@@ -175,7 +175,7 @@ def test_false_refutation_summary_counts_only_cases_not_known_broken():
 def test_multidimensional_calculators_compose_the_single_attribute_ones():
     """SPL (ε/d per attribute, inputs differing in every attribute): exact ε of the product of d GRR tables,
     enumerated, equals the calculator's sum; SMP (a public uniform attribute choice): the single ε."""
-    from privcheck.catalogue.zoo.multi_freq_ldpy import MDIM_D, _SINGLE, _smp, _spl
+    from privcheck.catalogue.zoo.multi_freq_ldpy import _SINGLE, MDIM_D, _smp, _spl
 
     eps, k, d = 1.0, 4, MDIM_D
     e = math.exp(eps / d)

@@ -270,7 +270,7 @@ def test_median_law_matches_the_library():
     import numpy as np
     tools = pytest.importorskip("diffprivlib.tools")
 
-    from privcheck.stats import clopper_pearson
+    from privcheck.base.stats import clopper_pearson
 
     data, n = [0.1, 0.2, 0.2, 0.6, 0.9], 4000
     law = cc.diffprivlib_quantile_law(data, 0.5, 1.0, 0.0, 1.0)
@@ -332,7 +332,7 @@ def test_noisy_top_k_law_matches_opendp():
     entropy: not seedable, so the family-wise error is set to 1e-6)."""
     import numpy as np
     dp = pytest.importorskip("opendp.prelude")
-    from privcheck.stats import clopper_pearson
+    from privcheck.base.stats import clopper_pearson
 
     dp.enable_features("contrib")
     scores, scale, n = [1.0, 0.0, 0.0, 0.5], 1.0, 3000
@@ -359,7 +359,7 @@ def _bitvec_law(x, f):
 
 @pytest.mark.parametrize("f", [0.1, 0.5, 0.95, 1.0])
 def test_bitvector_rr_against_enumeration(f):
-    from privcheck.exact import worst_case_ratio
+    from privcheck.base.exact import worst_case_ratio
 
     inputs = [(1, 1, 0, 0, 0, 0, 0, 0), (0, 0, 1, 1, 0, 0, 0, 0), (1, 0, 0, 0, 0, 0, 0, 0)]
     want = worst_case_ratio({x: _bitvec_law(x, f) for x in inputs}).eps

@@ -68,7 +68,7 @@ def test_correct_fake_mechanism_reaches_the_target_of_its_true_eps():
 
 def test_correct_fake_mechanism_under_budget_reports_the_power_statement(monkeypatch):
     """eps = 0.1 k-RR over 8 values cannot reach 0.95 of its eps in 3000 draws: the row says so in one line."""
-    monkeypatch.setattr(zoo, "CASE_MAX_DRAWS", 3000)
+    monkeypatch.setattr(zoo.engine, "CASE_MAX_DRAWS", 3000)
     rr = privcheck.mechanism("grr", d=8, eps=0.1)
     cases = [Case("eps=0.1", lambda: rr, [0, 1], 0.1, true_eps=lambda: rr.exact_epsilon().eps, calculator="pmf")]
     out = run_entry(_entry(cases, "weak"), _ctx(), timeout=False)
@@ -141,7 +141,7 @@ def test_budget_from_the_environment(monkeypatch):
     out = run_entry(_entry([Case("eps=0.1", lambda: rr, [0, 1], 0.1)], "env"), _ctx(), timeout=False)
     assert "budget 3e+03 draws/input" in out.details["sizing"]  # the budget used, not the module default
     assert sum(out.details["cases"][0]["adaptive"]["rounds"]) <= 3000
-    from privcheck.errors import PrivcheckUsageError
+    from privcheck.base.errors import PrivcheckUsageError
 
     for bad in ("seconds=abc", "target=0.5", "colour=red"):
         monkeypatch.setenv(zoo.BUDGET_ENV, bad)

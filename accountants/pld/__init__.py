@@ -14,7 +14,7 @@ Example::
     acc.compose(PoissonSampledEvent(GaussianEvent(sigma=1.1), q=0.01), count=10_000)
     acc.epsilon(delta=1e-5)   # Interval(lower, upper) with lower <= exact ε(δ) <= upper
 """
-from accountants.pld.accountant import Interval, PLDAccountant
+from accountants.pld.accountant import PLDAccountant
 from accountants.pld.events import (
     ApproxDPEvent,
     DiscreteLaplaceEvent,
@@ -26,6 +26,7 @@ from accountants.pld.events import (
     PureDPEvent,
     RandomizedResponseEvent,
 )
+from accountants.pld.interval import Interval
 from accountants.pld.interval_gaussian import PLDBounds, gaussian_pld_delta
 
 __all__ = [

@@ -22,7 +22,6 @@ Every end is rounded one ulp outward after the last float operation (``_outward`
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -30,36 +29,16 @@ from accountants.composition import RR_MAX_LOSS, RR_MAX_STEPS, optimal_compositi
 from accountants.gdp import gdp_eps, gdp_log_delta
 from accountants.pld.compose import Composition, compose, product_inf_mass
 from accountants.pld.discretise import discretise, pessimistic
-from accountants.pld.events import (RELATIONS, ApproxDPEvent, PLDEvent, Profile, PureDPEvent,
-                                    RandomizedResponseEvent)
+from accountants.pld.events import RELATIONS, ApproxDPEvent, PLDEvent, Profile, PureDPEvent, RandomizedResponseEvent
+from accountants.pld.interval import Interval
 from accountants.pld.tail_lower import eps_lower, log_delta_lower, top_measure
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_delta, check_int, check_nonnegative
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_delta, check_int, check_nonnegative
 
 __all__ = ["Interval", "PLDAccountant"]
 
 TILT_BELOW = 1e-8  # below this δ the FFT is redone on exponentially tilted measures
 _REFINE = 256  # sub-grid points per loss step when ε(δ) is located (by bisection: 8 evaluations)
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A certified interval ``lower <= exact value <= upper``; ``method`` and ``notes`` explain it."""
-
-    lower: float
-    upper: float
-    method: str = ""
-    notes: tuple = field(default=())
-
-    def __iter__(self):
-        return iter((self.lower, self.upper))
-
-    @property
-    def width(self) -> float:
-        return self.upper - self.lower
-
-    def __contains__(self, value) -> bool:
-        return self.lower <= value <= self.upper
 
 
 class PLDAccountant:

@@ -23,7 +23,7 @@ import numpy as np
 from scipy import fft as sp_fft
 
 from accountants.pld.discretise import GridMeasure
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 __all__ = ["Composition", "compose", "log_mgf", "LAMBDAS_POS", "LAMBDAS_NEG"]
 

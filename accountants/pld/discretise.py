@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from accountants.pld.events import Profile
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 __all__ = ["GridMeasure", "discretise", "pessimistic", "optimistic", "RHO"]
 

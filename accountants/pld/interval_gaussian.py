@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 from scipy import special
 
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 __all__ = ["PLDBounds", "gaussian_pld_delta"]
 

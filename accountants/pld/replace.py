@@ -24,7 +24,7 @@ import mpmath
 import numpy as np
 from scipy import special
 
-from accountants.pld.events import GAUSS_SD_OPT, Profile
+from accountants.pld.profile import GAUSS_SD_OPT, Profile
 
 __all__ = ["replace_profile", "gaussian_replace_profile", "laplace_replace_profile"]
 

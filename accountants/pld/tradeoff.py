@@ -42,7 +42,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm
 
-from privcheck.errors import PrivcheckUsageError
+from accountants.pld.interval import Interval
+from privcheck.base.errors import PrivcheckUsageError
 
 __all__ = [
     "DeltaGrid",
@@ -245,7 +246,6 @@ def tradeoff_interval(curve: CertifiedCurve, alpha):
     """β(α) as a certified Interval from a CertifiedCurve.
 
     alpha: scalar or array in [0, 1] (vectorised; the ends have alpha's shape, floats for a scalar)."""
-    from accountants.pld.accountant import Interval
 
     a = check_alpha(alpha)
     lo, up = curve.bounds(a.ravel())
@@ -356,7 +356,6 @@ def gdp_description(curve: CertifiedCurve, alpha_min: float = GDP_ALPHA_MIN) -> 
     Poisson-subsampled Gaussian (q = 0.01, σ = 1) has μ ∈ [0.0477, 0.0482] at alpha_min = 1e−3,
     [0.2550, 0.2568] at gdpnum's 1e−10 and μ ≥ 0.2955 at 1e−30; its
     strict μ tends to the unsampled μ = 1 as alpha_min → 0 (tails of the curve at tiny α)."""
-    from accountants.pld.accountant import Interval
 
     a = float(check_alpha(alpha_min, "alpha_min"))
     if not 0 < a < 0.5:

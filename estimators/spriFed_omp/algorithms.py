@@ -20,8 +20,8 @@ from estimators.spriFed_omp.mechanisms import (
     solve,
     validate_run,
 )
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_positive
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_positive
 
 
 @dataclass

@@ -22,7 +22,7 @@ import numpy as np
 
 from estimators.spriFed_omp.algorithms import OMPResult, _argmax_unselected, _prepare
 from estimators.spriFed_omp.mechanisms import Ledger, NoisySMPCCall
-from privcheck.validation import check_nonnegative, check_positive
+from privcheck.base.validation import check_nonnegative, check_positive
 
 
 def _top_s(beta: np.ndarray, s: int) -> list:

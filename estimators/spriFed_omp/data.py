@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from privcheck.validation import check_int, check_nonnegative, check_positive
+from privcheck.base.validation import check_int, check_nonnegative, check_positive
 
 
 @dataclass

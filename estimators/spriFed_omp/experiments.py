@@ -13,7 +13,7 @@ from accountants.spriFed import spriFed_budget
 from estimators.spriFed_omp.algorithms import omp_trace, spriFed_omp, spriFed_omp_grad
 from estimators.spriFed_omp.baselines import dp_gcd, dp_sgd_l1
 from estimators.spriFed_omp.data import synthetic
-from privcheck.seeding import generator
+from privcheck.base.seeding import generator
 
 #: the set-up used by the catalogue (002's own values were lost; docs/spriFed_omp.md says why these)
 SETUP = {"s": 5, "mu1": 5.0, "mu2": 1.0, "c_x": 2.0, "c_y": 2.0, "sigma_e": 0.1}

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from estimators import noisysmpc as ns
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_int, check_positive
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_int, check_positive
 
 #: above this many client-coordinate shares a call draws the sum of the shares directly
 MAX_SHARES = 200_000

@@ -22,8 +22,8 @@ import numpy as np
 
 from estimators.spriFed_omp.algorithms import spriFed_omp, spriFed_omp_grad
 from estimators.spriFed_omp.mechanisms import corr_sensitivity, ols_sensitivity, validate_run
-from privcheck.errors import PrivcheckUsageError
-from privcheck.seeding import generator
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.seeding import generator
 
 
 @dataclass

@@ -13,7 +13,7 @@ Entry point :func:`audit` (also ``privcheck.audit``). Modules:
   accountant claims (``accountant=``);
 - :mod:`privcheck.auditor.scores` — one-dimensional statistics (projection, likelihood ratio) and thresholds.
 
-Chunked, seeded execution goes through the one scheduler, :mod:`privcheck.scheduler`.
+Chunked, seeded execution goes through the one scheduler, :mod:`privcheck.base.scheduler`.
 
 The names below are exported lazily: importing a light submodule (e.g. ``privcheck.auditor.user_code``,
 which every CLI command uses) does not import :mod:`privcheck.auditor.core` and its dependencies.

@@ -43,10 +43,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from privcheck.errors import PrivcheckUsageError
-from privcheck.seeding import derive
-from privcheck.stats import log_ratio_lower_bound
-from privcheck.validation import check_confidence, check_int, check_positive, check_probability
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.seeding import derive
+from privcheck.base.stats import log_ratio_lower_bound
+from privcheck.base.validation import check_confidence, check_int, check_positive, check_probability
 
 #: default target: the certified fraction of the claimed ε at which the rounds stop
 DEFAULT_TARGET = 0.95

@@ -47,9 +47,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from privcheck.auditor.coding import to_matrix
-from privcheck.packed import PackedBits
-from privcheck.auditor.support_views import (HASH_FAMILIES, HashSupport, Supports,  # noqa: F401
-                                             support_families, support_labels)
+from privcheck.auditor.support_views import HASH_FAMILIES, HashSupport, Supports, support_families, support_labels  # noqa: F401
+from privcheck.base.packed import PackedBits
 
 #: probe draws per audited input (audits of at most 16·PROBE draws per input; see :func:`probe_size`)
 PROBE = 2048

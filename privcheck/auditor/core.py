@@ -5,7 +5,7 @@ plain sampler ``f(x, n, rng) -> outputs`` with a list of candidate inputs.
 
 The Monte Carlo lower bound (:func:`monte_carlo_bound`) is black-box and
 statistically valid at the stated confidence. Draws come in seeded chunks
-(:mod:`privcheck.scheduler`; chunk ``i`` of a stream uses child ``i`` of the
+(:mod:`privcheck.base.scheduler`; chunk ``i`` of a stream uses child ``i`` of the
 stream's SeedSequence, so results do not depend on the backend or worker count),
 and no stage keeps more than a pilot and the chunks in flight in memory:
 
@@ -50,24 +50,17 @@ import numpy as np
 from estimators.base import ExactEpsilon, Mechanism
 from privcheck.auditor.autoviews import auto_view, probe_size
 from privcheck.auditor.coding import OutputCoding, to_matrix
+from privcheck.auditor.defaults import DEFAULT_SAMPLES, EXACT_REL_TOL, MAX_EVENTS, PILOT, PILOT_VALUES, SELECTION_SHARE
 from privcheck.auditor.selection import candidate_events, delta_gap, pair_columns
+from privcheck.auditor.sizing import check_audit_request
 from privcheck.auditor.user_code import guard_user_code
-from privcheck.errors import PrivcheckUsageError
-from privcheck.resources import check_audit_request, check_samples
 from privcheck.auditor.views import apply_view
-from privcheck.scheduler import Stream, get_backend, map_streams, one_backend_per_call
-from privcheck.seeding import derive
-from privcheck.stats import clopper_pearson, max_certifiable_log_ratio
-from privcheck.validation import check_confidence, check_eps, check_int, check_probability
-
-DEFAULT_SAMPLES = 1_000_000
-SELECTION_SHARE = 0.2
-MAX_EVENTS = 3
-EXACT_REL_TOL = 1e-12
-#: pilot draws per input that fix the output coding (part of the selection share)
-PILOT = 1 << 16
-#: cap on pilot values kept in memory over all inputs (rows × columns)
-PILOT_VALUES = 1 << 24
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.resources import check_samples
+from privcheck.base.scheduler import Stream, get_backend, map_streams, one_backend_per_call
+from privcheck.base.seeding import derive
+from privcheck.base.stats import clopper_pearson, max_certifiable_log_ratio
+from privcheck.base.validation import check_confidence, check_eps, check_int, check_probability
 
 Sampler = Callable[[Any, int, np.random.Generator], Any]
 
@@ -213,7 +206,7 @@ def _draw_matrix_at(sampler: Sampler, x, i: int, rng, size: int) -> np.ndarray:
 
 class AuditShared:
     """What every chunk of an audit needs and no stage changes: the sampler and the inputs it draws at
-    (``inputs[i]`` for ``i`` in ``needed``). Passed to :func:`privcheck.scheduler.map_streams` as
+    (``inputs[i]`` for ``i`` in ``needed``). Passed to :func:`privcheck.base.scheduler.map_streams` as
     ``shared``, so that Dask scatters it once, not with every stage."""
 
     def __init__(self, sampler: Sampler, inputs: Sequence, needed: Sequence[int]):
@@ -414,7 +407,7 @@ def monte_carlo_bound(
     view : audit ``view(output)`` instead of the raw output (post-processing); None: the views
         :func:`privcheck.auditor.autoviews.auto_view` picks by output type; False: raw outputs only.
     client : a Dask client (or ``"local"``/an address) for
-        :func:`privcheck.scheduler.get_backend`; ``None``: threads (or processes
+        :func:`privcheck.base.scheduler.get_backend`; ``None``: threads (or processes
         for samplers with ``prefers_processes = True``).
     """
     confidence = check_confidence(confidence)
@@ -690,7 +683,7 @@ def audit(
         curve claim, ``delta`` (in [0, 1)) adds ``eps_lower_at_delta``, the certified ε
         lower bound at that δ from the same trade-off points (the verdict stays the curve's).
     jobs, client : workers of the chunk backend (threads by default; a Dask
-        client or ``"local"``; see :func:`privcheck.scheduler.get_backend`). One client
+        client or ``"local"``; see :func:`privcheck.base.scheduler.get_backend`). One client
         serves every stage, round and curve draw of the audit (a ``"local"`` cluster
         starts once, at the first draw, and is closed when the audit returns or raises);
         pass a backend from ``get_backend(client=...)`` to reuse one across audits.

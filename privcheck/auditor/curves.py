@@ -13,7 +13,7 @@ claim black-box, from samples alone (:func:`curve_bound`):
    (the claim's margin, μ, ε at δ) and the rest spread along the best pair's curve (the trace).
 2. **estimation** (fresh draws, disjoint seed streams): each point's counts ``k_α`` of ``x`` in
    ``{s ≥ t}`` and ``k_β`` of ``x'`` in ``{s < t}``; one-sided Clopper–Pearson upper limits
-   ``α_hi``, ``β_hi`` (:func:`privcheck.stats.clopper_pearson`) at level ``(1 − confidence)/(2m)``
+   ``α_hi``, ``β_hi`` (:func:`privcheck.base.stats.clopper_pearson`) at level ``(1 − confidence)/(2m)``
    each, Bonferroni over the ``m`` points and their two coordinates.
 
 With probability ≥ ``confidence`` every point's true ``(α, β)`` lies in its box
@@ -41,16 +41,31 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from privcheck.auditor.core import AuditShared, _check_width, _draw_matrix, _plain, check_seeding, resolve_pairs, run_stage
-from privcheck.auditor.scores import (Moments, Score, candidate_thresholds, fit_projection, llr_score, moments,
-                                      threshold_counts)
+from privcheck.auditor.core import (
+    AuditShared,
+    _check_width,
+    _draw_matrix,
+    _plain,
+    check_seeding,
+    resolve_pairs,
+    run_stage,
+)
+from privcheck.auditor.scores import (
+    Moments,
+    Score,
+    candidate_thresholds,
+    fit_projection,
+    llr_score,
+    moments,
+    threshold_counts,
+)
 from privcheck.auditor.selection import Z_SELECTION, wilson
 from privcheck.auditor.views import apply_view
-from privcheck.errors import PrivcheckUsageError
-from privcheck.scheduler import get_backend, one_backend_per_call
-from privcheck.seeding import derive
-from privcheck.stats import bonferroni_alpha, clopper_pearson
-from privcheck.validation import check_confidence, check_int, check_positive, check_probability
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.scheduler import get_backend, one_backend_per_call
+from privcheck.base.seeding import derive
+from privcheck.base.stats import bonferroni_alpha, clopper_pearson
+from privcheck.base.validation import check_confidence, check_int, check_positive, check_probability
 
 #: points (pair, threshold) sent to estimation; the Bonferroni correction divides by twice this
 CURVE_POINTS = 10
@@ -191,7 +206,7 @@ class CurveBound:
 def _predicted_upper(k, n: int, n_est: int, level: float) -> np.ndarray:
     """Predicted upper confidence limit after ``n_est`` fresh draws of a proportion seen ``k`` of ``n``
     times in selection (pessimistic by :data:`~privcheck.auditor.selection.Z_SELECTION`; ranking only)."""
-    from privcheck.normal import normal_quantile
+    from privcheck.base.normal import normal_quantile
 
     z = normal_quantile(1 - level)
     p = wilson(k, n, Z_SELECTION, "upper")

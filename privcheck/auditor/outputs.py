@@ -18,7 +18,7 @@ What each output type becomes:
 =========================  ==========================================================
 numbers, booleans          their value (numeric arrays take :func:`as_matrix` as is)
 ``PackedBits``             the unpacked ``(n, d)`` 0/1 matrix (the auditor's coding
-                           reads them packed: :mod:`privcheck.packed`)
+                           reads them packed: :mod:`privcheck.base.packed`)
 ``None``, ``NaN``          ``NaN`` ("no value", one atom)
 complex numbers            two columns, real and imaginary part (never truncated)
 strings, bytes             one column of label codes (a 64-bit hash of the code
@@ -56,8 +56,8 @@ from typing import Any
 import numpy as np
 
 from privcheck.auditor.events import as_matrix
-from privcheck.errors import PrivcheckUsageError
-from privcheck.packed import PackedBits
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.packed import PackedBits
 
 CODE_BASE = float(2**62)
 CODE_STEP = float(2**10)
@@ -91,7 +91,7 @@ def encode_outputs(raw: Any, n: int) -> np.ndarray:
     Numeric and boolean arrays go through :func:`privcheck.auditor.events.as_matrix`
     unchanged (the auditor's fast path). Everything else becomes ``float64``
     (see the module docstring for the mapping). Raises
-    :class:`~privcheck.errors.PrivcheckUsageError` (one line) for a wrong
+    :class:`~privcheck.base.errors.PrivcheckUsageError` (one line) for a wrong
     length or a value that cannot be compared (e.g. an arbitrary object).
     """
     if isinstance(raw, np.ndarray):

@@ -41,10 +41,10 @@ seeding") but remain valid: every stage draws afresh. Code that seeds itself
 draws would be the same draws.
 
 Speed. Pure-Python code does not run faster on threads; the wrapper sets
-``prefers_processes = True`` so that :func:`privcheck.scheduler.get_backend`
+``prefers_processes = True`` so that :func:`privcheck.base.scheduler.get_backend`
 can run its chunks in worker processes when ``jobs > 1`` — or on threads, with a
 one-line note, when worker processes would re-import an unguarded script or
-``python -`` (:func:`privcheck.scheduler.process_obstacle`). The wrapper is a
+``python -`` (:func:`privcheck.base.scheduler.process_obstacle`). The wrapper is a
 module-level class and pickles with :mod:`pickle` (module-level functions) or
 :mod:`cloudpickle` (lambdas, closures), as a process or Dask backend needs.
 It counts the draws and the seconds spent in ``fn`` in the process that ran
@@ -61,7 +61,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 RNG_TYPES = ("generator", "random_state")
 _GLOBAL_LOCK = threading.RLock()  # one per process: global RNG state is per process

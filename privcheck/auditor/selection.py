@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from privcheck.auditor.coding import Family, OutputCoding
-from privcheck.normal import normal_quantile
+from privcheck.base.normal import normal_quantile
 
 #: selection-noise allowance of the predicted bound, in standard errors
 Z_SELECTION = 3.0

@@ -3,7 +3,7 @@
 ``load_reference("pkg.module:function")`` imports the module and returns the
 callable; ``"path/to/file.py:function"`` loads a file. The current directory
 (or the claim file's directory) is searched first, as ``python -m`` would.
-Every failure is one :class:`~privcheck.errors.PrivcheckUsageError` line.
+Every failure is one :class:`~privcheck.base.errors.PrivcheckUsageError` line.
 
 User code is never trusted to behave: :func:`guard_user_code` wraps a sampler
 so that whatever it does while the auditor draws from it — raise, call
@@ -29,7 +29,7 @@ import threading
 import traceback
 from typing import Any, Callable, Iterator
 
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError, UserCodeError
 
 
 def is_reference(text: str) -> bool:
@@ -215,27 +215,6 @@ def _probe_one(sampler: Callable, x: Any, ref: str, view: Callable | None) -> in
 # --------------------------------------------------------------------------- failures of user code
 
 
-class UserCodeError(Exception):
-    """User code failed while it was being audited (not bad input: a verdict ``error``, CLI exit code 1).
-
-    ``str(exc)`` is one line naming the function and what it did; ``function``
-    is that name, ``kind`` one of ``raised``, ``exit``, ``interrupt``,
-    ``memory``, ``nonfinite``, ``died``, ``timeout``; ``user_traceback`` the
-    user's own traceback (printed by the CLI under ``--debug``), or None.
-    """
-
-    def __init__(self, message: str, function: str | None = None, kind: str = "raised",
-                 user_traceback: str | None = None, cause: str | None = None):
-        super().__init__(message)
-        self.function = function
-        self.kind = kind
-        self.user_traceback = user_traceback
-        self.cause = cause
-
-    def __reduce__(self):
-        return (type(self), (str(self), self.function, self.kind, self.user_traceback, self.cause))
-
-
 def interrupt_is_real() -> bool:
     """Whether a KeyboardInterrupt seen now comes from Ctrl-C (True) or was raised by user code (False).
 
@@ -367,7 +346,7 @@ def run_isolated(fn: Callable, args: tuple, *, timeout: float, name: str) -> Any
     killed) or runs past the deadline; a :class:`PrivcheckUsageError` or
     :class:`UserCodeError` raised in the child is re-raised here unchanged.
     """
-    from privcheck.resources import CheckTimeout, ChildDied, call_with_timeout
+    from privcheck.base.resources import CheckTimeout, ChildDied, call_with_timeout
 
     try:
         return call_with_timeout(fn, args, timeout, passthrough=(PrivcheckUsageError, UserCodeError))
@@ -404,7 +383,7 @@ def user_deadline(seconds: float | None, what: str) -> Iterator[None]:
         try:
             sys.stderr.write(f"privcheck: error: {message}\n")
             sys.stderr.flush()
-            guard = sys.modules.get("privcheck.cli_guard")
+            guard = sys.modules.get("privcheck.cli.guard")
             if guard is not None:
                 guard.report_exit(2)
         finally:

@@ -27,7 +27,7 @@ import numpy as np
 
 from privcheck.auditor.outputs import _object_codes
 from privcheck.auditor.per_sample import callable_name
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 
 class Viewed:

@@ -1,7 +1,7 @@
 """The built-in claim catalogue.
 
-Importing this package registers every claim of CLAIMS.md
-(:mod:`privcheck.catalogue.claims`) and every check:
+:func:`load_all` registers every claim of CLAIMS.md (:mod:`privcheck.catalogue.claims`) and every
+check, by importing the modules of :data:`MODULES` (importing this package alone registers nothing):
 
 - :mod:`privcheck.catalogue.ldp` — exact and Monte Carlo LDP audits (``*.ldp``, PrivQuant);
 - :mod:`privcheck.catalogue.quantization` — sqSGD PrivQuant exact checks (unbiasedness, m, calibration);
@@ -17,7 +17,6 @@ Importing this package registers every claim of CLAIMS.md
 some claim ids (``privcheck verify ONE_CLAIM``); :func:`load_all` imports everything.
 """
 import importlib as _importlib
-import sys as _sys
 
 from proofs import MODULES as _PROOFS
 
@@ -41,7 +40,3 @@ def load_all() -> None:
     for _name in MODULES:
         _importlib.import_module(_name)
 
-
-# A lazy load (privcheck.claim_index.load_for) imports only the modules one claim needs.
-if not getattr(_sys.modules.get("privcheck.runner"), "_LAZY_LOADING", False):
-    load_all()

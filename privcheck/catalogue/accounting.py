@@ -13,8 +13,8 @@ import mpmath
 import numpy as np
 
 from accountants import gdp
+from privcheck.base.errors import PrivcheckUsageError
 from privcheck.claims import Outcome, RunContext, check
-from privcheck.errors import PrivcheckUsageError
 
 REL_CLOSED = 1e-9
 

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from privcheck.errors import PrivcheckUsageError
-from privcheck.reports.plots import _conf, _new_figure, _save
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.reports.figure import _conf, _new_figure, _save
 
 
 def plot_audit_curve(result: Any, path: str, accountant: Any = None) -> None:

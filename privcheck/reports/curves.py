@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Sequence
 
-from privcheck.validation import check_confidence, check_int
+from privcheck.base.validation import check_confidence, check_int
 
 #: (label, CLI mechanism name, parameters): catalogue settings drawn by the HTML report
 DEFAULT_CURVES: list[tuple[str, str, dict]] = [

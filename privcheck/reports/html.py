@@ -23,8 +23,8 @@ from privcheck.reports.plots import FigureSet, _record_anchor, write_figures
 from privcheck.reports.render import details_html, formula_parts, mathml
 from privcheck.reports.sources import PAPERS, papers_for
 from privcheck.reports.text import (
-    QUICK_NOTE,
     FINDING_VERDICTS,
+    QUICK_NOTE,
     cited_source,
     error_message,
     full,

@@ -55,7 +55,7 @@ def build_listing() -> dict:
     """
     import inspect
 
-    from estimators.registry import MECHANISMS, mechanism_names, mechanism_parameters
+    from estimators.registry import mechanism_class, mechanism_names, mechanism_parameters
     from privcheck.runner import load_catalogue
 
     reg = load_catalogue()
@@ -67,7 +67,7 @@ def build_listing() -> dict:
     ]
     mechs = []
     for n in mechanism_names():
-        cls = MECHANISMS[n]
+        cls = mechanism_class(n)
         params = mechanism_parameters(n)
         sig = inspect.signature(cls.__init__)
         defaults = {}

@@ -16,8 +16,8 @@ from privcheck.reports.plots import FigureSet, write_figures
 from privcheck.reports.render import _md, details_markdown, formula_parts, latex
 from privcheck.reports.sources import PAPERS, papers_for
 from privcheck.reports.text import (
-    QUICK_NOTE,
     FINDING_VERDICTS,
+    QUICK_NOTE,
     cited_source,
     error_message,
     full,

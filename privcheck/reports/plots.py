@@ -39,43 +39,13 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from privcheck.claims import VerdictRecord
+from privcheck.reports.figure import Figure, FigureSet, _conf, _new_figure, _save
 
 K_SLOPE_ID = "seif.lemma1.eps"
 FIG3_ID = "biswas.fig3"
-
-
-@dataclass
-class Figure:
-    """One PNG of a report: ``filename`` (relative), title, caption and the record it belongs to."""
-
-    filename: str
-    title: str
-    caption: str = ""
-    record: str = ""  # the anchor of the record it illustrates (``rec-<id>-<method>``), if one
-
-
-@dataclass
-class FigureSet:
-    """What :func:`write_figures` produced: the figures and the notes on skipped plots."""
-
-    figures: list[Figure] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
-def _new_figure(width: float = 6.4, height: float = 4.0, ncols: int = 1):
-    from matplotlib.figure import Figure as MplFigure
-
-    fig = MplFigure(figsize=(width, height), layout="constrained")
-    axes = fig.subplots(1, ncols)
-    return fig, axes
-
-
-def _save(fig, path: str) -> None:
-    fig.savefig(path, dpi=110)
 
 
 def _num(v: Any) -> float | None:
@@ -118,12 +88,6 @@ def _middle(text: str, width: int) -> str:
         return text
     tail = max(8, width // 3)
     return text[: width - tail - 1] + "…" + text[-tail:]
-
-
-def _conf(c: Any) -> str:
-    from privcheck.reports.text import fmt_confidence
-
-    return fmt_confidence(c)
 
 
 def _record_anchor(r: VerdictRecord) -> str:
@@ -450,7 +414,7 @@ def _write_curve_figures(r: VerdictRecord, directory: str, name: Callable[[str],
         plot_audit_curve(a, os.path.join(directory, fn))
         mu = a["mu_claimed"]
         figs.append(Figure(fn, f"{a['mechanism']}: trade-off audit",
-                           f"Empirical (α̂, β̂) points with their simultaneous confidence boxes (red: below the claim) "
+                           "Empirical (α̂, β̂) points with their simultaneous confidence boxes (red: below the claim) "
                            + (f"over the claimed curve G_μ, μ = {mu:.4g}" if mu is not None else "")
                            + (f"; certified mu_lower = {a['mu_lower']:.4g}" if a["mu_lower"] is not None else "")
                            + f" (verdict: {a['verdict']}).", _record_anchor(r)))

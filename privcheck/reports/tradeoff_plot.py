@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from privcheck.reports.plots import Figure, _new_figure, _save
+from privcheck.reports.figure import Figure, _new_figure, _save
 
 __all__ = ["tradeoff_plot_data", "plot_tradeoff", "write_tradeoff_figure"]
 

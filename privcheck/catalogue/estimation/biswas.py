@@ -6,6 +6,8 @@ import math
 import numpy as np
 from scipy import stats
 
+from privcheck.base.moments import paired_variance_difference
+from privcheck.base.stats import adjust_pvalues
 from privcheck.catalogue.estimation.common import (
     TOST_FRACTION,
     TOST_NOTE,
@@ -22,8 +24,6 @@ from privcheck.estimator_check import (
     sd_tolerance,
     simulate_estimates,
 )
-from privcheck.moments import paired_variance_difference
-from privcheck.stats import adjust_pvalues
 
 
 def _biswas_setup(eps: float = 1.0, m: int = 10):
@@ -343,7 +343,7 @@ def _fig3_mc(ctx: RunContext) -> Outcome:
 def figure3_curves(eps_values=FIG3_EPS, replicates: int = 200, seed: int = 0) -> list[dict]:
     """Plain curve data of 003 Fig. 3 for plotting (one dict per ε; see :func:`estimators.frequency.figure3_data`)."""
     from estimators import frequency as fq
-    from privcheck.seeding import derive
+    from privcheck.base.seeding import derive
 
     out = []
     for eps in eps_values:

@@ -11,7 +11,7 @@ VAR_NOTE = "variance shown equal to the claim when its Bonett interval lies insi
 
 def seed_for(ctx: RunContext, *keys):
     """The SeedSequence for ``keys`` below the check's own seed."""
-    from privcheck.seeding import derive
+    from privcheck.base.seeding import derive
 
     return derive(ctx.seed_seq, *keys)
 

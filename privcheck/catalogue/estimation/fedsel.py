@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from privcheck.base.moments import paired_variance_difference
+from privcheck.base.stats import adjust_pvalues
 from privcheck.catalogue.estimation.common import (
     TOST_NOTE,
     VAR_NOTE,
@@ -19,8 +21,6 @@ from privcheck.estimator_check import (
     decide,
     sd_tolerance,
 )
-from privcheck.moments import paired_variance_difference
-from privcheck.stats import adjust_pvalues
 
 
 def _mech_moment_check(ctx: RunContext, name: str, key: str, cases, claimed_var_fn, exact_fn, note: str) -> Outcome:
@@ -193,7 +193,7 @@ def _accumulation_mc(ctx: RunContext) -> Outcome:
 @check("fedsel.thm3.scaling", "scaling")
 def _thm3_scaling(ctx: RunContext) -> Outcome:
     from estimators import fedsel_update as fu
-    from privcheck.moments import compare_slope, fit_loglog
+    from privcheck.base.moments import compare_slope, fit_loglog
 
     reps = ctx.n(default=150, quick=30)
     beta, eps1, eps2, k = 0.05, 1.0, 1.0, 5

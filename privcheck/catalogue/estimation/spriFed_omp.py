@@ -3,7 +3,7 @@
 Every check runs the reconstruction in :mod:`estimators.spriFed_omp` (its choices, with the sentences
 of the paper they rest on, are in ``docs/spriFed_omp.md``; each outcome's ``details["reconstruction"]``
 says which parts it rests on). Comparisons are paired over Monte Carlo trials (same instance, own
-noise) and decided by exact sign tests: the Clopper–Pearson interval (:func:`privcheck.stats.clopper_pearson`)
+noise) and decided by exact sign tests: the Clopper–Pearson interval (:func:`privcheck.base.stats.clopper_pearson`)
 of the share of trials in which the paper's statement holds, ties dropped, Bonferroni over the
 tests of one check. A statement *holds* when every interval lies above ½, is *refuted* when one lies
 below ½, and is inconclusive otherwise.
@@ -14,9 +14,9 @@ import math
 
 import numpy as np
 
+from privcheck.base.stats import bonferroni_alpha, clopper_pearson
 from privcheck.catalogue.estimation.common import seed_for
 from privcheck.claims import CATALOGUE, Claim, Outcome, RunContext, check
-from privcheck.stats import bonferroni_alpha, clopper_pearson
 
 P002 = "002_53ad70670a94e98a.txt"
 RECON = "docs/spriFed_omp.md"

@@ -35,16 +35,39 @@ its claims on import.
 """
 from __future__ import annotations
 
-from privcheck.catalogue.peers.events import (CALIBRATION_TARGETS, LARGE_EPS_DPSGD, REL_EXACT,  # noqa: F401
-                                               REL_FLOAT, RELATIONS, ROLES, Ev, approx, discrete_laplace, gaussian,
-                                               laplace, pure, rr, subsampled_gaussian, subsampled_laplace)
-from privcheck.catalogue.peers.certify import (Certified, _exact_oracle, _pld_events, _pld_oracle,  # noqa: F401
-                                               certified)
-from privcheck.catalogue.peers.core import (INSTALL_HINT, OPACUS_HINT, PEERS, Query, audit_queries,  # noqa: F401
-                                             judge, missing, run_peer, skipped, versions)
-from privcheck.catalogue.peers.dp_accounting import *  # noqa: F401,F403
-from privcheck.catalogue.peers.prv_accountant import *  # noqa: F401,F403
+from privcheck.catalogue.peers import curves  # noqa: F401  (peers.gdpnum, peers.riskcal: trade-off curves)
 from privcheck.catalogue.peers.autodp import *  # noqa: F401,F403
+from privcheck.catalogue.peers.certify import Certified, _exact_oracle, _pld_events, _pld_oracle, certified  # noqa: F401
+from privcheck.catalogue.peers.core import (  # noqa: F401
+                                               INSTALL_HINT,
+                                               OPACUS_HINT,
+                                               PEERS,
+                                               Query,
+                                               audit_queries,
+                                               judge,
+                                               missing,
+                                               run_peer,
+                                               skipped,
+                                               versions,
+)
+from privcheck.catalogue.peers.dp_accounting import *  # noqa: F401,F403
+from privcheck.catalogue.peers.events import (  # noqa: F401
+                                               CALIBRATION_TARGETS,
+                                               LARGE_EPS_DPSGD,
+                                               REL_EXACT,
+                                               REL_FLOAT,
+                                               RELATIONS,
+                                               ROLES,
+                                               Ev,
+                                               approx,
+                                               discrete_laplace,
+                                               gaussian,
+                                               laplace,
+                                               pure,
+                                               rr,
+                                               subsampled_gaussian,
+                                               subsampled_laplace,
+)
 from privcheck.catalogue.peers.opacus import *  # noqa: F401,F403
 from privcheck.catalogue.peers.opacus import _op  # noqa: F401
-from privcheck.catalogue.peers import curves  # noqa: F401  (peers.gdpnum, peers.riskcal: trade-off curves)
+from privcheck.catalogue.peers.prv_accountant import *  # noqa: F401,F403

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from privcheck.catalogue.peers.core import Query, RunContext, _Peer, _q, _steps, register
-from privcheck.catalogue.peers.events import LARGE_EPS_DPSGD, Ev, gaussian, laplace, rr, pure, subsampled_gaussian
+from privcheck.catalogue.peers.events import LARGE_EPS_DPSGD, Ev, gaussian, laplace, pure, rr, subsampled_gaussian
 
 # ---------------------------------------------------------------- autodp
 _AD = "from autodp import mechanism_zoo as mz, transformer_zoo as tz, dp_bank\n"

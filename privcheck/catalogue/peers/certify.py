@@ -6,8 +6,12 @@ import importlib
 import math
 from dataclasses import dataclass
 
-from privcheck.catalogue.peers.events import (Ev, gaussian, laplace, rr, discrete_laplace, pure, approx,
-                                              subsampled_gaussian, subsampled_laplace, REL_EXACT, RELATIONS)
+from privcheck.catalogue.peers.events import (
+    REL_EXACT,
+    RELATIONS,
+    Ev,
+)
+
 
 # ---------------------------------------------------------------- the certified interval (adapter)
 @dataclass(frozen=True)
@@ -109,7 +113,7 @@ def _pld_oracle(events: tuple[Ev, ...], relation: str, target: str, at: float) -
         built = _pld_events(events)
     except (KeyError, AttributeError, TypeError):
         return None
-    from privcheck.errors import PrivcheckUsageError
+    from privcheck.base.errors import PrivcheckUsageError
 
     try:
         acc = PLDAccountant(relation=relation)

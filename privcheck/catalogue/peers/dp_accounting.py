@@ -2,9 +2,19 @@
 from __future__ import annotations
 
 from privcheck.catalogue.peers.core import Query, RunContext, _Peer, _q, _rr_noise, _steps, register
-from privcheck.catalogue.peers.events import (CALIBRATION_TARGETS, LARGE_EPS_DPSGD, LONG_RUN_DPSGD, Ev, approx,
-                                              discrete_laplace,
-                                              gaussian, laplace, rr, subsampled_gaussian, subsampled_laplace)
+from privcheck.catalogue.peers.events import (
+    CALIBRATION_TARGETS,
+    LARGE_EPS_DPSGD,
+    LONG_RUN_DPSGD,
+    Ev,
+    approx,
+    discrete_laplace,
+    gaussian,
+    laplace,
+    rr,
+    subsampled_gaussian,
+    subsampled_laplace,
+)
 
 # ---------------------------------------------------------------- dp-accounting
 _DPA = "import dp_accounting as dpa\nfrom dp_accounting.pld import pld_privacy_accountant as pa\n"

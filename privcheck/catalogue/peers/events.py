@@ -1,7 +1,6 @@
 """Library-independent descriptions of mechanisms (:class:`Ev`) and the constants of the peer audits."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 #: relative allowance for floating-point disagreement before an answer is called below the truth

@@ -4,6 +4,7 @@ from __future__ import annotations
 from privcheck.catalogue.peers.core import OPACUS_HINT, Query, RunContext, _Peer, _q, _steps, register
 from privcheck.catalogue.peers.events import CALIBRATION_TARGETS, LARGE_EPS_DPSGD, Ev, subsampled_gaussian
 
+
 # ---------------------------------------------------------------- opacus
 def _op(label: str, cls: str, history: list[tuple], events: tuple[Ev, ...], at: float = 1e-5, role: str = "upper",
         note: str = "") -> Query:

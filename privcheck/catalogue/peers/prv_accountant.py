@@ -4,8 +4,16 @@ from __future__ import annotations
 from typing import Sequence
 
 from privcheck.catalogue.peers.core import Query, RunContext, _Peer, _q, _steps, register
-from privcheck.catalogue.peers.events import (CALIBRATION_TARGETS, LARGE_EPS_DPSGD, Ev, approx, gaussian, laplace,
-                                              pure, subsampled_gaussian)
+from privcheck.catalogue.peers.events import (
+    CALIBRATION_TARGETS,
+    LARGE_EPS_DPSGD,
+    Ev,
+    approx,
+    gaussian,
+    laplace,
+    pure,
+    subsampled_gaussian,
+)
 
 # ---------------------------------------------------------------- prv-accountant
 _PRV = ("from prv_accountant import PRVAccountant\nfrom prv_accountant.privacy_random_variables import "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from estimators import oracles
-from privcheck.exact import precision_for
+from privcheck.base.exact import precision_for
 
 
 def grr(eps: float, d: int) -> float:

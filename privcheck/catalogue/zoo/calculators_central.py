@@ -3,7 +3,7 @@
 Each function returns the exact ε of the law a library **documents**, on the inputs a zoo case audits
 (a neighbouring pair, or all ordered pairs of its inputs): continuous laws by closed forms (the privacy
 loss of a Laplace-type law is monotone between known breakpoints, so its supremum is an evaluation at
-finitely many points), discrete laws by enumeration through :func:`privcheck.exact.worst_case_ratio`
+finitely many points), discrete laws by enumeration through :func:`privcheck.base.exact.worst_case_ratio`
 (mpmath, 50+ digits), Gaussian laws as ε at the claimed δ of the exact δ(ε) curve (the continuous one
 by the certified :func:`accountants.gdp.gdp_eps`, rounded up; the discrete one by enumeration and a
 bracketed root, upper end returned). They describe the documented law, not the library's float code:
@@ -20,7 +20,7 @@ from typing import Callable, Iterable, Sequence
 
 import mpmath
 
-from privcheck.exact import precision_for, worst_case_ratio
+from privcheck.base.exact import precision_for, worst_case_ratio
 
 #: the binary64 machine epsilon diffprivlib's Snapping uses (np.finfo(float).epsneg = 2^-53)
 MACHINE_EPSNEG = mpmath.mpf(2) ** -53

@@ -2,13 +2,13 @@
 
 Each calculator computes the exact ε of the law a library *documents* (its probability formulas, evaluated
 as the library evaluates them, in float64; the floats are then exact inputs to mpmath arithmetic at the
-precision :func:`privcheck.exact.precision_for` gives). Public constants of a protocol (the server's hash
+precision :func:`privcheck.base.exact.precision_for` gives). Public constants of a protocol (the server's hash
 functions, the permutation of Hadamard response) are inputs: the ε is that of the reports the client
 sends, index columns included. The uniform draws are taken as real uniforms (the 2⁻⁵³ grid of
 ``random()`` is ignored). Like :mod:`privcheck.catalogue.zoo.calculators`, a gap between a calculator
 and a certified bound above it is the code departing from its documented law (a finding).
 
-The pieces reused: :func:`estimators.oracles.unary_exact` (unary encoding), :func:`privcheck.exact.worst_case_ratio`
+The pieces reused: :func:`estimators.oracles.unary_exact` (unary encoding), :func:`privcheck.base.exact.worst_case_ratio`
 (a full output table) and :func:`library_probabilities` (the library's own formulas, read from its source).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Callable, Hashable, Iterable, Mapping, Sequence
 import mpmath
 
 from estimators import oracles
-from privcheck.exact import precision_for, worst_case_ratio
+from privcheck.base.exact import precision_for, worst_case_ratio
 
 PURE_LDP = "pure-ldp 1.1.2 (Cormode, Maddock et al.)"
 MFL = "multi-freq-ldpy 0.2.5 (Arcolezi et al.)"

@@ -8,8 +8,9 @@ is documented) or neighbouring datasets for ``tools.*`` (bounded relation: one r
 from __future__ import annotations
 
 import privcheck
-from privcheck.catalogue.zoo import Case, Entry, calculators, grid, register
+from privcheck.catalogue.zoo import calculators
 from privcheck.catalogue.zoo import calculators_central as cc
+from privcheck.catalogue.zoo.engine import Case, Entry, grid, register
 
 LIB, DIST, MODS = "diffprivlib", "diffprivlib", ("diffprivlib", "sklearn")
 ADAPTER = "per_sample(Factory(lambda rs: Mechanism(..., random_state=rs)), rng_type='random_state')"

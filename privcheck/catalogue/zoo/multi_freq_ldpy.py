@@ -30,7 +30,8 @@ import functools
 import math
 
 import privcheck
-from privcheck.catalogue.zoo import Case, Entry, calculators, calculators_ldp, grid, register
+from privcheck.catalogue.zoo import calculators, calculators_ldp
+from privcheck.catalogue.zoo.engine import Case, Entry, grid, register
 
 LIB, DIST, MODS = "multi-freq-ldpy", "multi-freq-ldpy", ("multi_freq_ldpy", "xxhash", "numba")
 ADAPTER = "per_sample(lambda x: X_Client(x, k, epsilon, ...), seed_global=True)"

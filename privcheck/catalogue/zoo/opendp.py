@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import math
 
-from privcheck.catalogue.zoo import Case, Entry, calculators, grid, register
+from privcheck.catalogue.zoo import calculators
 from privcheck.catalogue.zoo import calculators_central as cc
+from privcheck.catalogue.zoo.engine import Case, Entry, grid, register
 
 LIB, DIST, MODS = "OpenDP", "opendp", ("opendp",)
 ADAPTER = "(x, n, rng) -> measurement([x] * n) on a vector domain; eps from the scalar privacy map"
@@ -226,7 +227,7 @@ BITVEC_OUTSIDE = [tuple(1 if i in (0, 1, 2) else 0 for i in range(BITS)),
 class BitvecRR:
     """``(x, n, rng) -> privcheck.PackedBits``: n calls of OpenDP's ``make_randomized_response_bitvec`` on
     ``np.packbits(x).tobytes()``; its packed-bytes output handed to the auditor as packed rows (the output type
-    the auditor reads directly, :class:`privcheck.packed.PackedBits`: no view, the events are chosen on the bits).
+    the auditor reads directly, :class:`privcheck.base.packed.PackedBits`: no view, the events are chosen on the bits).
     Padding bits beyond ``len(x)`` in the last byte, if any, are cleared (they carry no input bit)."""
 
     def __init__(self, f: float):
@@ -236,7 +237,7 @@ class BitvecRR:
     def __call__(self, x, n, rng):
         import numpy as np
 
-        from privcheck.packed import PackedBits, n_bytes, padding_mask
+        from privcheck.base.packed import PackedBits, n_bytes, padding_mask
 
         if self._m is None:
             self._m = _bitvec_measurement(self.f)

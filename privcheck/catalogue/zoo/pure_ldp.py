@@ -25,7 +25,8 @@ import math
 from typing import Callable
 
 import privcheck
-from privcheck.catalogue.zoo import EPS_GRID, Case, Entry, calculators, calculators_ldp, grid, register
+from privcheck.catalogue.zoo import calculators, calculators_ldp
+from privcheck.catalogue.zoo.engine import Case, Entry, grid, register
 
 LIB, DIST, MODS = "pure-ldp", "pure-ldp", ("pure_ldp", "xxhash")
 ADAPTER = "per_sample(Client(...).privatise, seed_global=True)"

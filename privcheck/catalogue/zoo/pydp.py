@@ -7,8 +7,9 @@ randomness comes from its C++ core (not numpy): results are valid but not reprod
 from __future__ import annotations
 
 import privcheck
-from privcheck.catalogue.zoo import Case, Entry, calculators, grid, register
+from privcheck.catalogue.zoo import calculators
 from privcheck.catalogue.zoo import calculators_central as cc
+from privcheck.catalogue.zoo.engine import Case, Entry, grid, register
 
 LIB, DIST, MODS = "PyDP", "python-dp", ("pydp",)
 ADAPTER = "per_sample(lambda i: Algorithm(epsilon, ...).quick_result(DATASETS[i]))"

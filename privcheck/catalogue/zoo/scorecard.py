@@ -13,7 +13,7 @@ import math
 from statistics import median
 from typing import Any, Sequence
 
-from privcheck.catalogue.zoo import PREFIX, TARGET_OF_TRUE
+from privcheck.catalogue.zoo.engine import PREFIX, TARGET_OF_TRUE
 
 
 def projection(seconds: Sequence[float], workers: int) -> float:

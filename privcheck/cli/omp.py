@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from privcheck.cli_budget import _emit, _g
+from privcheck.cli.budget import _emit, _g
 
 ALGORITHMS = ("omp", "omp-noenh", "grad", "dp-sgd", "dp-gcd")
 
@@ -30,8 +30,8 @@ def omp_cmd(n, d, sparsity, mu1, mu2, clip_x, clip_y, sigma_e, algorithm, seed, 
     from accountants.spriFed import spriFed_budget
     from estimators.spriFed_omp import experiments as ex
     from estimators.spriFed_omp.mechanisms import validate_run
-    from privcheck.seeding import generator
-    from privcheck.validation import check_int
+    from privcheck.base.seeding import generator
+    from privcheck.base.validation import check_int
 
     seed = check_int("seed", seed, minimum=0)
     validate_run(n, d, sparsity, mu1, mu2, clip_x, clip_y)

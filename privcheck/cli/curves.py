@@ -1,5 +1,5 @@
 """``privcheck budget pld --tradeoff | --gdp | --risk``: the accountant's certified curves as a
-JSON-ready dict and report lines (used by privcheck.cli_budget; logic in accountants.pld.tradeoff)."""
+JSON-ready dict and report lines (used by privcheck.cli.budget; logic in accountants.pld.tradeoff)."""
 from __future__ import annotations
 
 from accountants.pld.tradeoff import GDP_ALPHA_MIN, check_alpha, check_alpha_min

@@ -4,7 +4,7 @@ A run starts from one integer seed. Each check derives its own
 :class:`numpy.random.SeedSequence` from the seed and stable string keys
 (:func:`derive`), and work is cut into fixed-size chunks, chunk ``i`` drawing
 from child ``i`` of that sequence. Results are therefore identical whatever the
-number of workers. Running the chunks is the job of :mod:`privcheck.scheduler`.
+number of workers. Running the chunks is the job of :mod:`privcheck.base.scheduler`.
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ a mean, a variance or a scaling exponent goes through this module:
   distribution-free (CLT) interval;
 - :func:`fit_loglog` — a log-log slope with its interval (statsmodels WLS).
 
-Multiplicity is handled by the callers with :func:`privcheck.stats.adjust_pvalues`.
+Multiplicity is handled by the callers with :func:`privcheck.base.stats.adjust_pvalues`.
 """
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privcheck.errors import PrivcheckUsageError
-from privcheck.validation import check_confidence, check_positive
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.validation import check_confidence, check_positive
 
 
 def _as_sample(x, name: str = "x", minimum: int = 3) -> np.ndarray:

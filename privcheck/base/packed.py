@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 #: BIT_TABLE[v, k] = bit k (from the most significant) of the byte value v: (256, 8) int64
 BIT_TABLE = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.int64)
@@ -38,6 +38,22 @@ def padding_mask(d: int) -> int:
     """The mask of the real bits in the last byte of a row of ``d`` bits (0xFF when ``d`` is a multiple of 8)."""
     r = d % 8
     return 0xFF if r == 0 else (0xFF << (8 - r)) & 0xFF
+
+
+def column_sums(a: np.ndarray) -> np.ndarray:
+    """Per-column sums of a 0/1 matrix ``(n, d)`` (bool or 1-byte ints), as int64.
+
+    Adds blocks of 255 rows in one-byte accumulators (exact: at most 255 per
+    cell) with contiguous vector adds, ~10x faster than ``a.sum(axis=0)``.
+    """
+    a = a.view(np.uint8) if a.dtype == bool else a
+    n, d = a.shape
+    if a.dtype.itemsize != 1 or not a.flags.c_contiguous or n < 255 * 4:
+        return a.sum(axis=0, dtype=np.int64)
+    k = 255
+    m = n // k * k
+    part = np.add.reduce(a[:m].reshape(k, (m // k) * d), axis=0, dtype=np.uint8)
+    return part.reshape(-1, d).sum(axis=0, dtype=np.int64) + a[m:].sum(axis=0, dtype=np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -95,11 +111,9 @@ class PackedBits:
         """Number of rows with bit ``j`` set, for every ``j``: ``(d,)`` int64.
 
         For each of the 8 bit positions, the bytes shifted and masked to 0/1 and summed per byte
-        column by :func:`privcheck.auditor.coding.column_sums` (one-byte blocked sums): 3× faster here
+        column by :func:`column_sums` (one-byte blocked sums): 3× faster here
         than a 256-bin histogram per byte column times :data:`BIT_TABLE` (measured on 2^18 rows × 13 bytes).
         """
-        from privcheck.auditor.coding import column_sums
-
         n, nb = self.data.shape
         out = np.empty((nb, 8), dtype=np.int64)
         tmp = np.empty_like(self.data)

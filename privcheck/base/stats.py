@@ -2,7 +2,7 @@
 
 Everything that bounds a probability from counts goes through
 :func:`clopper_pearson` (exact Clopper–Pearson limits as beta quantiles from the
-certified inverse of :mod:`privcheck.betainc`, which never lands inside the exact
+certified inverse of :mod:`privcheck.base.betainc`, which never lands inside the exact
 interval; no scipy, so the audit path does not import it), and every
 family of tests is corrected with :func:`bonferroni_alpha` (by hand) or
 :func:`adjust_pvalues` (statsmodels ``multipletests``, imported only when called:
@@ -14,7 +14,8 @@ import math
 from typing import Literal
 
 import numpy as np
-from privcheck.betainc import betainccinv_safe, betaincinv_safe
+
+from privcheck.base.betainc import betainccinv_safe, betaincinv_safe
 
 Side = Literal["two-sided", "lower", "upper"]
 
@@ -60,7 +61,7 @@ def clopper_pearson(k, n, alpha: float, side: Side = "two-sided"):
     float/array for one-sided bounds, tuple of two for two-sided. Conventions:
     the lower bound is 0 when ``k == 0`` and the upper bound is 1 when ``k == n``.
     The limits are the beta quantiles (Clopper & Pearson 1934) from the certified
-    inverse in :mod:`privcheck.betainc`: never inside the exact interval (lower ends
+    inverse in :mod:`privcheck.base.betainc`: never inside the exact interval (lower ends
     down, upper ends up), within a relative ~1e-9 of it (looser only for α near ½ with
     n beyond ~1e8, where the search stops short of the mean).
     """

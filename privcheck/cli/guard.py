@@ -23,7 +23,7 @@ import warnings
 
 import click
 
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 EXIT_OK, EXIT_MISMATCH, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -42,7 +42,7 @@ class FiniteFloat(click.ParamType):
     name = "number"
 
     def convert(self, value, param, ctx):
-        from privcheck.validation import parse_finite_float
+        from privcheck.base.validation import parse_finite_float
 
         if isinstance(value, float):
             if value == value and abs(value) != float("inf"):
@@ -59,7 +59,7 @@ class Count(click.ParamType):
     name = "integer"
 
     def convert(self, value, param, ctx):
-        from privcheck.validation import parse_integer
+        from privcheck.base.validation import parse_integer
 
         if isinstance(value, int) and not isinstance(value, bool):
             return value
@@ -79,7 +79,7 @@ class ReportPath(click.ParamType):
         self.allow_stdout = allow_stdout
 
     def convert(self, value, param, ctx):
-        from privcheck.validation import check_output_path
+        from privcheck.base.validation import check_output_path
 
         try:
             return check_output_path(self.option, value, allow_stdout=self.allow_stdout)
@@ -113,7 +113,7 @@ _INTERRUPT_REPORTED = threading.Event()
 
 def _remove_scratch() -> None:
     """Remove the scratch folders of local Dask clusters this process started (when the scheduler was loaded)."""
-    sched = sys.modules.get("privcheck.scheduler")
+    sched = sys.modules.get("privcheck.base.scheduler")
     if sched is not None:
         try:
             sched.remove_scratch_dirs()
@@ -215,7 +215,7 @@ class GuardedGroup(click.Group):
             _supervise()  # claim files run user code in this process: it must not be able to end the run
         if real_process:
             _install_sigint_watchdog()
-        from privcheck.resources import memory_limit_scope
+        from privcheck.base.resources import memory_limit_scope
 
         with warnings.catch_warnings(), memory_limit_scope():
             if not debug:  # scipy/autodp/numpy RuntimeWarnings are not the user's business
@@ -329,7 +329,7 @@ def _supervise() -> None:
         data += chunk
     if data.strip().isdigit():
         os._exit(int(data))
-    from privcheck.resources import describe_exit
+    from privcheck.base.resources import describe_exit
 
     code = os.waitstatus_to_exitcode(status)
     sys.stderr.write(f"privcheck: error: the user's code {describe_exit(code).replace('running it', 'running the claims')}"

@@ -12,7 +12,7 @@ from dataclasses import asdict, is_dataclass
 
 import click
 
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 _JSON_HELP = "Write the result as JSON to PATH or '-' (stdout)."
 
@@ -173,7 +173,7 @@ def amplify_cmd(q, eps, delta, sigma, steps, json_out):
 def wireless_cmd(K, p, c, L, sigma, delta_l, delta_prime, steps, delta_tilde, max_memory, json_out):
     """Wireless aggregation with user sampling (004): eq. 14, Lemma 1 (p* and the true optimum), eq. 16, Lemma 2, totals."""
     from accountants import wireless as wl
-    from privcheck.resources import check_memory, set_memory_limit
+    from privcheck.base.resources import check_memory, set_memory_limit
 
     set_memory_limit(max_memory)
 
@@ -188,7 +188,7 @@ def wireless_cmd(K, p, c, L, sigma, delta_l, delta_prime, steps, delta_tilde, ma
     elif L is not None or sigma is not None:
         raise PrivcheckUsageError("give --c or (--L, --sigma), not both")
     if p is not None:
-        from privcheck.validation import check_probability
+        from privcheck.base.validation import check_probability
 
         p = check_probability("p", p, open_low=True)
     if delta_prime is None:
@@ -345,8 +345,15 @@ def parse_pld_event(spec: str):
     PrivcheckUsageError naming what is wrong and what is allowed."""
     import re
 
-    from accountants.pld import (ApproxDPEvent, DiscreteLaplaceEvent, GaussianEvent, LaplaceEvent,
-                                 PoissonSampledEvent, PureDPEvent, RandomizedResponseEvent)
+    from accountants.pld import (
+        ApproxDPEvent,
+        DiscreteLaplaceEvent,
+        GaussianEvent,
+        LaplaceEvent,
+        PoissonSampledEvent,
+        PureDPEvent,
+        RandomizedResponseEvent,
+    )
 
     kind, sep, rest = spec.partition(":")
     kind = kind.strip().lower()
@@ -450,7 +457,7 @@ def pld_cmd(events, delta, eps, relation, grid_step, tradeoff, alphas, gdp_mode,
     out = {"relation": relation, "events": described}
     title = f"PLD accountant ({relation}): " + " + ".join(f"{d['kind']}({', '.join(f'{k}={_g(v)}' for k, v in d['params'].items())})x{d['count']}" for d in described)
     if tradeoff or gdp_mode or risk:
-        from privcheck.cli_curves import curve_report
+        from privcheck.cli.curves import curve_report
 
         res, lines = curve_report(acc, tradeoff=tradeoff, alphas=alphas, gdp=gdp_mode, alpha_min=alpha_min,
                                   risk=risk, fprs=fprs)

@@ -12,13 +12,13 @@ import contextlib
 import functools
 import inspect
 import math
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Callable, Hashable, Iterator, Mapping
 
 import mpmath
 
-from estimators.base import ExactEpsilon
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 mpmath.mp.dps = max(mpmath.mp.dps, 50)
 
@@ -26,6 +26,29 @@ mpmath.mp.dps = max(mpmath.mp.dps, 50)
 EXACT_EPS_MAX = 10_000.0
 #: significant digits kept beyond what the size of ε requires
 GUARD_DIGITS = 50
+
+
+@dataclass(frozen=True)
+class ExactEpsilon:
+    """The exact worst-case log-likelihood ratio of a mechanism.
+
+    eps: the value as a float (``inf`` if some output is possible under one
+    input and impossible under another); eps_text: the same to at least 30
+    significant digits (from rational or mpmath arithmetic); worst_pair: the
+    maximising inputs ``(x, x')``; worst_output: the maximising output (or a
+    description of the output event); method: ``"closed form"``,
+    ``"enumeration"`` or ``"symmetry"`` with a short explanation in ``note``.
+    """
+
+    eps: float
+    eps_text: str
+    worst_pair: tuple
+    worst_output: Any
+    method: str
+    note: str = ""
+    delta: float = 0.0
+    extra: dict = field(default_factory=dict)
+
 
 
 class ExactRangeError(PrivcheckUsageError):

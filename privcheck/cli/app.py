@@ -5,7 +5,7 @@ expect nothing, so only ``error`` fails), 1 when a verdict differs from a user
 claim's declared expectation or a check errored (or timed out), 2 on bad usage
 or a refused request (one line on standard error, never a traceback), 3 on an
 internal error (one line; ``--debug`` shows the traceback), 130 on Ctrl-C
-(see :mod:`privcheck.cli_guard`).
+(see :mod:`privcheck.cli.guard`).
 """
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ import sys
 
 import click
 
-from privcheck.cli_guard import GuardedGroup, harden_options, usage_error_exit, user_code_error_exit
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.cli.guard import GuardedGroup, harden_options, usage_error_exit, user_code_error_exit
 
 
 class _Group(GuardedGroup):
@@ -163,12 +163,13 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
     from rich.console import Console
 
     from privcheck import reports
-    from privcheck.resources import DEFAULT_USER_TIMEOUT, check_run_samples, check_timeout, set_memory_limit
+    from privcheck.auditor.sizing import check_run_samples
+    from privcheck.base.resources import DEFAULT_USER_TIMEOUT, check_timeout, set_memory_limit
     from privcheck.runner import MIN_SAMPLES, RunOptions, load_catalogue, run, select
 
     if samples is not None and samples < MIN_SAMPLES:
         raise PrivcheckUsageError(f"--samples must be an integer >= {MIN_SAMPLES}, got {samples}")
-    from privcheck.seeding import default_jobs
+    from privcheck.base.seeding import default_jobs
 
     set_memory_limit(max_memory)  # every check of the run (claim files included) is sized against it
     check_run_samples(samples, jobs=jobs or default_jobs(), distributed=dask is not None)
@@ -304,10 +305,11 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     User code runs in a child process under --timeout: whatever it does (exit,
     crash, hang) is reported as verdict error naming the function.
     """
-    from privcheck.auditor.adaptive import parse_samples, planned_draws
-    from privcheck.auditor.user_code import is_reference
-    from privcheck.resources import DEFAULT_USER_TIMEOUT, check_audit_request, check_timeout, set_memory_limit
     from estimators.registry import mechanism
+    from privcheck.auditor.adaptive import parse_samples, planned_draws
+    from privcheck.auditor.sizing import check_audit_request
+    from privcheck.auditor.user_code import is_reference
+    from privcheck.base.resources import DEFAULT_USER_TIMEOUT, check_timeout, set_memory_limit
 
     if exact is False and not monte_carlo:
         raise PrivcheckUsageError("--no-exact with --no-mc leaves nothing to audit; drop one of them")
@@ -364,7 +366,7 @@ def _curve_claim(mu, accountant_specs, eps, delta) -> dict:
             raise PrivcheckUsageError(f"--mu must be a finite number > 0, got {mu}")
         return {"mu": mu}
     if accountant_specs:
-        from privcheck.cli_budget import pld_accountant
+        from privcheck.cli.budget import pld_accountant
 
         return {"accountant": pld_accountant(accountant_specs, option="--accountant")[0]}
     return {}
@@ -399,8 +401,7 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
 
     from privcheck.auditor import DEFAULT_SAMPLES
     from privcheck.auditor.adaptive import planned_draws
-    from privcheck.auditor.user_code import (UserCodeError, parse_literal, parse_pair, run_isolated,
-                                             stdout_to_stderr)
+    from privcheck.auditor.user_code import UserCodeError, parse_literal, parse_pair, run_isolated, stdout_to_stderr
 
     if not monte_carlo:
         raise PrivcheckUsageError("--no-mc leaves nothing to run for user code (no exact ε without a built-in mechanism)")
@@ -482,11 +483,11 @@ def _print_audit(res, json_out) -> None:
 
     Under ``--debug`` the user's own traceback of an ``error`` is printed to standard error first.
     """
-    from privcheck import cli_guard
+    from privcheck.cli import guard
 
     code = 1 if res.verdict in ("refuted", "error") else 0
     tb = res.details.pop("user_traceback", None) if isinstance(res.details, dict) else None
-    if tb and cli_guard.DEBUG:
+    if tb and guard.DEBUG:
         click.echo(tb.rstrip("\n"), err=True)
     if json_out:
         import json
@@ -557,10 +558,10 @@ def _no_eps_claim(mech, json_out: str | None) -> None:
 
 
 def _register_budget() -> None:
-    from privcheck.cli_budget import budget
+    from privcheck.cli.budget import budget
 
     main.add_command(budget)
-    from privcheck.cli_omp import omp_cmd
+    from privcheck.cli.omp import omp_cmd
 
     main.add_command(omp_cmd)
 

@@ -1,13 +1,10 @@
-"""Resource limits: estimate the memory a request needs before running it, and per-check timeouts.
+"""Resource limits: the memory limit every size check reads, and per-check timeouts in child processes.
 
-A verifier must not take the machine down: an audit of ``fedsel-pe`` with
-``d = 10^9`` or a Monte Carlo run with ``10^20`` draws is refused up front with
-one line instead of growing until the operating system kills it. The estimate
-is deliberately simple and on the high side (bytes of the arrays an audit holds
-at once: the candidate inputs, the stored selection draws — only the pilot when
-the auditor streams and says so with ``privcheck.auditor.core.PILOT`` — and one
-chunk of fresh draws per worker); the limit is ``--max-memory`` (default
-:data:`DEFAULT_MEMORY_SHARE` of the machine's RAM).
+A verifier must not take the machine down: a request such as an audit of ``fedsel-pe`` with
+``d = 10^9`` or a Monte Carlo run with ``10^20`` draws is refused up front with one line
+instead of growing until the operating system kills it. The limit is ``--max-memory``
+(default :data:`DEFAULT_MEMORY_SHARE` of the machine's RAM); the audit's own estimate is
+:mod:`privcheck.auditor.sizing`.
 
 The same limit guards every path — the CLI, claim files and the Python API:
 :func:`memory_limit` is ``--max-memory`` when the command line set it
@@ -16,10 +13,9 @@ The same limit guards every path — the CLI, claim files and the Python API:
 estimators and accountants call :func:`check_memory` with their own estimate
 before they allocate. A limit above the machine's RAM is refused.
 
-Functions: :func:`total_memory`, :func:`default_max_memory`,
-:func:`parse_memory`, :func:`memory_limit`, :func:`set_memory_limit`,
-:func:`check_memory`, :func:`estimate_audit_memory`, :func:`check_audit_request`,
-:func:`check_samples`, :func:`check_timeout`. Exceptions: :class:`ResourceLimitError` (a
+Functions: :func:`total_memory`, :func:`default_max_memory`, :func:`parse_memory`,
+:func:`memory_limit`, :func:`set_memory_limit`, :func:`check_memory`, :func:`check_samples`,
+:func:`check_timeout`, :func:`call_with_timeout`. Exceptions: :class:`ResourceLimitError` (a
 :class:`PrivcheckUsageError`: one line, CLI exit code 2).
 """
 from __future__ import annotations
@@ -28,10 +24,9 @@ import contextlib
 import math
 import os
 import re
-from dataclasses import dataclass
 from typing import Any
 
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 #: share of the machine's RAM a request may use by default
 DEFAULT_MEMORY_SHARE = 0.5
@@ -47,10 +42,6 @@ MEMORY_ENV = "PRIVCHECK_MAX_MEMORY"
 RAISE_HINT = f"raise --max-memory (or the environment variable {MEMORY_ENV})"
 #: default per-check timeout (seconds) for checks from user claim files
 DEFAULT_USER_TIMEOUT = 600.0
-#: bytes per element of a candidate input held as a Python tuple (pointer + int object) or array
-_BYTES_PER_INPUT_ELEMENT = 40
-#: temporaries per drawn value (sampler intermediates, coding, event indicators)
-_TEMPORARIES = 8
 
 
 class ResourceLimitError(PrivcheckUsageError):
@@ -157,7 +148,7 @@ def check_memory(what: str, nbytes: float, lower: str) -> None:
 
 def check_timeout(value: Any, name: str = "--timeout") -> float:
     """A per-check deadline in seconds: a number in (0, :data:`MAX_TIMEOUT`] (one-line refusal otherwise)."""
-    from privcheck.validation import check_positive
+    from privcheck.base.validation import check_positive
 
     out = check_positive(name, value)
     if out > MAX_TIMEOUT:
@@ -174,17 +165,6 @@ def format_bytes(n: float) -> str:
     return f"{n:.3g} EiB"  # pragma: no cover
 
 
-@dataclass(frozen=True)
-class MemoryEstimate:
-    """An estimate in bytes, with the parts it adds up (for the refusal message)."""
-
-    total: int
-    inputs: int
-    selection: int
-    chunk: int
-    dimension: int
-
-
 def dimension_of(mech: Any) -> int:
     """The length of one input/output vector of a built-in mechanism (1 for scalars), from its parameters."""
     params = getattr(mech, "params", {}) or {}
@@ -193,39 +173,6 @@ def dimension_of(mech: Any) -> int:
         return max(1, int(d))
     except (TypeError, ValueError):
         return 1
-
-
-def _output_width(mech: Any, d: int) -> int:
-    kind = getattr(mech, "output_kind", "discrete")
-    return d if kind == "vector" else (2 if kind == "index_value" else 1)
-
-
-def estimate_audit_memory(mech: Any, samples: int, *, jobs: int | None = 1, n_inputs: int | None = None,
-                          width: int | None = None) -> MemoryEstimate:
-    """Bytes an audit of ``mech`` with ``samples`` draws per input holds at once (an over-estimate).
-
-    Computed from the mechanism's parameters only (its candidate inputs are not
-    built: for ``d = 10^9`` building them is what exhausts memory). Parts: the
-    candidate inputs (≤ 4 vectors of ``d`` elements for large ``d``), the stored
-    selection draws (the auditor's pilot: ``min(n_sel, PILOT, max(2048,
-    PILOT_VALUES / (inputs × width)))`` rows per input, as
-    :func:`privcheck.auditor.core.monte_carlo_bound` takes it), and one chunk of
-    fresh draws per worker with its temporaries. ``width``: the values per
-    output when known (a user sampler's probe); default from the mechanism.
-    """
-    from privcheck.auditor import core
-    from privcheck.seeding import DEFAULT_CHUNK
-
-    d = dimension_of(mech)
-    width = _output_width(mech, d) if width is None else max(1, int(width))
-    k = n_inputs if n_inputs is not None else (4 if d > 4 else 24)
-    inputs = k * d * _BYTES_PER_INPUT_ELEMENT
-    n_sel = max(10, int(round(samples * float(core.SELECTION_SHARE))))
-    n_pilot = min(n_sel, core.PILOT, max(2048, core.PILOT_VALUES // max(1, k * width)))
-    selection = k * n_pilot * width * 8 * 2
-    workers = max(1, int(jobs or 1))
-    chunk = workers * min(samples, DEFAULT_CHUNK) * width * 8 * _TEMPORARIES
-    return MemoryEstimate(total=inputs + selection + chunk, inputs=inputs, selection=selection, chunk=chunk, dimension=d)
 
 
 def check_samples(samples: Any, name: str = "--samples", *, distributed: bool = True) -> int | None:
@@ -244,31 +191,6 @@ def check_samples(samples: Any, name: str = "--samples", *, distributed: bool = 
             f"{name} {samples:g} is beyond what can be sampled in reasonable time and memory; "
             f"the limit is {limit:.0e} draws per input{where}")
     return samples
-
-
-def check_audit_request(mech: Any, samples: int, *, jobs: int | None = 1, max_memory: int | None = None,
-                        monte_carlo: bool = True, width: int | None = None,
-                        n_inputs: int | None = None, distributed: bool = False) -> MemoryEstimate:
-    """Raise :class:`ResourceLimitError` (one line) when an audit would exceed ``max_memory`` bytes.
-
-    ``max_memory`` defaults to :func:`memory_limit`; ``width`` and ``n_inputs``
-    as in :func:`estimate_audit_memory` (the auditor passes them once a user
-    sampler's probe has shown its output width); ``distributed``: the draws run
-    on a Dask cluster (:func:`check_samples`). Returns the estimate otherwise.
-    """
-    if monte_carlo:
-        check_samples(samples, distributed=distributed)
-    limit = memory_limit() if max_memory is None else int(max_memory)
-    est = estimate_audit_memory(mech, samples if monte_carlo else 0, jobs=jobs, width=width, n_inputs=n_inputs)
-    if est.total > limit:
-        name = getattr(mech, "name", None) or getattr(mech, "__name__", type(mech).__name__)
-        size = f"d={est.dimension}" if width is None else f"outputs of {width} values"
-        raise ResourceLimitError(
-            f"auditing {name} with {size} and {samples:g} samples/input needs about "
-            f"{format_bytes(est.total)} (inputs {format_bytes(est.inputs)}, draws {format_bytes(est.selection + est.chunk)}), "
-            f"more than the limit {format_bytes(limit)}; lower {'d' if width is None else 'the output size'} "
-            f"or --samples, or {RAISE_HINT}")
-    return est
 
 
 class CheckTimeout(Exception):
@@ -390,31 +312,3 @@ def _kill_group(pgid: int | None) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError, OSError):
         pass
-
-
-class _ScalarMechanism:
-    """Stand-in for the typical catalogue check: scalar outputs, a handful of inputs."""
-
-    name = "a catalogue check"
-    output_kind = "discrete"
-    params: dict = {}
-
-
-def check_run_samples(samples: int | None, *, jobs: int | None = 1, max_memory: int | None = None,
-                      distributed: bool = False) -> None:
-    """Refuse a ``verify --samples`` override whose per-check audit would not fit ``max_memory``.
-
-    Every Monte Carlo check of a run may use ``samples`` draws per input; the
-    estimate is that of a scalar-output audit with a few inputs, times the
-    worker processes running at once.
-    """
-    if samples is None:
-        return
-    check_samples(samples, distributed=distributed)
-    limit = memory_limit() if max_memory is None else int(max_memory)
-    workers = max(1, int(jobs or 1))
-    est = estimate_audit_memory(_ScalarMechanism(), samples, jobs=1, n_inputs=4)
-    if est.total * workers > limit:
-        raise ResourceLimitError(
-            f"--samples {samples:g} needs about {format_bytes(est.total * workers)} across {workers} worker(s), "
-            f"more than the limit {format_bytes(limit)}; lower --samples or --jobs, or {RAISE_HINT}")

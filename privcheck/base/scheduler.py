@@ -1,7 +1,7 @@
 """The one chunk scheduler: seeded chunks of draws run on a backend, results in chunk order.
 
 Every Monte Carlo computation in privcheck cuts its ``n`` draws into fixed-size
-chunks (:func:`privcheck.seeding.chunk_sizes`); chunk ``i`` draws from the
+chunks (:func:`privcheck.base.seeding.chunk_sizes`); chunk ``i`` draws from the
 generator of child ``i`` of the computation's SeedSequence
 (:func:`chunk_generator`), built wherever the chunk runs. Which backend runs
 the chunks therefore never changes a result:
@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, Sequence, T
 
 import numpy as np
 
-from privcheck.errors import PrivcheckUsageError
-from privcheck.seeding import DEFAULT_CHUNK, chunk_sizes, default_jobs
+from privcheck.base.errors import PrivcheckUsageError
+from privcheck.base.seeding import DEFAULT_CHUNK, chunk_sizes, default_jobs
 
 if TYPE_CHECKING:  # the pools' modules load in the backends that use them (start-up, issue 23)
     import concurrent.futures as cf
@@ -202,7 +202,7 @@ def _unpicklable_part(obj, dumps, depth: int = 0) -> tuple[str, str | None]:
 
 def _has_contents(cell) -> bool:
     try:
-        cell.cell_contents
+        _ = cell.cell_contents
     except ValueError:
         return False
     return True
@@ -428,7 +428,7 @@ def _mp_context():
         return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")
     # workers fork from a server that has numpy and this module imported: cheap (re)starts
-    ctx.set_forkserver_preload(["privcheck.scheduler"])
+    ctx.set_forkserver_preload(["privcheck.base.scheduler"])
     return ctx
 
 
@@ -474,8 +474,8 @@ class ProcessBackend:
             _drive(count, lambda i: submit_one(pool, i), _wait_first_cf,
                    lambda fs: [f.cancel() for f in fs], WINDOW_PER_WORKER * self.jobs, on_done, folded)
         except concurrent.futures.process.BrokenProcessPool:
-            from privcheck.auditor.user_code import UserCodeError
-            from privcheck.resources import describe_exit
+            from privcheck.base.errors import UserCodeError
+            from privcheck.base.resources import describe_exit
 
             codes = [p.exitcode for p in (getattr(pool, "_processes", None) or {}).values()
                      if p.exitcode not in (None, 0)]

@@ -1,7 +1,7 @@
 """Parameter validation shared by mechanisms, accountants and the CLI.
 
 Each helper returns the validated value (converted to ``float``/``int``) or
-raises :class:`privcheck.errors.PrivcheckUsageError` with a one-line message
+raises :class:`privcheck.base.errors.PrivcheckUsageError` with a one-line message
 naming the parameter and its allowed range. NaN and infinities are rejected
 everywhere unless explicitly allowed.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from privcheck.errors import PrivcheckUsageError
+from privcheck.base.errors import PrivcheckUsageError
 
 
 def _as_float(name: str, value: Any) -> float:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import math
 import struct
 
-from privcheck.normal import normal_quantile
+from privcheck.base.normal import normal_quantile
 
 __all__ = ["REL_ERR", "binomial_tail_log_bounds", "betaincinv_safe", "betainccinv_safe"]
 
