@@ -9,6 +9,7 @@
   central-limit GDP view μ = q √(T (e^{1/σ²} − 1)) (Bu, Dong, Long & Su 2020), which is an
   *approximation, not a safe bound* (it is below the tight value in the DP-SGD regime).
 """
+
 from __future__ import annotations
 
 import math
@@ -64,7 +65,7 @@ def hockey_stick(p: Sequence, q: Sequence, eps) -> object:
     """
     import mpmath
 
-    w = mpmath.e ** eps if not isinstance(eps, float) else math.exp(eps)
+    w = mpmath.e**eps if not isinstance(eps, float) else math.exp(eps)
     total = 0
     for a, b in zip(p, q):
         d = a - w * b
@@ -110,7 +111,7 @@ def canonical_pair(eps, delta) -> tuple[list, list]:
     """
     import mpmath
 
-    w = math.exp(eps) if isinstance(eps, float) else mpmath.e ** eps
+    w = math.exp(eps) if isinstance(eps, float) else mpmath.e**eps
     one = 1
     p = [delta, (one - delta) * w / (one + w), (one - delta) / (one + w), 0 * delta]
     q = [0 * delta, (one - delta) / (one + w), (one - delta) * w / (one + w), delta]
@@ -176,8 +177,9 @@ def subsampled_gaussian(sigma: float, q: float, steps: int, delta: float, pld: b
             lo, hi, method, notes = iv.lower, iv.upper, iv.method, iv.notes
         except PrivcheckUsageError as exc:
             notes = (f"PLD not computed: {exc}",)
-    return SubsampledGaussian(eps_rdp, delta, q, sigma, T, mu, eps_clt, eps_pld_lower=lo, eps_pld_upper=hi,
-                              pld_method=method, pld_notes=notes)
+    return SubsampledGaussian(
+        eps_rdp, delta, q, sigma, T, mu, eps_clt, eps_pld_lower=lo, eps_pld_upper=hi, pld_method=method, pld_notes=notes
+    )
 
 
 def _rdp(sigma: float, q: float, T: int, delta: float) -> float:

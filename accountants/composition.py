@@ -15,6 +15,7 @@ The RR composition is evaluated in log space (log-binomial coefficients) and in 
 T (tested to 10^9) runs in bounded memory; closed forms are rounded outward and every inversion
 returns the conservative end of a bracketed root (:mod:`accountants.roots`).
 """
+
 from __future__ import annotations
 
 import math
@@ -109,7 +110,9 @@ def _up(x: float) -> float:
     return round_up(x * (1 + 1e-13)) if math.isfinite(x) and x != 0 else x
 
 
-def basic_composition(eps: float | Sequence[float], delta: float | Sequence[float] = 0.0, steps: int = 1) -> CompositionResult:
+def basic_composition(
+    eps: float | Sequence[float], delta: float | Sequence[float] = 0.0, steps: int = 1
+) -> CompositionResult:
     """Basic composition (Σ ε_i, Σ δ_i). eps: ε > 0 (one value repeated ``steps`` times, or a list)."""
     steps = check_int("steps", steps, minimum=1, maximum=MAX_STEPS)
     t = _eps_terms(eps, steps)
@@ -186,10 +189,12 @@ def _check_rr(eps: float, steps) -> int:
     if T > RR_MAX_STEPS:
         raise PrivcheckUsageError(
             f"the exact optimal composition is computed for steps <= {RR_MAX_STEPS:.0e}, got {T:.3g}; "
-            "use the KOV closed form (kov_composition) beyond")
+            "use the KOV closed form (kov_composition) beyond"
+        )
     if not T * eps <= RR_MAX_LOSS:
         raise PrivcheckUsageError(
-            f"steps x eps = {T:g} x {eps:g} is too large for the exact composition (it must be <= {RR_MAX_LOSS:g})")
+            f"steps x eps = {T:g} x {eps:g} is too large for the exact composition (it must be <= {RR_MAX_LOSS:g})"
+        )
     return T
 
 
@@ -305,7 +310,8 @@ def optimal_composition(eps: float, steps: int, delta_total: float, delta: float
     base = -math.expm1(T * math.log1p(-delta))
     if dtot <= base:
         raise PrivcheckUsageError(
-            f"delta_total must exceed 1-(1-delta)^T = {base:.6g} for a finite epsilon, got {delta_total!r}")
+            f"delta_total must exceed 1-(1-delta)^T = {base:.6g} for a finite epsilon, got {delta_total!r}"
+        )
     # 1 − δ_RR = (1 − dtot)/(1−δ)^T
     drr = -math.expm1(math.log1p(-dtot) - T * math.log1p(-delta))
     return CompositionResult("optimal", rr_composition_eps(eps, T, drr), dtot, T)
@@ -324,7 +330,9 @@ def kov_optimal_grid(eps: float, steps: int, delta: float = 0.0) -> list[tuple[f
     return out
 
 
-def compare_compositions(eps: float, steps: int, delta_tilde: float, delta: float = 0.0) -> dict[str, CompositionResult]:
+def compare_compositions(
+    eps: float, steps: int, delta_tilde: float, delta: float = 0.0
+) -> dict[str, CompositionResult]:
     """Basic, DRV, KOV closed form and the exact optimum for T homogeneous (ε, δ) mechanisms.
 
     The optimum is evaluated at the KOV δ_tot = 1 − (1−δ̃)(1−δ)^T (≤ the DRV δ_tot = Tδ + δ̃).

@@ -18,6 +18,7 @@ used, with an mpmath fallback where the two terms cancel. :func:`gdp_log_delta` 
 log δ for root finding; the inversions :func:`gdp_eps` and :func:`gdp_mu` bracket their root
 and return its conservative end (see :mod:`accountants.roots`).
 """
+
 from __future__ import annotations
 
 import math
@@ -169,7 +170,9 @@ def compose_gdp(mus: float | Sequence[float], steps: int = 1) -> float:
     m = float(np.max(arr))
     mu = m * math.sqrt(steps * float(np.sum((arr / m) ** 2)))
     if not math.isfinite(mu):
-        raise PrivcheckUsageError(f"the composed mu = sqrt(steps * sum mu_i^2) overflows (largest mu_i {m:g}, steps {steps})")
+        raise PrivcheckUsageError(
+            f"the composed mu = sqrt(steps * sum mu_i^2) overflows (largest mu_i {m:g}, steps {steps})"
+        )
     return mu
 
 
@@ -177,7 +180,9 @@ def gaussian_mu(sigma: float, sensitivity: float = 1.0) -> float:
     """GDP parameter μ = Δ/σ of the Gaussian mechanism (002 Lemma 1). sigma, sensitivity > 0."""
     mu = check_positive("sensitivity", sensitivity) / check_positive("sigma", sigma)
     if not math.isfinite(mu):
-        raise PrivcheckUsageError(f"sensitivity/sigma overflows: sigma={sigma!r} is too small for sensitivity={sensitivity!r}")
+        raise PrivcheckUsageError(
+            f"sensitivity/sigma overflows: sigma={sigma!r} is too small for sensitivity={sensitivity!r}"
+        )
     return mu
 
 

@@ -15,6 +15,7 @@ the budget (conservative side); ``details`` gives the bracket, whose other end i
 
 Each returns a :class:`Plan`: the answer and the guarantee actually achieved with it.
 """
+
 from __future__ import annotations
 
 import math
@@ -66,14 +67,24 @@ def _pld_interval(events, delta: float, fine: bool):
         return None
 
 
-def _bisect(events_of, good: float, bad: float, eps: float, delta: float, increasing: bool, rel: float,
-            integer: bool = False, cap: float | None = None):
+def _bisect(
+    events_of,
+    good: float,
+    bad: float,
+    eps: float,
+    delta: float,
+    increasing: bool,
+    rel: float,
+    integer: bool = False,
+    cap: float | None = None,
+):
     """Boundary of the budget: ``good`` meets it (certified ε_upper(δ) <= eps), ``bad`` does not.
 
     increasing: ε grows with the value (steps, rate: the answer is the largest good value);
     otherwise (noise, scale) the smallest. A coarse grid first, then the default grid; the
     bracket shrinks by the Illinois variant of regula falsi on ε_upper (in log of the value),
     always keeping one certified-good and one failing end. Returns (good, bad, interval at good)."""
+
     def f(v, fine):
         iv = _pld_interval(events_of(v), delta, fine)
         return (math.inf if iv is None else iv.upper) - eps
@@ -84,7 +95,7 @@ def _bisect(events_of, good: float, bad: float, eps: float, delta: float, increa
     def toward(v, i):
         # 1, 2, 4, ... doublings per move (at most 1000): a far boundary (b from 1e300 down to 5e4) is
         # bracketed in ~10 moves instead of never within 60 halvings; the bracket is then bisected in log
-        k = int(min(2 ** i, 1000))
+        k = int(min(2**i, 1000))
         try:
             nv = math.ldexp(v, k if increasing else -k)
         except OverflowError:
@@ -142,14 +153,19 @@ def _bisect(events_of, good: float, bad: float, eps: float, delta: float, increa
                     fg /= 2
                 side = 1
         if not fine:  # widen the bracket a little for the fine pass (the fine grid is tighter)
-            bad = (bad + 1 if integer else bad * (1 + tol)) if increasing else (max(1, bad - 1) if integer else bad / (1 + tol))
+            bad = (
+                (bad + 1 if integer else bad * (1 + tol))
+                if increasing
+                else (max(1, bad - 1) if integer else bad / (1 + tol))
+            )
             if cap is not None:
                 bad = min(bad, cap)
     return good, bad, _pld_interval(events_of(good), delta, True)
 
 
-def noise_for_budget(eps: float, delta: float, steps: int, sensitivity: float = 1.0, q: float | None = None,
-                     accountant: str = "pld") -> Plan:
+def noise_for_budget(
+    eps: float, delta: float, steps: int, sensitivity: float = 1.0, q: float | None = None, accountant: str = "pld"
+) -> Plan:
     """Smallest Gaussian noise σ meeting (ε, δ) after ``steps`` rounds.
 
     q None or 1: full participation, σ = Δ √T / gdp_mu(ε, δ) (exact). 0 < q < 1: Poisson
@@ -164,15 +180,22 @@ def noise_for_budget(eps: float, delta: float, steps: int, sensitivity: float = 
     if q is None or float(q) == 1.0:
         mu = gdp_mu(eps, delta)
         sigma = sens * math.sqrt(T) / mu
-        return Plan("noise sigma", sigma, gdp_eps(compose_gdp(sens / sigma, T), delta), delta, "exact GDP",
-                    {"mu_total": mu, "mu_per_step": mu / math.sqrt(T)})
+        return Plan(
+            "noise sigma",
+            sigma,
+            gdp_eps(compose_gdp(sens / sigma, T), delta),
+            delta,
+            "exact GDP",
+            {"mu_total": mu, "mu_per_step": mu / math.sqrt(T)},
+        )
     q = check_probability("q", q, open_low=True)
     if accountant == "rdp":
         return _noise_rdp(eps, delta, T, sens, q)
     if eps > MAX_PLAN_EPS:
         raise PrivcheckUsageError(
             f"plan sigma with sampling searches eps <= {MAX_PLAN_EPS:g} (the noise for eps={eps:g} is so small that "
-            "the certified accountant's grid takes minutes per evaluation); plan a smaller eps, or q=1 for the exact GDP answer")
+            "the certified accountant's grid takes minutes per evaluation); plan a smaller eps, or q=1 for the exact GDP answer"
+        )
     if accountant != "pld":
         raise PrivcheckUsageError(f"accountant must be 'pld' or 'rdp', got {accountant!r}")
     from accountants.pld import GaussianEvent, PoissonSampledEvent
@@ -181,10 +204,21 @@ def noise_for_budget(eps: float, delta: float, steps: int, sensitivity: float = 
     good, bad, iv = _bisect(ev, 2.0, 0.5, eps, delta, increasing=False, rel=2e-5)
     rdp = _rdp_eps(good, q, T, delta)
     ivb = _pld_interval(ev(bad), delta, True)
-    return Plan("noise multiplier sigma (per unit sensitivity)", good * sens, iv.upper, delta, "certified PLD",
-                {"q": q, "sigma_bracket": [bad * sens, good * sens], "eps_lower_at_bracket_low": ivb.lower if ivb else None,
-                 "eps_interval": [iv.lower, iv.upper],
-                 "eps_rdp_crosscheck": rdp, "eps_clt_not_a_bound": _clt(good, q, T, delta)})
+    return Plan(
+        "noise multiplier sigma (per unit sensitivity)",
+        good * sens,
+        iv.upper,
+        delta,
+        "certified PLD",
+        {
+            "q": q,
+            "sigma_bracket": [bad * sens, good * sens],
+            "eps_lower_at_bracket_low": ivb.lower if ivb else None,
+            "eps_interval": [iv.lower, iv.upper],
+            "eps_rdp_crosscheck": rdp,
+            "eps_clt_not_a_bound": _clt(good, q, T, delta),
+        },
+    )
 
 
 def _noise_rdp(eps, delta, T, sens, q) -> Plan:
@@ -200,8 +234,14 @@ def _noise_rdp(eps, delta, T, sens, q) -> Plan:
         else:
             hi = mid
     achieved = subsampled_gaussian(hi, q, T, delta)
-    return Plan("noise multiplier sigma (per unit sensitivity)", hi * sens, achieved.eps_rdp, delta, "RDP (autodp)",
-                {"q": q, "eps_clt_not_a_bound": achieved.eps_clt})
+    return Plan(
+        "noise multiplier sigma (per unit sensitivity)",
+        hi * sens,
+        achieved.eps_rdp,
+        delta,
+        "RDP (autodp)",
+        {"q": q, "eps_clt_not_a_bound": achieved.eps_clt},
+    )
 
 
 def _clt(sigma, q, T, delta):
@@ -211,8 +251,9 @@ def _clt(sigma, q, T, delta):
         return math.nan
 
 
-def max_steps(eps: float, delta: float, sigma: float, sensitivity: float = 1.0, q: float | None = None,
-              limit: int = 10**7) -> Plan:
+def max_steps(
+    eps: float, delta: float, sigma: float, sensitivity: float = 1.0, q: float | None = None, limit: int = 10**7
+) -> Plan:
     """Largest number of rounds T with ε(δ) ≤ eps for Gaussian noise σ (full participation: exact GDP;
     0 < q < 1: autodp RDP). Raises if even one round exceeds the budget."""
     eps = check_eps(eps)
@@ -225,9 +266,10 @@ def max_steps(eps: float, delta: float, sigma: float, sensitivity: float = 1.0, 
         method = "exact GDP"
         ratio = gdp_mu(eps, delta) / mu1
         if not ratio < 3e7:  # (μ_total/μ1)² rounds: beyond ~1e15 no integer answer is meaningful
-            raise PrivcheckUsageError(f"sigma={sigma:g} allows more than 1e15 rounds within (eps={eps:g}, "
-                                      f"delta={delta:g}): nothing to plan")
-        T = int(math.floor(ratio ** 2 * (1 + 1e-12)))
+            raise PrivcheckUsageError(
+                f"sigma={sigma:g} allows more than 1e15 rounds within (eps={eps:g}, delta={delta:g}): nothing to plan"
+            )
+        T = int(math.floor(ratio**2 * (1 + 1e-12)))
         while T >= 1 and f(T) > eps:
             T -= 1
         while f(T + 1) <= eps:
@@ -245,12 +287,22 @@ def max_steps(eps: float, delta: float, sigma: float, sensitivity: float = 1.0, 
             hi = 2
             while hi <= limit and _pld_interval(ev(hi), delta, False).upper <= eps:
                 hi *= 2
-            good, bad, iv = _bisect(ev, max(1, hi // 2), min(hi, limit + 1), eps, delta, increasing=True, rel=0,
-                                    integer=True, cap=limit + 1)
+            good, bad, iv = _bisect(
+                ev, max(1, hi // 2), min(hi, limit + 1), eps, delta, increasing=True, rel=0, integer=True, cap=limit + 1
+            )
             T = int(good)
-            return Plan("max steps T", T, iv.upper, delta, method,
-                        {"eps_interval": [iv.lower, iv.upper], "steps_bracket": [T, int(bad)],
-                         "eps_rdp_crosscheck": _rdp_eps(sigma / sens, q, T, delta)})
+            return Plan(
+                "max steps T",
+                T,
+                iv.upper,
+                delta,
+                method,
+                {
+                    "eps_interval": [iv.lower, iv.upper],
+                    "steps_bracket": [T, int(bad)],
+                    "eps_rdp_crosscheck": _rdp_eps(sigma / sens, q, T, delta),
+                },
+            )
     if T < 1:
         raise PrivcheckUsageError(f"one round with sigma={sigma} already exceeds eps={eps} at delta={delta}")
     return Plan("max steps T", T, f(T), delta, method, {"eps_at_T_plus_1": f(T + 1)})
@@ -271,8 +323,14 @@ def max_sampling_rate(eps: float, delta: float, sigma: float, steps: int, sensit
         return Plan("sampling rate q", 1.0, full, delta, "exact GDP (q = 1 fits)", {})
     ev = lambda qq: [(PoissonSampledEvent(GaussianEvent(sigma / sens), min(qq, 1.0)), T)]  # noqa: E731
     good, bad, iv = _bisect(ev, 1e-3, 2e-3, eps, delta, increasing=True, rel=1e-4, cap=1.0)
-    return Plan("sampling rate q", good, iv.upper, delta, "certified PLD",
-                {"q_bracket": [good, bad], "eps_interval": [iv.lower, iv.upper]})
+    return Plan(
+        "sampling rate q",
+        good,
+        iv.upper,
+        delta,
+        "certified PLD",
+        {"q_bracket": [good, bad], "eps_interval": [iv.lower, iv.upper]},
+    )
 
 
 def laplace_scale(eps: float, delta: float, steps: int = 1, sensitivity: float = 1.0) -> Plan:
@@ -289,16 +347,28 @@ def laplace_scale(eps: float, delta: float, steps: int = 1, sensitivity: float =
 
     ev = lambda b: [(LaplaceEvent(b=b, sensitivity=sens), T)]  # noqa: E731
     good, bad, iv = _bisect(ev, pure, pure / 2, eps, delta, increasing=False, rel=2e-5)
-    return Plan("laplace scale b", good, iv.upper, delta, "certified PLD",
-                {"b_bracket": [bad, good], "b_pure_dp": pure, "eps_interval": [iv.lower, iv.upper]})
+    return Plan(
+        "laplace scale b",
+        good,
+        iv.upper,
+        delta,
+        "certified PLD",
+        {"b_bracket": [bad, good], "b_pure_dp": pure, "eps_interval": [iv.lower, iv.upper]},
+    )
 
 
 def best_sampling(K: int, c: float, delta_prime: float, delta_l: float) -> Plan:
     """Sampling probability minimising 004 eq. 14 for K users; reports the paper's p* (Lemma 1) too."""
     o = optimal_p(K, c, delta_prime, delta_l)
     g = central_uniform(K, o.p_numeric, c, delta_prime, delta_l)
-    return Plan("sampling probability p", o.p_numeric, g.eps, g.delta, "004 eq. 14, numerical minimum",
-                {"p_paper": o.p_paper, "eps_at_p_paper": o.eps_paper, "beta": o.beta})
+    return Plan(
+        "sampling probability p",
+        o.p_numeric,
+        g.eps,
+        g.delta,
+        "004 eq. 14, numerical minimum",
+        {"p_paper": o.p_paper, "eps_at_p_paper": o.eps_paper, "beta": o.beta},
+    )
 
 
 def min_users(eps_target: float, c: float, delta_prime: float, delta_l: float, K_max: int = 10**9) -> Plan:
@@ -329,5 +399,11 @@ def min_users(eps_target: float, c: float, delta_prime: float, delta_l: float, K
             lo = mid
     o = optimal_p(hi, c, delta_prime, delta_l)
     g = central_uniform(hi, o.p_numeric, c, delta_prime, delta_l)
-    return Plan("min users K", hi, g.eps, g.delta, "004 eq. 14 at the best p",
-                {"p": o.p_numeric, "eps_at_K_minus_1": best(hi - 1)})
+    return Plan(
+        "min users K",
+        hi,
+        g.eps,
+        g.delta,
+        "004 eq. 14 at the best p",
+        {"p": o.p_numeric, "eps_at_K_minus_1": best(hi - 1)},
+    )

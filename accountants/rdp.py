@@ -23,6 +23,7 @@ An event without an RDP formula here (replace-one subsampling, (ε, δ>0) events
 of more than 1000 atoms) makes the
 route unavailable: the functions return None.
 """
+
 from __future__ import annotations
 
 import math
@@ -129,8 +130,14 @@ def _event_rdp_float(event: PLDEvent, relation: str) -> np.ndarray | None:
             k = np.arange(max(ORDERS) + 1, dtype=float)[None, :]
             al = a[:, None]
             with np.errstate(invalid="ignore"):
-                lt = (gammaln(al + 1.0) - gammaln(k + 1) - gammaln(np.maximum(al - k, 0) + 1)
-                      + (al - k) * math.log1p(-q) + k * math.log(q) + (k * k - k) * m2 / 2)
+                lt = (
+                    gammaln(al + 1.0)
+                    - gammaln(k + 1)
+                    - gammaln(np.maximum(al - k, 0) + 1)
+                    + (al - k) * math.log1p(-q)
+                    + k * math.log(q)
+                    + (k * k - k) * m2 / 2
+                )
             lt[k > al] = -np.inf  # terms k <= α only
             return logsumexp(lt, axis=1) / (a - 1)
     base = event.event if isinstance(event, PoissonSampledEvent) else event
@@ -155,8 +162,13 @@ def _event_rdp_float(event: PLDEvent, relation: str) -> np.ndarray | None:
     return np.maximum(f, r) / (a - 1)
 
 
-def rdp_estimate(events: Sequence[tuple[PLDEvent, int]], relation: str = "add_remove", *,
-                 delta: float | None = None, eps: float | None = None) -> float | None:
+def rdp_estimate(
+    events: Sequence[tuple[PLDEvent, int]],
+    relation: str = "add_remove",
+    *,
+    delta: float | None = None,
+    eps: float | None = None,
+) -> float | None:
     """Float64 estimate (relative error ~1e−9, NOT a bound) of what ``rdp_epsilon`` (give ``delta``)
     or ``rdp_delta`` (give ``eps``) would return, in milliseconds instead of the mpmath route's
     seconds per subsampled event; None if the route is unavailable. Used to skip the certified route

@@ -9,6 +9,7 @@ the last place to absorb the rounding of a closed form. Brent's method is a pure
 scipy's ``brentq`` (same iterates), so the light paths (``privcheck budget gdp``) do not import
 scipy.optimize (2.8 s on a loaded machine).
 """
+
 from __future__ import annotations
 
 import math
@@ -86,8 +87,9 @@ def _brentq(f: Callable[[float], float], xa: float, xb: float, xtol: float, rtol
     raise RuntimeError("brentq did not converge")
 
 
-def conservative_root(f: Callable[[float], float], lo: float, hi: float, *, safe: str = "high",
-                      rtol: float = 4e-16) -> float:
+def conservative_root(
+    f: Callable[[float], float], lo: float, hi: float, *, safe: str = "high", rtol: float = 4e-16
+) -> float:
     """A point next to the root of a monotone ``f`` on ``[lo, hi]`` on the ``safe`` side of it.
 
     ``safe="high"``: ``f`` is decreasing with ``f(lo) > 0 >= f(hi)``; returns an
@@ -106,8 +108,11 @@ def conservative_root(f: Callable[[float], float], lo: float, hi: float, *, safe
     if f(other_end) <= 0:
         return other_end
     try:
-        x = float(_brentq(f, lo, hi, xtol=5e-324 if lo == 0 or hi == 0 else 1e-300,
-                          rtol=max(rtol, 4 * 2.0**-52), maxiter=1000))
+        x = float(
+            _brentq(
+                f, lo, hi, xtol=5e-324 if lo == 0 or hi == 0 else 1e-300, rtol=max(rtol, 4 * 2.0**-52), maxiter=1000
+            )
+        )
     except (ValueError, RuntimeError):
         x = (lo + hi) / 2
     # walk to the safe side: f(x) <= 0 as evaluated

@@ -15,6 +15,7 @@ NoisySMPC (Alg. 1): each of n clients adds N(0, σ²/n), so the securely aggrega
 N(0, σ²) and is (Δ/σ)-GDP; a single client's message *without* secure aggregation carries only
 σ/√n of noise, i.e. it is (√n · Δ/σ)-GDP — :func:`noisysmpc_exposure`.
 """
+
 from __future__ import annotations
 
 import math
@@ -48,8 +49,14 @@ class SpriFedBudget:
     delta: float
 
 
-def spriFed_budget(sparsity: int, mu1: float, mu2: float, variant: str = "omp", delta: float = 1e-5,
-                   invocations: tuple[int, int] | None = None) -> SpriFedBudget:
+def spriFed_budget(
+    sparsity: int,
+    mu1: float,
+    mu2: float,
+    variant: str = "omp",
+    delta: float = 1e-5,
+    invocations: tuple[int, int] | None = None,
+) -> SpriFedBudget:
     """Total μ = √(n1 μ1² + n2 μ2²) of a SPriFed run (002 Thm 6 via Lemma 3) and ε at ``delta`` (Lemma 2).
 
     sparsity: s ≥ 1 (model support size); mu1, mu2 > 0; variant: 'omp' or 'grad';
@@ -71,8 +78,9 @@ def spriFed_budget(sparsity: int, mu1: float, mu2: float, variant: str = "omp", 
     m = max(mu1, mu2)  # scaled, so that μ1 up to the float limit does not overflow in μ1²
     mu = m * math.sqrt(n1 * (mu1 / m) ** 2 + n2 * (mu2 / m) ** 2)
     if not math.isfinite(mu):
-        raise PrivcheckUsageError(f"the total mu = sqrt(n1 mu1^2 + n2 mu2^2) overflows (mu1={mu1:g}, mu2={mu2:g}, "
-                                  f"n1={n1}, n2={n2})")
+        raise PrivcheckUsageError(
+            f"the total mu = sqrt(n1 mu1^2 + n2 mu2^2) overflows (mu1={mu1:g}, mu2={mu2:g}, n1={n1}, n2={n2})"
+        )
     return SpriFedBudget(variant, s, mu1, mu2, n1, n2, mu, gdp_eps(mu, delta), delta)
 
 

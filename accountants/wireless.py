@@ -18,6 +18,7 @@ with probability p_k, μ_K = Σ_k p_k, c = (2L/σ_min) √(2 log(1.25/δ_ℓ)) (
 
 Every validity condition the paper states raises :class:`PrivcheckUsageError`.
 """
+
 from __future__ import annotations
 
 import math
@@ -121,11 +122,14 @@ def central_nonuniform(p: Sequence[float], c: float, delta_prime: float, delta_l
     lo = 2.0 * math.exp(-2.0 * mu * mu / K)
     if not delta_prime > lo:
         raise PrivcheckUsageError(
-            f"delta_prime must be in (2exp(-2 mu_K^2/K), 1) = ({lo:.6g}, 1) for mu_K={mu:g}, K={K}; got {delta_prime!r}")
+            f"delta_prime must be in (2exp(-2 mu_K^2/K), 1) = ({lo:.6g}, 1) for mu_K={mu:g}, K={K}; got {delta_prime!r}"
+        )
     beta = hoeffding_beta(K, delta_prime)
     gap = mu - beta * K
     if not gap > 0:
-        raise PrivcheckUsageError(f"need mu_K > beta*K (mu_K={mu:g}, beta*K={beta * K:g}): raise the p_k or delta_prime")
+        raise PrivcheckUsageError(
+            f"need mu_K > beta*K (mu_K={mu:g}, beta*K={beta * K:g}): raise the p_k or delta_prime"
+        )
     pmax = float(arr.max())
     g = c / math.sqrt(gap)
     eps = _log1p_exp_scaled(math.log(pmax) - math.log1p(-delta_prime), g) if pmax > 0 else 0.0
@@ -148,7 +152,8 @@ def central_uniform(K: int, p: float, c: float, delta_prime: float, delta_l: flo
     if not (delta_prime > lo and p > beta):
         raise PrivcheckUsageError(
             f"delta_prime must be in (2exp(-2p^2K), 1) = ({lo:.6g}, 1), i.e. p in (beta, 1] = ({beta:.6g}, 1]; "
-            f"got p={p!r}, delta_prime={delta_prime!r}")
+            f"got p={p!r}, delta_prime={delta_prime!r}"
+        )
     g = c / math.sqrt(K * (p - beta))
     eps = _log1p_exp_scaled(math.log(p) - math.log1p(-delta_prime), g)
     delta = delta_prime + p * delta_l / (1.0 - delta_prime)
@@ -200,8 +205,12 @@ def optimal_p(K: int, c: float, delta_prime: float, delta_l: float) -> OptimalP:
     if 0 < i < xs.size - 1:
         from scipy import optimize
 
-        res = optimize.minimize_scalar(f, bounds=(float(xs[i - 1]), float(xs[i + 1])), method="bounded",
-                                       options={"xatol": 1e-13 * max(1.0, float(xs[i]))})
+        res = optimize.minimize_scalar(
+            f,
+            bounds=(float(xs[i - 1]), float(xs[i + 1])),
+            method="bounded",
+            options={"xatol": 1e-13 * max(1.0, float(xs[i]))},
+        )
         if res.fun <= best_v:
             best_p, best_v = float(res.x), float(res.fun)
     pp = paper_popt(K, delta_prime)
@@ -240,7 +249,9 @@ def local_eps(p: Sequence[float], k: int, c: float, delta_prime: float, delta_l:
     beta = hoeffding_beta(K, delta_prime)
     kappa = float(arr.sum() - arr[k]) - beta * K
     if not 1 + kappa > 0:
-        raise PrivcheckUsageError(f"Lemma 2 needs 1 + kappa > 0, got kappa = {kappa:.6g} (raise the p_i or delta_prime)")
+        raise PrivcheckUsageError(
+            f"Lemma 2 needs 1 + kappa > 0, got kappa = {kappa:.6g} (raise the p_i or delta_prime)"
+        )
     return LocalGuarantee(c / math.sqrt(1.0 + kappa), float(arr[k]) * (delta_l + delta_prime), kappa, k)
 
 
@@ -269,7 +280,9 @@ def total_eq19(p_matrix: Sequence[Sequence[float]], c: float, delta_prime: float
         raise PrivcheckUsageError(f"need min_t mu_t > beta*K, got gap {gap:.6g}")
     x = math.expm1(c / math.sqrt(gap))
     s = float(np.sum(P.max(axis=1) ** 2))
-    return x * x * s / (2 * (1 - delta_prime) ** 2) + math.sqrt(2 * math.log(1 / dt)) * x * math.sqrt(s) / (1 - delta_prime)
+    return x * x * s / (2 * (1 - delta_prime) ** 2) + math.sqrt(2 * math.log(1 / dt)) * x * math.sqrt(s) / (
+        1 - delta_prime
+    )
 
 
 def total_delta_eq20(delta_per_iteration: Sequence[float], delta_tilde: float) -> float:
@@ -300,8 +313,9 @@ class KSlope:
     residual_sd: float
 
 
-def k_slope(c: float, delta_prime: float, K_min: float = 1e3, K_max: float = 1e8, points: int = 26,
-            confidence: float = 0.95) -> KSlope:
+def k_slope(
+    c: float, delta_prime: float, K_min: float = 1e3, K_max: float = 1e8, points: int = 26, confidence: float = 0.95
+) -> KSlope:
     """Slope of log ε_c(K) from eq. 16 over K ∈ [K_min, K_max] (log-spaced), OLS with a t-interval,
     and the local slope over the top decade (K_max/10 … K_max) as the asymptotic value.
 
@@ -315,9 +329,18 @@ def k_slope(c: float, delta_prime: float, K_min: float = 1e3, K_max: float = 1e8
     fit = stats.linregress(x, y)
     tq = stats.t.ppf(0.5 + confidence / 2, Ks.size - 2)
     resid = y - (fit.intercept + fit.slope * x)
-    top = (math.log(lemma1_eps(int(K_max), c, delta_prime)) - math.log(lemma1_eps(int(K_max / 10), c, delta_prime))) / math.log(10)
-    return KSlope(float(fit.slope), (float(fit.slope - tq * fit.stderr), float(fit.slope + tq * fit.stderr)),
-                  confidence, float(top), Ks.tolist(), eps.tolist(), float(np.std(resid, ddof=2)))
+    top = (
+        math.log(lemma1_eps(int(K_max), c, delta_prime)) - math.log(lemma1_eps(int(K_max / 10), c, delta_prime))
+    ) / math.log(10)
+    return KSlope(
+        float(fit.slope),
+        (float(fit.slope - tq * fit.stderr), float(fit.slope + tq * fit.stderr)),
+        confidence,
+        float(top),
+        Ks.tolist(),
+        eps.tolist(),
+        float(np.std(resid, ddof=2)),
+    )
 
 
 # Tables II and III of 004 (Sec. IV): K = 200, δ_ℓ = 1e-5, δ′ = 2e^{-2μ_K²/K} + 1e-5, μ_K = Kp.
@@ -379,11 +402,22 @@ def reproduce_tables() -> list[TableCell]:
         c = wireless_c(row["L"], math.sqrt(row["sigma2"]), TABLE_DELTA_L)
         ec = central_uniform(K, p, c, dprime, TABLE_DELTA_L).eps
         el = local_eps([p] * K, 0, c, dprime, TABLE_DELTA_L).eps
-        out.append(TableCell(
-            row["table"], p, row["L"], row["sigma2"], c, dprime,
-            row["eps_c"], ec, abs(ec - row["eps_c"]) <= _printed_tolerance(row["eps_c"]),
-            row["eps_l"], el, abs(el - row["eps_l"]) <= _printed_tolerance(row["eps_l"]),
-        ))
+        out.append(
+            TableCell(
+                row["table"],
+                p,
+                row["L"],
+                row["sigma2"],
+                c,
+                dprime,
+                row["eps_c"],
+                ec,
+                abs(ec - row["eps_c"]) <= _printed_tolerance(row["eps_c"]),
+                row["eps_l"],
+                el,
+                abs(el - row["eps_l"]) <= _printed_tolerance(row["eps_l"]),
+            )
+        )
     return out
 
 
@@ -393,7 +427,7 @@ def participation_pmf(p: Sequence[float]) -> np.ndarray:
     pmf = np.zeros(arr.size + 1)
     pmf[0] = 1.0
     for i, pi in enumerate(arr):
-        pmf[1:i + 2] = pmf[1:i + 2] * (1 - pi) + pmf[0:i + 1] * pi
+        pmf[1 : i + 2] = pmf[1 : i + 2] * (1 - pi) + pmf[0 : i + 1] * pi
         pmf[0] *= 1 - pi
     return pmf
 

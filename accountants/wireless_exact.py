@@ -61,6 +61,7 @@ magnitudes summed). d = 1 is the one-dimensional case. Checked against the Gauss
 (:func:`chi2_pair_delta`, d up to 10^4), direct 2-D quadrature and Monte Carlo
 (tests/test_wireless_exact.py).
 """
+
 from __future__ import annotations
 
 import functools
@@ -94,8 +95,8 @@ __all__ = [
 ]
 
 RELATIONS: tuple[str, ...] = ("remove", "replace")
-_TAIL = 1e-18          # per-coordinate tail probability left outside the integration box
-_PRUNE = 1e-18         # mixture weights below this are dropped (counted in the error bound)
+_TAIL = 1e-18  # per-coordinate tail probability left outside the integration box
+_PRUNE = 1e-18  # mixture weights below this are dropped (counted in the error bound)
 _MAX_CELLS = 2_000_000  # grid cells evaluated per block (memory)
 _ROUND = 64 * float(np.finfo(float).eps)  # rounding bound per unit of summed magnitude
 
@@ -261,21 +262,59 @@ def _u_integral(f: np.ndarray, u: np.ndarray, A: np.ndarray, means, sd) -> tuple
 
 
 # Gauss–Kronrod 7/15 nodes and weights on [−1, 1]
-_XK = np.array([-0.991455371120813, -0.949107912342759, -0.864864423359769, -0.741531185599394,
-                -0.586087235467691, -0.405845151377397, -0.207784955007898, 0.0,
-                0.207784955007898, 0.405845151377397, 0.586087235467691, 0.741531185599394,
-                0.864864423359769, 0.949107912342759, 0.991455371120813])
-_WK = np.array([0.022935322010529, 0.063092092629979, 0.104790010322250, 0.140653259715525,
-                0.169004726639267, 0.190350578064785, 0.204432940075298, 0.209482141084728,
-                0.204432940075298, 0.190350578064785, 0.169004726639267, 0.140653259715525,
-                0.104790010322250, 0.063092092629979, 0.022935322010529])
+_XK = np.array(
+    [
+        -0.991455371120813,
+        -0.949107912342759,
+        -0.864864423359769,
+        -0.741531185599394,
+        -0.586087235467691,
+        -0.405845151377397,
+        -0.207784955007898,
+        0.0,
+        0.207784955007898,
+        0.405845151377397,
+        0.586087235467691,
+        0.741531185599394,
+        0.864864423359769,
+        0.949107912342759,
+        0.991455371120813,
+    ]
+)
+_WK = np.array(
+    [
+        0.022935322010529,
+        0.063092092629979,
+        0.104790010322250,
+        0.140653259715525,
+        0.169004726639267,
+        0.190350578064785,
+        0.204432940075298,
+        0.209482141084728,
+        0.204432940075298,
+        0.190350578064785,
+        0.169004726639267,
+        0.140653259715525,
+        0.104790010322250,
+        0.063092092629979,
+        0.022935322010529,
+    ]
+)
 _WG = np.zeros(15)
-_WG[1::2] = [0.129484966168870, 0.279705391489277, 0.381830050505119, 0.417959183673469,
-             0.381830050505119, 0.279705391489277, 0.129484966168870]
+_WG[1::2] = [
+    0.129484966168870,
+    0.279705391489277,
+    0.381830050505119,
+    0.417959183673469,
+    0.381830050505119,
+    0.279705391489277,
+    0.129484966168870,
+]
 
 
-def _adaptive_gk(F, a: float, b: float, panels: int, tol: float, max_rounds: int = 40,
-                 max_panels: int = 20_000) -> tuple[float, float, int]:
+def _adaptive_gk(
+    F, a: float, b: float, panels: int, tol: float, max_rounds: int = 40, max_panels: int = 20_000
+) -> tuple[float, float, int]:
     """∫_a^b F by adaptive Gauss–Kronrod (7/15): panels are halved until |K15 − G7| ≤ tol·width/(b − a)
     (or below the floating-point noise of the panel: 64 ulp of ∫ mag, where F returns (values, mag)
     and mag bounds the magnitude of the terms summed into each value); refinement stops after
@@ -311,8 +350,9 @@ def _adaptive_gk(F, a: float, b: float, panels: int, tol: float, max_rounds: int
     return value, err, mag_total, evals
 
 
-def _hs_continuous(means, variances, coef, d: int, per_sd: float,
-                   tol: float) -> tuple[float, float, float, tuple[int, int]]:
+def _hs_continuous(
+    means, variances, coef, d: int, per_sd: float, tol: float
+) -> tuple[float, float, float, tuple[int, int]]:
     """∫∫ (Σ_j c_j φ(u; m_j, v_j) f_j(ρ))_+: exact in u given the roots located on a grid with
     ``per_sd`` nodes per sd (:func:`_u_integral`), adaptive Gauss–Kronrod in t = log ρ (d ≥ 2).
     Returns (value, t-quadrature error estimate, rounding bound, (n_u, number of t evaluations)).
@@ -341,11 +381,11 @@ def _hs_continuous(means, variances, coef, d: int, per_sd: float,
         out = np.empty(t.size)
         mag = np.empty(t.size)
         for s in range(0, t.size, block):
-            y = t[s:s + block, None] - shift_k[None, :]
+            y = t[s : s + block, None] - shift_k[None, :]
             # density of t = log ρ under component j: exp(k x − e^x − lgamma k), x = log k + y, written
             # without the cancellation of k·x against lgamma k (both ~ k log k for large d)
             A = np.exp(log_norm - k * (np.expm1(y) - y)) * coef[None, :]
-            out[s:s + block], mag[s:s + block] = _u_integral(phi @ A.T, u, A, means, sd)
+            out[s : s + block], mag[s : s + block] = _u_integral(phi @ A.T, u, A, means, sd)
         return out, mag
 
     panels = max(4, int(math.ceil((t_hi - t_lo) / (2 * x_sd))))
@@ -353,8 +393,9 @@ def _hs_continuous(means, variances, coef, d: int, per_sd: float,
     return val, err, _ROUND * mag_total, (n_u, evals)
 
 
-def hockey_stick(P: IsoMixture, Q: IsoMixture, eps: float, d: int, *, per_sd: float = 8.0,
-                 tol: float = 1e-11) -> HockeyStick:
+def hockey_stick(
+    P: IsoMixture, Q: IsoMixture, eps: float, d: int, *, per_sd: float = 8.0, tol: float = 1e-11
+) -> HockeyStick:
     """Exact (to the stated error) hockey-stick divergence H_ε(P‖Q) = sup_S P(S) − e^ε Q(S) in R^d.
 
     P, Q: :class:`IsoMixture` (means along one axis, isotropic covariances; point masses allowed);
@@ -412,8 +453,9 @@ def _check_p(p) -> np.ndarray:
     return arr
 
 
-def neighbouring_pair(relation: str, p: Sequence[float], k: int, L: float, sigma: float, N0: float,
-                      grad_norm: float | None = None) -> tuple[IsoMixture, IsoMixture]:
+def neighbouring_pair(
+    relation: str, p: Sequence[float], k: int, L: float, sigma: float, N0: float, grad_norm: float | None = None
+) -> tuple[IsoMixture, IsoMixture]:
     """The output laws (P_D, P_D′) of y for the witness neighbouring pair of ``relation`` (module docstring).
 
     relation: "remove" (the paper's, Def. 2 / App. B: user k absent under D′) or "replace"
@@ -439,13 +481,16 @@ def neighbouring_pair(relation: str, p: Sequence[float], k: int, L: float, sigma
     zero = np.zeros_like(r)
     if relation == "remove":
         Q = IsoMixture(pi, zero, s_r)
-        P = IsoMixture(np.concatenate([(1 - pk) * pi, pk * pi]), np.concatenate([zero, zero + m]),
-                       np.concatenate([s_r, s_r1]))
+        P = IsoMixture(
+            np.concatenate([(1 - pk) * pi, pk * pi]), np.concatenate([zero, zero + m]), np.concatenate([s_r, s_r1])
+        )
     else:
-        P = IsoMixture(np.concatenate([(1 - pk) * pi, pk * pi]), np.concatenate([zero, zero + L]),
-                       np.concatenate([s_r, s_r1]))
-        Q = IsoMixture(np.concatenate([(1 - pk) * pi, pk * pi]), np.concatenate([zero, zero - L]),
-                       np.concatenate([s_r, s_r1]))
+        P = IsoMixture(
+            np.concatenate([(1 - pk) * pi, pk * pi]), np.concatenate([zero, zero + L]), np.concatenate([s_r, s_r1])
+        )
+        Q = IsoMixture(
+            np.concatenate([(1 - pk) * pi, pk * pi]), np.concatenate([zero, zero - L]), np.concatenate([s_r, s_r1])
+        )
     return P, Q
 
 
@@ -456,15 +501,25 @@ class ProfilePoint:
     relation: str
     eps: float
     d: int
-    delta: float              # H_ε(P_D ‖ P_D′), the direction of eq. 12 / 28
+    delta: float  # H_ε(P_D ‖ P_D′), the direction of eq. 12 / 28
     delta_error: float
-    delta_reverse: float      # H_ε(P_D′ ‖ P_D)
+    delta_reverse: float  # H_ε(P_D′ ‖ P_D)
     delta_reverse_error: float
     nodes: tuple[int, int]
 
 
-def profile_delta(relation: str, p: Sequence[float], k: int, L: float, sigma: float, N0: float, d: int,
-                  eps: float, grad_norm: float | None = None, per_sd: float = 8.0) -> ProfilePoint:
+def profile_delta(
+    relation: str,
+    p: Sequence[float],
+    k: int,
+    L: float,
+    sigma: float,
+    N0: float,
+    d: int,
+    eps: float,
+    grad_norm: float | None = None,
+    per_sd: float = 8.0,
+) -> ProfilePoint:
     """Exact δ(ε) of the witness pair of ``relation`` (see :func:`neighbouring_pair`) in dimension d."""
     P, Q = neighbouring_pair(relation, p, k, L, sigma, N0, grad_norm)
     a = hockey_stick(P, Q, eps, d, per_sd=per_sd)
@@ -472,9 +527,19 @@ def profile_delta(relation: str, p: Sequence[float], k: int, L: float, sigma: fl
     return ProfilePoint(relation, float(eps), int(d), a.delta, a.error_bound, b.delta, b.error_bound, a.nodes)
 
 
-def profile_eps(relation: str, p: Sequence[float], k: int, L: float, sigma: float, N0: float, d: int,
-                delta: float, grad_norm: float | None = None, both_directions: bool = False,
-                eps_max: float = 60.0) -> float:
+def profile_eps(
+    relation: str,
+    p: Sequence[float],
+    k: int,
+    L: float,
+    sigma: float,
+    N0: float,
+    d: int,
+    delta: float,
+    grad_norm: float | None = None,
+    both_directions: bool = False,
+    eps_max: float = 60.0,
+) -> float:
     """Smallest ε with δ(ε) ≤ δ for the witness pair: δ(ε) = H_ε(P_D ‖ P_D′) (eq. 12's direction), or
     the max over both directions with ``both_directions``. Brent's method on log δ(ε) (δ decreases
     in ε), to |Δε| ≤ 1e−6. Returns ``eps_max`` when δ(eps_max) > δ, and 0 when δ(0) ≤ δ.
@@ -525,8 +590,18 @@ class Thm1Comparison:
     notes: dict = field(default_factory=dict)
 
 
-def compare_thm1(p: Sequence[float], L: float, sigma2: float, N0: float, d: int, delta_prime: float,
-                 delta_l: float, *, k: int | None = None, with_replace: bool = False) -> Thm1Comparison:
+def compare_thm1(
+    p: Sequence[float],
+    L: float,
+    sigma2: float,
+    N0: float,
+    d: int,
+    delta_prime: float,
+    delta_l: float,
+    *,
+    k: int | None = None,
+    with_replace: bool = False,
+) -> Thm1Comparison:
     """Evaluate Thm 1 (eq. 13, via :func:`accountants.wireless.central_nonuniform`) at one cell and the
     exact δ(ε_c) of the mechanism's witness pair under the paper's "remove" relation.
 
@@ -545,8 +620,22 @@ def compare_thm1(p: Sequence[float], L: float, sigma2: float, N0: float, d: int,
     if with_replace:
         rep = profile_delta("replace", arr, k, L, sigma, N0, d, g.eps).delta
         rep_known = wl.local_exact_delta(arr, k, L, sigma, g.eps, N0)
-    return Thm1Comparison(int(arr.size), arr.tolist() if arr.size <= 8 else [float(arr.min()), float(arr.max())],
-                          float(L), float(sigma2), float(N0), int(d), float(delta_prime), float(delta_l),
-                          g.eps, g.delta, pt.delta, pt.delta_error, pt.delta_reverse,
-                          bool(pt.delta - pt.delta_error > g.delta), rep, rep_known,
-                          {"c": c, "beta": g.beta, "nodes": pt.nodes})
+    return Thm1Comparison(
+        int(arr.size),
+        arr.tolist() if arr.size <= 8 else [float(arr.min()), float(arr.max())],
+        float(L),
+        float(sigma2),
+        float(N0),
+        int(d),
+        float(delta_prime),
+        float(delta_l),
+        g.eps,
+        g.delta,
+        pt.delta,
+        pt.delta_error,
+        pt.delta_reverse,
+        bool(pt.delta - pt.delta_error > g.delta),
+        rep,
+        rep_known,
+        {"c": c, "beta": g.beta, "nodes": pt.nodes},
+    )

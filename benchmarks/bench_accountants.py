@@ -10,6 +10,7 @@ in a fresh interpreter, interleaved per row: the ``--before`` checkout ("today")
 dp_accounting (and prv_accountant on the 50-event row); seconds, certified width, peak traced MB
 (``--memory``: a second call under tracemalloc) and the ratios (> 1: new faster / smaller).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,11 @@ def dp_sgd(sigma, q, T, delta, h):
     if dp_accounting is None:
         return None
     acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=h)
-    acc.compose(dp_accounting.SelfComposedDpEvent(
-        dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), T))
+    acc.compose(
+        dp_accounting.SelfComposedDpEvent(
+            dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(sigma)), T
+        )
+    )
     return acc.get_epsilon(delta)
 
 
@@ -78,8 +82,11 @@ def ours_many(evs, delta):
 def dp_many(evs, delta, h):
     acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=h)
     for s, q, c in evs:
-        acc.compose(dp_accounting.SelfComposedDpEvent(
-            dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(s)), c))
+        acc.compose(
+            dp_accounting.SelfComposedDpEvent(
+                dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(s)), c
+            )
+        )
     return acc.get_epsilon(delta)
 
 
@@ -97,7 +104,8 @@ def prv_many(evs, delta):
 #: issue 23's rows: (name, kind, args); kind "sgd": (sigma, q, T, delta, dp_accounting's h); "many": 50 events
 HORIZON_CASES = [(f"DP-SGD q=.01 s=1.1 T=1e{k} d=1e-5", "sgd", (1.1, 0.01, 10**k, 1e-5, 1e-4)) for k in range(2, 7)] + [
     ("q=1e-3 s=0.8 T=1e6 d=1e-5", "sgd", (0.8, 1e-3, 10**6, 1e-5, 3e-5)),
-    ("50 distinct subsampled Gaussians x20", "many", (1e-5, 1e-4))]
+    ("50 distinct subsampled Gaussians x20", "many", (1e-5, 1e-4)),
+]
 
 # One measurement in a fresh interpreter (the tree under test comes first on PYTHONPATH): time of the
 # first call, then, with memory, the peak traced memory of a second call under tracemalloc.
@@ -137,8 +145,13 @@ def measure(tree: str | None, who: str, kind: str, args, memory: bool) -> dict |
 
     here = str(Path(__file__).resolve().parent)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([tree or str(Path(here).parent), here]))
-    res = subprocess.run([sys.executable, "-c", _WORKER, here, who, kind, json.dumps(args), "1" if memory else "0"],
-                         env=env, capture_output=True, text=True, cwd=here)
+    res = subprocess.run(
+        [sys.executable, "-c", _WORKER, here, who, kind, json.dumps(args), "1" if memory else "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=here,
+    )
     if res.returncode != 0 or not res.stdout.strip():
         print(f"  ({who} failed: {res.stderr.strip().splitlines()[-1:] or res.returncode})", file=sys.stderr)
         return None
@@ -153,16 +166,22 @@ def horizons(quick: bool, memory: bool, before: str | None, only: str | None = N
     """Issue 23's PLD table from ONE run, every measurement in a fresh interpreter, interleaved per row:
     today's code (``before``, e.g. ../privcheck-before), the new code, dp_accounting (and prv_accountant on
     the 50-event row). Prints seconds, certified width (relative), peak traced MB and the ratios."""
+
     def w(r):
         return (r["up"] - r["lo"]) / r["up"] if r and r["up"] else math.nan
 
     def f(r, key, fmt):
         return format(r[key], fmt) if r else "—"
 
-    print(f"{'case':<38} | {'today s':>8} {'width':>8} {'MB':>5} | {'new s':>7} {'width':>8} {'MB':>5} | "
-          f"{'dp_acc s':>8} {'MB':>5} {'dp eps in new?':>14} | new/today  dp/new  dp_MB/new_MB")
-    cases = [c for c in HORIZON_CASES if not (quick and (c[0].endswith("T=1e6 d=1e-5") or c[1] == "many"))
-             and (only is None or only in c[0])]
+    print(
+        f"{'case':<38} | {'today s':>8} {'width':>8} {'MB':>5} | {'new s':>7} {'width':>8} {'MB':>5} | "
+        f"{'dp_acc s':>8} {'MB':>5} {'dp eps in new?':>14} | new/today  dp/new  dp_MB/new_MB"
+    )
+    cases = [
+        c
+        for c in HORIZON_CASES
+        if not (quick and (c[0].endswith("T=1e6 d=1e-5") or c[1] == "many")) and (only is None or only in c[0])
+    ]
     for name, kind, args in cases:
         old = measure(before, "ours", kind, args, memory) if before else None
         new = measure(None, "ours", kind, args, memory)
@@ -171,22 +190,30 @@ def horizons(quick: bool, memory: bool, before: str | None, only: str | None = N
         r_old = (old["s"] / new["s"]) if (old and new) else math.nan
         r_dp = (dp["s"] / new["s"]) if (dp and new) else math.nan
         r_mb = (dp["mb"] / new["mb"]) if (dp and new and new["mb"] == new["mb"]) else math.nan
-        print(f"{name:<38} | {f(old, 's', '8.2f'):>8} {w(old):8.2e} {f(old, 'mb', '5.0f'):>5} | {f(new, 's', '7.2f'):>7} "
-              f"{w(new):8.2e} {f(new, 'mb', '5.0f'):>5} | {f(dp, 's', '8.2f'):>8} {f(dp, 'mb', '5.0f'):>5} {inside:>14} | "
-              f"{r_old:9.2f} {r_dp:7.2f} {r_mb:13.2f}", flush=True)
+        print(
+            f"{name:<38} | {f(old, 's', '8.2f'):>8} {w(old):8.2e} {f(old, 'mb', '5.0f'):>5} | {f(new, 's', '7.2f'):>7} "
+            f"{w(new):8.2e} {f(new, 'mb', '5.0f'):>5} | {f(dp, 's', '8.2f'):>8} {f(dp, 'mb', '5.0f'):>5} {inside:>14} | "
+            f"{r_old:9.2f} {r_dp:7.2f} {r_mb:13.2f}",
+            flush=True,
+        )
         if kind == "many":
             pv = measure(None, "prv", kind, args, memory)
             if pv:
-                print(f"{'  prv_accountant (eps_error 0.01)':<38} | eps {pv['up']:.6f} {pv['s']:.2f} s, "
-                      f"{f(pv, 'mb', '.0f')} MB | prv/new time {pv['s'] / new['s']:.2f}", flush=True)
+                print(
+                    f"{'  prv_accountant (eps_error 0.01)':<38} | eps {pv['up']:.6f} {pv['s']:.2f} s, "
+                    f"{f(pv, 'mb', '.0f')} MB | prv/new time {pv['s'] / new['s']:.2f}",
+                    flush=True,
+                )
 
 
 def row(name, iv, t_ours, truth, dp_val, t_dp):
     rel = (iv.upper - truth) / truth if truth else math.nan
     ratio = (t_dp / t_ours) if (t_dp and t_ours) else math.nan
     dps = f"{dp_val:.6f}" if isinstance(dp_val, float) else str(dp_val)
-    print(f"{name:<44} [{iv.lower:.6f}, {iv.upper:.6f}] {t_ours:7.2f}s | dp_accounting {dps:>12} "
-          f"{(t_dp or 0):7.2f}s | truth {truth if truth else '—'} | upper rel.err {rel:+.2e} | time dp/ours {ratio:.2f}")
+    print(
+        f"{name:<44} [{iv.lower:.6f}, {iv.upper:.6f}] {t_ours:7.2f}s | dp_accounting {dps:>12} "
+        f"{(t_dp or 0):7.2f}s | truth {truth if truth else '—'} | upper rel.err {rel:+.2e} | time dp/ours {ratio:.2f}"
+    )
 
 
 def main() -> None:
@@ -194,8 +221,12 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="skip the 10^6-step row and the calibrations")
     ap.add_argument("--horizons", action="store_true", help="only issue 23's PLD table (horizons, 50 events)")
     ap.add_argument("--memory", action="store_true", help="with --horizons: also peak memory (a second, traced run)")
-    ap.add_argument("--before", default=None, help="with --horizons: an older checkout measured in the same run "
-                    "(e.g. ../privcheck-before), in its own interpreter with PYTHONPATH=PATH")
+    ap.add_argument(
+        "--before",
+        default=None,
+        help="with --horizons: an older checkout measured in the same run "
+        "(e.g. ../privcheck-before), in its own interpreter with PYTHONPATH=PATH",
+    )
     ap.add_argument("--only", default=None, help="with --horizons: only the rows whose name contains this text")
     args = ap.parse_args()
     if args.horizons:
@@ -225,7 +256,9 @@ def main() -> None:
     # 5. Gaussian mu=1 at tiny delta
     for d, truth in ((1e-12, 7.238494), (1e-50, 15.247865), (1e-100, None)):
         iv, t = timed(lambda: PLDAccountant().compose(GaussianEvent(1.0)).epsilon(d))
-        print(f"{'Gaussian mu=1 delta=%g' % d:<44} [{iv.lower:.6f}, {iv.upper:.6f}] {t:7.3f}s {iv.method} (truth {truth})")
+        print(
+            f"{'Gaussian mu=1 delta=%g' % d:<44} [{iv.lower:.6f}, {iv.upper:.6f}] {t:7.3f}s {iv.method} (truth {truth})"
+        )
     if args.quick:
         return
     # 6. q=1e-3, sigma=0.8, 1e6 steps
@@ -235,9 +268,11 @@ def main() -> None:
     # 7. calibration: smallest sigma for (8, 1e-5) and (5, 1e-5)
     for e, ref in ((8.0, 0.883442), (5.0, 1.12458)):
         p, t = timed(lambda: pl.noise_for_budget(e, 1e-5, 10_000, q=0.01))
-        print(f"{'smallest sigma for (%g, 1e-5)' % e:<44} sigma={p.answer:.6f} certified eps<= {p.achieved_eps:.6f} "
-              f"bracket {p.details['sigma_bracket']} {t:7.1f}s (dp_accounting PLD calibration {ref}, RDP planner "
-              f"{pl.noise_for_budget(e, 1e-5, 10_000, q=0.01, accountant='rdp').answer:.4f})")
+        print(
+            f"{'smallest sigma for (%g, 1e-5)' % e:<44} sigma={p.answer:.6f} certified eps<= {p.achieved_eps:.6f} "
+            f"bracket {p.details['sigma_bracket']} {t:7.1f}s (dp_accounting PLD calibration {ref}, RDP planner "
+            f"{pl.noise_for_budget(e, 1e-5, 10_000, q=0.01, accountant='rdp').answer:.4f})"
+        )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ of the true ε, the rounds (draws per input each), the total draws per input,
 why the rounds stopped, the wall time, and the one-line budget message when the
 budget could not reach the target.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,10 +38,19 @@ def run(label: str, eps: float, auto: Auto, seed: int) -> dict:
     secs = time.perf_counter() - t0
     rec = res.details["adaptive"]
     true = res.eps_exact if res.eps_exact is not None else res.eps_claimed
-    return {"mechanism": label, "true": true, "true_is_exact": res.eps_exact is not None,
-            "eps_lower": res.eps_lower, "fraction_of_true": max(res.eps_lower, 0.0) / true,
-            "rounds": [r["samples"] for r in rec["rounds"]], "draws_per_input": res.samples,
-            "stopped": rec["stopped"], "seconds": secs, "verdict": res.verdict, "message": rec["message"]}
+    return {
+        "mechanism": label,
+        "true": true,
+        "true_is_exact": res.eps_exact is not None,
+        "eps_lower": res.eps_lower,
+        "fraction_of_true": max(res.eps_lower, 0.0) / true,
+        "rounds": [r["samples"] for r in rec["rounds"]],
+        "draws_per_input": res.samples,
+        "stopped": rec["stopped"],
+        "seconds": secs,
+        "verdict": res.verdict,
+        "message": rec["message"],
+    }
 
 
 def main(argv=None) -> None:
@@ -55,14 +65,18 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     auto = Auto(target=args.target, max_draws=int(args.draws), max_seconds=args.seconds)
     labels = args.only.split(",") if args.only else list(MECHANISMS)
-    print(f"eps {args.eps:g}, target {args.target:g}, budget {int(args.draws)} draws/input"
-          + (f", {args.seconds:g} s" if args.seconds else ""))
+    print(
+        f"eps {args.eps:g}, target {args.target:g}, budget {int(args.draws)} draws/input"
+        + (f", {args.seconds:g} s" if args.seconds else "")
+    )
     for label in labels:
         row = run(label, args.eps, auto, args.seed)
         kind = "exact" if row["true_is_exact"] else "nominal"
-        print(f"{label:11s} true {row['true']:.4f} ({kind})  lower {row['eps_lower']:.4f}  "
-              f"= {row['fraction_of_true']:.3f} of true  rounds {'+'.join(map(str, row['rounds']))}  "
-              f"{row['stopped']}  {row['seconds']:.1f} s  {row['verdict']}")
+        print(
+            f"{label:11s} true {row['true']:.4f} ({kind})  lower {row['eps_lower']:.4f}  "
+            f"= {row['fraction_of_true']:.3f} of true  rounds {'+'.join(map(str, row['rounds']))}  "
+            f"{row['stopped']}  {row['seconds']:.1f} s  {row['verdict']}"
+        )
         if row["message"]:
             print(f"{'':11s} {row['message']}")
 

@@ -28,6 +28,7 @@ report (hash, value) is mapped to the bit vector of the inputs it supports);
 the Piecewise Mechanism (built-in ``pm``). ε = 1 throughout, inputs ``[0, 1]``
 (PM: ``[-1, 1]``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -93,8 +94,9 @@ def raw_draw_seconds(sampler, inputs, draws: int, jobs: int) -> float:
     ss = np.random.SeedSequence(0)
     t, c = time.perf_counter(), time.process_time()
     for i, x in enumerate(inputs):
-        map_chunks(lambda rng, size, x=x: (sampler(x, size, rng), None)[1], draws, derive(ss, "raw", i),
-                   backend=backend)
+        map_chunks(
+            lambda rng, size, x=x: (sampler(x, size, rng), None)[1], draws, derive(ss, "raw", i), backend=backend
+        )
     return time.perf_counter() - t, time.process_time() - c
 
 
@@ -141,8 +143,10 @@ def protocols():
 
 def import_overhead(repeat: int) -> None:
     """A tiny audit in a fresh interpreter against ``python -c 'import numpy'``."""
-    tiny = ("import privcheck; privcheck.audit(lambda x, n, rng: rng.random(n) < (0.6 if x else 0.4), "
-            "inputs=[0, 1], eps=1.0, samples=20000)")
+    tiny = (
+        "import privcheck; privcheck.audit(lambda x, n, rng: rng.random(n) < (0.6 if x else 0.4), "
+        "inputs=[0, 1], eps=1.0, samples=20000)"
+    )
 
     def run(code):
         out = []
@@ -175,8 +179,14 @@ def before_oue_seconds(path: str, n: int, jobs: int) -> tuple[float, float]:
     import os
 
     env = dict(os.environ, PYTHONPATH=os.path.abspath(path))
-    out = subprocess.run([sys.executable, "-c", _BEFORE_CODE, str(n), str(jobs)], env=env, check=True,
-                         capture_output=True, text=True, cwd=os.path.abspath(path))
+    out = subprocess.run(
+        [sys.executable, "-c", _BEFORE_CODE, str(n), str(jobs)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=os.path.abspath(path),
+    )
     return tuple(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
@@ -184,10 +194,15 @@ def oue_table(n: int, jobs_list, repeat: int, before: str | None) -> None:
     """Issue 23's sampler comparison: built-in ``oue`` vs a plain-numpy OUE sampler (vs ``before``), one run."""
     mech = privcheck.mechanism("oue", d=100, eps=1.0)
     plain = unary(100, 1.0, optimised=True)
-    print(f"OUE d=100 eps=1, {n:.0e} draws/input, inputs [0, 1], medians of {repeat} interleaved runs "
-          "(2 shared cores, other jobs running: compare ratios, not seconds)")
-    print(f"{'jobs':>4s} {'built-in oue s':>14s} {'plain numpy s':>13s} {'ratio':>6s}"
-          + (f" {'before oue s':>12s} {'ratio':>6s}" if before else "") + f" {'eps_lower new/plain/before':>28s}")
+    print(
+        f"OUE d=100 eps=1, {n:.0e} draws/input, inputs [0, 1], medians of {repeat} interleaved runs "
+        "(2 shared cores, other jobs running: compare ratios, not seconds)"
+    )
+    print(
+        f"{'jobs':>4s} {'built-in oue s':>14s} {'plain numpy s':>13s} {'ratio':>6s}"
+        + (f" {'before oue s':>12s} {'ratio':>6s}" if before else "")
+        + f" {'eps_lower new/plain/before':>28s}"
+    )
     for jobs in jobs_list:
         audit(mech, samples=min(n, 100_000), exact=False, jobs=jobs, seed=0)  # warm-up
         new, old, prev, eps = [], [], [], None
@@ -214,21 +229,30 @@ def oue_table(n: int, jobs_list, repeat: int, before: str | None) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--draws", type=float, nargs="+", default=[1e6], help="draws per input (e.g. 1e6 1e7)")
-    ap.add_argument("--jobs", type=int, nargs="+", default=[2],
-                    help="threads, for the audit and the raw draws alike (several: one row each, e.g. 1 2)")
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        nargs="+",
+        default=[2],
+        help="threads, for the audit and the raw draws alike (several: one row each, e.g. 1 2)",
+    )
     ap.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
     ap.add_argument("--only", default="", help="comma-separated protocol name prefixes")
     ap.add_argument("--exact", action="store_true", help="also time exact ε of large FedSel selectors")
     ap.add_argument("--oue", action="store_true", help="only issue 23's table: built-in oue vs plain-numpy OUE")
-    ap.add_argument("--before", default=None, help="with --oue: an older checkout (e.g. ../privcheck-before) measured too")
+    ap.add_argument(
+        "--before", default=None, help="with --oue: an older checkout (e.g. ../privcheck-before) measured too"
+    )
     args = ap.parse_args()
     if args.oue:
         oue_table(int(args.draws[0]), args.jobs, args.repeat, args.before)
         return
     only = [s.strip() for s in args.only.split(",") if s.strip()]
     print(f"chunks of 2^18 draws, medians of {args.repeat}; eps=1, 95 % confidence")
-    print(f"{'protocol':22s} {'jobs':>4s} {'draws/input':>11s} {'audit s':>9s} {'raw draw s':>10s} {'ratio':>6s} {'cpu':>6s} {'split':>6s} "
-          f"{'eps_lower':>9s}  event")
+    print(
+        f"{'protocol':22s} {'jobs':>4s} {'draws/input':>11s} {'audit s':>9s} {'raw draw s':>10s} {'ratio':>6s} {'cpu':>6s} {'split':>6s} "
+        f"{'eps_lower':>9s}  event"
+    )
     for name, sampler, inputs in protocols():
         if only and not any(name.startswith(o) for o in only):
             continue
@@ -255,15 +279,20 @@ def bench_row(name, sampler, inputs, n: int, jobs: int, repeat: int) -> None:
     cpu = statistics.median(ac_runs) / statistics.median(rc_runs)
     own = statistics.median(own_overhead(sampler, inputs, n) for _ in range(repeat)) if jobs == 1 else float("nan")
     event = (res.event or "")[:40]
-    print(f"{name:22s} {jobs:4d} {n:11.0e} {a:9.3f} {r:10.3f} {a / r:6.2f} {cpu:6.2f} {1 + own:6.2f} {res.eps_lower:9.4f}  {event}",
-          flush=True)
+    print(
+        f"{name:22s} {jobs:4d} {n:11.0e} {a:9.3f} {r:10.3f} {a / r:6.2f} {cpu:6.2f} {1 + own:6.2f} {res.eps_lower:9.4f}  {event}",
+        flush=True,
+    )
 
 
 def exact_times() -> None:
     print("time to exact ε:")
-    cases = [("fedsel-exp", dict(d=100_000, k=100, eps=1.0)), ("fedsel-pe", dict(d=100_000, k=100, eps=1.0)),
-             ("fedsel-ps", dict(d=100_000, k=100, eps=1.0)),
-             ("privquant", {"d": 1000, "K": 16, "kappa": 100, "p": 0.55})]
+    cases = [
+        ("fedsel-exp", dict(d=100_000, k=100, eps=1.0)),
+        ("fedsel-pe", dict(d=100_000, k=100, eps=1.0)),
+        ("fedsel-ps", dict(d=100_000, k=100, eps=1.0)),
+        ("privquant", {"d": 1000, "K": 16, "kappa": 100, "p": 0.55}),
+    ]
     for name, params in cases:
         mech = privcheck.mechanism(name, **params)
         t = time.perf_counter()

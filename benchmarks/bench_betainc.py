@@ -9,6 +9,7 @@ both versions are timed interleaved on the same (loaded) machine. Reported per l
 time over the cases below (both tails, α = 0.05 and 1e−6), the tail evaluations per call, and
 statsmodels' ``proportion_confint(method="beta")`` (scipy's beta quantiles, uncertified) per limit.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,8 +20,16 @@ import time
 
 from privcheck.base import betainc as new
 
-CASES = [(1, 20000), (7, 20000), (9000, 20000), (19990, 20000), (10**5, 10**6), (3, 10**9), (500, 1000),
-         (10**6, 10**12)]
+CASES = [
+    (1, 20000),
+    (7, 20000),
+    (9000, 20000),
+    (19990, 20000),
+    (10**5, 10**6),
+    (3, 10**9),
+    (500, 1000),
+    (10**6, 10**12),
+]
 ALPHAS = (0.05, 1e-6)
 
 
@@ -79,8 +88,10 @@ def main() -> None:
             times[name].append(dt)
             evals[name] = ev
         times["statsmodels"].append(_statsmodels_pass())
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median of {args.repeat} passes, "
-          f"{len(CASES) * len(ALPHAS) * 2} limits each")
+    print(
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median of {args.repeat} passes, "
+        f"{len(CASES) * len(ALPHAS) * 2} limits each"
+    )
     ref = statistics.median(times["now"])
     print(f"{'version':<12} {'ms/limit':>9} {'evals/limit':>12} {'× now':>7}")
     for name, ts in times.items():

@@ -18,6 +18,7 @@ first on PYTHONPATH), interleaved with this one, so both columns come from the s
 same (loaded) machine. Bytecode is compiled once and cached in a temporary directory for both
 trees (``PYTHONPYCACHEPREFIX``; ``PYTHONDONTWRITEBYTECODE`` is dropped), as on a user's machine.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,18 @@ COMMANDS = {
     "privcheck list": ["-m", "privcheck.cli", "list"],
     "privcheck list 'fedsel.*'": ["-m", "privcheck.cli", "list", "fedsel.*"],
     "privcheck audit --help": ["-m", "privcheck.cli", "audit", "--help"],
-    "privcheck budget gdp": ["-m", "privcheck.cli", "budget", "gdp", "--sigma", "10", "--steps", "100",
-                             "--delta", "1e-5"],
+    "privcheck budget gdp": [
+        "-m",
+        "privcheck.cli",
+        "budget",
+        "gdp",
+        "--sigma",
+        "10",
+        "--steps",
+        "100",
+        "--delta",
+        "1e-5",
+    ],
     "privcheck audit de (2e4)": ["-m", "privcheck.cli", "audit", "de", "--samples", "20000"],
     "privcheck verify gdp.conversion": ["-m", "privcheck.cli", "verify", "gdp.conversion", "-q"],
     "privcheck verify fedsel.pm.ldp": ["-m", "privcheck.cli", "verify", "fedsel.pm.ldp", "--quick", "-q"],
@@ -44,9 +55,11 @@ COMMANDS = {
 }
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEAVY = ("sympy", "statsmodels", "scipy", "matplotlib")
-_PROBE = ("import runpy, sys\nsys.argv = ['privcheck'] + sys.argv[1:]\ntry:\n    runpy.run_module('privcheck.cli', "
-          "run_name='__main__')\nexcept SystemExit:\n    pass\nprint('HEAVY', [m for m in %r if m in sys.modules], "
-          "file=sys.stderr)\n" % (HEAVY,))
+_PROBE = (
+    "import runpy, sys\nsys.argv = ['privcheck'] + sys.argv[1:]\ntry:\n    runpy.run_module('privcheck.cli', "
+    "run_name='__main__')\nexcept SystemExit:\n    pass\nprint('HEAVY', [m for m in %r if m in sys.modules], "
+    "file=sys.stderr)\n" % (HEAVY,)
+)
 
 
 def wall(args: list[str], env: dict) -> tuple[float, float]:
@@ -57,8 +70,13 @@ def wall(args: list[str], env: dict) -> tuple[float, float]:
         os.close(fd)
         extra = ["--json", out]
     t = time.perf_counter()
-    subprocess.run([sys.executable, *args, *extra], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   cwd=env.get("BENCH_TREE", _ROOT))
+    subprocess.run(
+        [sys.executable, *args, *extra],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=env.get("BENCH_TREE", _ROOT),
+    )
     dt = time.perf_counter() - t
     check_s = 0.0
     if out:
@@ -75,8 +93,13 @@ def wall(args: list[str], env: dict) -> tuple[float, float]:
 def heavy_imports(args: list[str], env: dict) -> str:
     if args[:2] != ["-m", "privcheck.cli"]:
         return ""
-    res = subprocess.run([sys.executable, "-c", _PROBE, *args[2:]], env=env, capture_output=True, text=True,
-                         cwd=env.get("BENCH_TREE", _ROOT))
+    res = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args[2:]],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=env.get("BENCH_TREE", _ROOT),
+    )
     line = [ln for ln in res.stderr.splitlines() if ln.startswith("HEAVY")]
     return line[-1][6:] if line else "?"
 
@@ -90,8 +113,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--cold", action="store_true", help="measure 'list' with an empty listing cache each time")
-    ap.add_argument("--before", default=None, help="an older checkout to measure in the same run (e.g. ../privcheck-before, made by `git worktree add --detach ../privcheck-before REV`)")
-    ap.add_argument("--only", default=None, help="only the commands whose label contains this (the baseline always runs)")
+    ap.add_argument(
+        "--before",
+        default=None,
+        help="an older checkout to measure in the same run (e.g. ../privcheck-before, made by `git worktree add --detach ../privcheck-before REV`)",
+    )
+    ap.add_argument(
+        "--only", default=None, help="only the commands whose label contains this (the baseline always runs)"
+    )
     args = ap.parse_args()
     env = dict(os.environ)
     cache = tempfile.mkdtemp(prefix="privcheck-bench-cache-")
@@ -101,9 +130,11 @@ def main() -> None:
     env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="privcheck-bench-pyc-")
     trees = {"now": _ROOT} if not args.before else {"before": os.path.abspath(args.before), "now": _ROOT}
     base: dict[str, float] = {}
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median wall s of {args.repeat} runs "
-          "(interleaved); × numpy = median / median of `import numpy` in the same tree and run; "
-          "check s = the checks' own seconds")
+    print(
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; median wall s of {args.repeat} runs "
+        "(interleaved); × numpy = median / median of `import numpy` in the same tree and run; "
+        "check s = the checks' own seconds"
+    )
     head = f"{'command':<34}"
     for name in trees:
         head += f" {name + ' s':>9} {'check s':>7} {'× numpy':>8}"

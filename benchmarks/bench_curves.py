@@ -10,6 +10,7 @@ Run: ``python benchmarks/bench_curves.py [--quick] [--json PATH]``.
    refutation has probability ≤ 5 % per seed), the one whose noise ignores the clipping norm
    should be refuted on every seed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,10 +37,16 @@ def power(samples: int) -> dict:
     res = privcheck.audit(gaussian, inputs=[0.0, 1.0], eps=100.0, delta=1e-5, samples=samples, seed=0)
     mu_res = privcheck.audit(gaussian, inputs=[0.0, 1.0], mu=1.0, samples=samples, seed=1)
     true = gdp_eps(1.0, 1e-5)
-    return {"samples_per_input": samples, "mu_lower": mu_res.mu_lower, "mu_verdict": mu_res.verdict,
-            "mu_lower_from_eps_run": res.mu_lower, "eps_true_at_1e-5": true,
-            "eps_lower_at_delta": res.eps_lower_at_delta, "eps_fraction": res.eps_lower_at_delta / true,
-            "seconds": time.perf_counter() - t}
+    return {
+        "samples_per_input": samples,
+        "mu_lower": mu_res.mu_lower,
+        "mu_verdict": mu_res.verdict,
+        "mu_lower_from_eps_run": res.mu_lower,
+        "eps_true_at_1e-5": true,
+        "eps_lower_at_delta": res.eps_lower_at_delta,
+        "eps_fraction": res.eps_lower_at_delta / true,
+        "seconds": time.perf_counter() - t,
+    }
 
 
 def acceptance(seeds: int, samples: int) -> dict:
@@ -53,8 +60,12 @@ def acceptance(seeds: int, samples: int) -> dict:
             r = privcheck.audit(mech, samples=samples, seed=s)
             verdicts.append(r.verdict)
             mus.append(r.mu_lower)
-        out[bug] = {"verdicts": {v: verdicts.count(v) for v in sorted(set(verdicts))},
-                    "mu_lower_min": min(mus), "mu_lower_max": max(mus), "seconds": time.perf_counter() - t}
+        out[bug] = {
+            "verdicts": {v: verdicts.count(v) for v in sorted(set(verdicts))},
+            "mu_lower_min": min(mus),
+            "mu_lower_max": max(mus),
+            "seconds": time.perf_counter() - t,
+        }
     out["params"] = dict(kw, samples_per_input=samples, seeds=seeds)
     return out
 
@@ -66,14 +77,18 @@ def main() -> None:
     a = ap.parse_args()
     n, seeds = (100_000, 3) if a.quick else (1_000_000, 20)
     p = power(n)
-    print(f"Gaussian sigma=1 (mu=1), {n} draws/input: mu_lower {p['mu_lower']:.4f} (target >= 0.95, "
-          f"verdict {p['mu_verdict']}); eps at delta=1e-5 certified {p['eps_lower_at_delta']:.4f} of "
-          f"{p['eps_true_at_1e-5']:.4f} = {p['eps_fraction']:.1%} (target >= 70%)  [{p['seconds']:.1f} s]")
+    print(
+        f"Gaussian sigma=1 (mu=1), {n} draws/input: mu_lower {p['mu_lower']:.4f} (target >= 0.95, "
+        f"verdict {p['mu_verdict']}); eps at delta=1e-5 certified {p['eps_lower_at_delta']:.4f} of "
+        f"{p['eps_true_at_1e-5']:.4f} = {p['eps_fraction']:.1%} (target >= 70%)  [{p['seconds']:.1f} s]"
+    )
     acc = acceptance(seeds, 200_000 if not a.quick else 50_000)
     for bug in ("none", "noise-ignores-clip"):
         r = acc[bug]
-        print(f"dp-sgd {acc['params']} bug={bug}: {r['verdicts']} over {seeds} seeds, mu_lower in "
-              f"[{r['mu_lower_min']:.3f}, {r['mu_lower_max']:.3f}]  [{r['seconds']:.1f} s]")
+        print(
+            f"dp-sgd {acc['params']} bug={bug}: {r['verdicts']} over {seeds} seeds, mu_lower in "
+            f"[{r['mu_lower_min']:.3f}, {r['mu_lower_max']:.3f}]  [{r['seconds']:.1f} s]"
+        )
     if a.json:
         Path(a.json).write_text(json.dumps({"power": p, "acceptance": acc}, indent=2, default=float) + "\n")
 

@@ -32,6 +32,7 @@ At the end it projects how many cores of the measured speed an audit of
 10^10 draws would need to finish in an hour (linear scaling assumed: chunks are
 independent tasks; the scheduler's overhead per task is in the measurement).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -142,8 +143,13 @@ def raw_sampling(backend, n: int, seed: int) -> float:
     t = time.perf_counter()
     for i, x in enumerate(INPUTS):
         for stage, m in (("selection", n_sel), ("estimation", n_est)):
-            map_chunks(lambda rng, size, x=x: int(oue(x, size, rng).shape[0]), m, derive(ss, "raw", stage, i),
-                       backend=backend, reduce=lambda a, b: a + b)
+            map_chunks(
+                lambda rng, size, x=x: int(oue(x, size, rng).shape[0]),
+                m,
+                derive(ss, "raw", stage, i),
+                backend=backend,
+                reduce=lambda a, b: a + b,
+            )
     return time.perf_counter() - t
 
 
@@ -154,13 +160,29 @@ def one(backend_name: str, backend, client, n: int, seed: int) -> dict:
         t_raw = raw_sampling(backend, n, seed)
     with PeakMemory() as mem:
         t = time.perf_counter()
-        res = privcheck.audit(oue, inputs=INPUTS, eps=EPS, samples=n, seed=seed,
-                              **({"client": client} if client is not None else {"jobs": backend.jobs}))
+        res = privcheck.audit(
+            oue,
+            inputs=INPUTS,
+            eps=EPS,
+            samples=n,
+            seed=seed,
+            **({"client": client} if client is not None else {"jobs": backend.jobs}),
+        )
         t_audit = time.perf_counter() - t
     draws = n * len(INPUTS)
-    return {"backend": backend_name, "n": n, "raw_s": t_raw, "audit_s": t_audit,
-            "raw_rate": draws / t_raw, "audit_rate": draws / t_audit, "ratio": t_audit / t_raw,
-            "peak_raw": mem_raw.peak, "peak_audit": mem.peak, "eps_lower": res.eps_lower, "verdict": res.verdict}
+    return {
+        "backend": backend_name,
+        "n": n,
+        "raw_s": t_raw,
+        "audit_s": t_audit,
+        "raw_rate": draws / t_raw,
+        "audit_rate": draws / t_audit,
+        "ratio": t_audit / t_raw,
+        "peak_raw": mem_raw.peak,
+        "peak_audit": mem.peak,
+        "eps_lower": res.eps_lower,
+        "verdict": res.verdict,
+    }
 
 
 # --------------------------------------------------------------------------- --compare: today vs new, one run
@@ -179,8 +201,9 @@ def serve(jobs: int) -> None:
     import privcheck
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers need not import this script
-    cluster = distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=logging.ERROR)
+    cluster = distributed.LocalCluster(
+        n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+    )
     client = distributed.Client(cluster)
     try:
         for backend in ({"jobs": jobs}, {"client": client}):  # warm: imports on the workers, caches
@@ -203,9 +226,26 @@ def _cli_seconds(tree: str, jobs: int, n: int, seed: int, dask: bool) -> tuple[f
     import subprocess
     import sys
 
-    cmd = [sys.executable, "-c", "from privcheck.cli import main; main()", "audit", "oue", "--param", f"d={D}",
-           "--param", f"eps={EPS:g}", "--samples", str(n), "--seed", str(seed), "--jobs", str(jobs), "--no-exact",
-           "--json", "-"] + (["--dask", "local"] if dask else [])
+    cmd = [
+        sys.executable,
+        "-c",
+        "from privcheck.cli import main; main()",
+        "audit",
+        "oue",
+        "--param",
+        f"d={D}",
+        "--param",
+        f"eps={EPS:g}",
+        "--samples",
+        str(n),
+        "--seed",
+        str(seed),
+        "--jobs",
+        str(jobs),
+        "--no-exact",
+        "--json",
+        "-",
+    ] + (["--dask", "local"] if dask else [])
     t = time.perf_counter()
     out = subprocess.run(cmd, env=dict(os.environ, PYTHONPATH=tree), capture_output=True, text=True, check=True)
     return time.perf_counter() - t, json.loads(out.stdout)["eps_lower"]
@@ -223,10 +263,16 @@ def compare(trees: dict[str, str], jobs: int, n: int, seed: int, repeat: int) ->
         for label, tree in trees.items():
             servers[label] = subprocess.Popen(
                 [sys.executable, os.path.abspath(__file__), "--serve", "--jobs", str(jobs)],
-                env=dict(os.environ, PYTHONPATH=tree), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                env=dict(os.environ, PYTHONPATH=tree),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
             ready = json.loads(servers[label].stdout.readline())
-            print(f"{label:8s} tree {tree} (privcheck from {os.path.dirname(os.path.dirname(ready['ready']))})",
-                  flush=True)
+            print(
+                f"{label:8s} tree {tree} (privcheck from {os.path.dirname(os.path.dirname(ready['ready']))})",
+                flush=True,
+            )
         warm: dict = {}
         cli: dict = {}
         lowers: dict = {}  # (tree, path) -> eps_lower values seen on threads and on Dask
@@ -238,22 +284,26 @@ def compare(trees: dict[str, str], jobs: int, n: int, seed: int, repeat: int) ->
                     ans = json.loads(servers[label].stdout.readline())
                     warm.setdefault((label, backend), []).append(ans["s"])
                     lowers.setdefault((label, "warm"), set()).add(ans["eps_lower"])
-            print(f"round {r + 1}: warm " + "  ".join(f"{k[0]}/{k[1]} {v[-1]:.2f}s" for k, v in warm.items()),
-                  flush=True)
+            print(
+                f"round {r + 1}: warm " + "  ".join(f"{k[0]}/{k[1]} {v[-1]:.2f}s" for k, v in warm.items()), flush=True
+            )
         for r in range(repeat):
             for label, tree in trees.items():
                 for backend in ("threads", "dask"):
                     s_, low = _cli_seconds(tree, jobs, n, seed, backend == "dask")
                     cli.setdefault((label, backend), []).append(s_)
                     lowers.setdefault((label, "cli"), set()).add(low)
-            print(f"round {r + 1}: cli  " + "  ".join(f"{k[0]}/{k[1]} {v[-1]:.2f}s" for k, v in cli.items()),
-                  flush=True)
+            print(
+                f"round {r + 1}: cli  " + "  ".join(f"{k[0]}/{k[1]} {v[-1]:.2f}s" for k, v in cli.items()), flush=True
+            )
     finally:
         for proc in servers.values():
             proc.stdin.close()
             proc.wait(timeout=60)
-    print(f"\nOUE d={D}, {n:.0e} draws/input, {jobs} workers, {repeat} interleaved rounds; load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (medians; ratio = median of per-round dask/threads)")
+    print(
+        f"\nOUE d={D}, {n:.0e} draws/input, {jobs} workers, {repeat} interleaved rounds; load average "
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores (medians; ratio = median of per-round dask/threads)"
+    )
     print(f"{'':6s} {'tree':8s} {'threads s':>10s} {'dask s':>8s} {'dask/threads':>13s}")
     for what, table in (("warm", warm), ("cli", cli)):
         for label in trees:
@@ -269,8 +319,10 @@ def compare(trees: dict[str, str], jobs: int, n: int, seed: int, repeat: int) ->
     # trees may differ (their interval routines differ in the last digits) and so may paths (the CLI audits
     # the built-in oue, the warm server this script's plain-numpy sampler)
     same = all(len(v) == 1 for v in lowers.values())
-    print(f"eps_lower identical on threads and Dask within each tree and path: {same} "
-          f"({ {f'{k[0]}/{k[1]}': sorted(v) for k, v in lowers.items()} })")
+    print(
+        f"eps_lower identical on threads and Dask within each tree and path: {same} "
+        f"({ {f'{k[0]}/{k[1]}': sorted(v) for k, v in lowers.items()} })"
+    )
 
 
 def main() -> None:
@@ -296,11 +348,15 @@ def main() -> None:
     from privcheck.base.seeding import default_jobs
 
     jobs = args.jobs or default_jobs()
-    print(f"OUE d={D}, eps={EPS}, inputs {INPUTS}; {jobs} workers; load average {os.getloadavg()[0]:.1f} "
-          f"on {os.cpu_count()} cores")
+    print(
+        f"OUE d={D}, eps={EPS}, inputs {INPUTS}; {jobs} workers; load average {os.getloadavg()[0]:.1f} "
+        f"on {os.cpu_count()} cores"
+    )
     rows = []
-    print(f"{'backend':8s} {'draws/input':>11s} {'raw s':>8s} {'audit s':>8s} {'raw/s':>9s} {'audit/s':>9s} "
-          f"{'audit/raw':>9s} {'idle tree':>9s} {'peak raw':>9s} {'peak audit':>10s}  eps_lower")
+    print(
+        f"{'backend':8s} {'draws/input':>11s} {'raw s':>8s} {'audit s':>8s} {'raw/s':>9s} {'audit/s':>9s} "
+        f"{'audit/raw':>9s} {'idle tree':>9s} {'peak raw':>9s} {'peak audit':>10s}  eps_lower"
+    )
 
     def measure(name, backend, client):
         idle = PeakMemory()
@@ -309,9 +365,12 @@ def main() -> None:
         for n in (int(s) for s in args.sizes):
             r = one(name, backend, client, n, args.seed)
             rows.append(r)
-            print(f"{name:8s} {n:11.0e} {r['raw_s']:8.2f} {r['audit_s']:8.2f} {r['raw_rate']:9.3g} "
-                  f"{r['audit_rate']:9.3g} {r['ratio']:9.2f} {idle.peak / 2**20:7.0f}MB {r['peak_raw'] / 2**20:7.0f}MB "
-                  f"{r['peak_audit'] / 2**20:8.0f}MB  {r['eps_lower']:.4f}", flush=True)
+            print(
+                f"{name:8s} {n:11.0e} {r['raw_s']:8.2f} {r['audit_s']:8.2f} {r['raw_rate']:9.3g} "
+                f"{r['audit_rate']:9.3g} {r['ratio']:9.2f} {idle.peak / 2**20:7.0f}MB {r['peak_raw'] / 2**20:7.0f}MB "
+                f"{r['peak_audit'] / 2**20:8.0f}MB  {r['eps_lower']:.4f}",
+                flush=True,
+            )
 
     if "threads" in args.backends:  # first, so that no Dask worker is in the process tree
         measure("threads", ThreadBackend(jobs), None)
@@ -319,11 +378,14 @@ def main() -> None:
         import distributed
 
         t = time.perf_counter()
-        cluster = distributed.LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True,
-                                           dashboard_address=":0", silence_logs=logging.ERROR)
+        cluster = distributed.LocalCluster(
+            n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+        )
         client = distributed.Client(cluster)
-        print(f"(dask LocalCluster of {jobs} single-threaded worker processes started in "
-              f"{time.perf_counter() - t:.1f} s, not counted)")
+        print(
+            f"(dask LocalCluster of {jobs} single-threaded worker processes started in "
+            f"{time.perf_counter() - t:.1f} s, not counted)"
+        )
         try:
             backend = DaskBackend(client)
             one("dask", backend, client, 20_000, args.seed)  # warm the workers' imports
@@ -334,16 +396,20 @@ def main() -> None:
     by = {(r["backend"], r["n"]): r for r in rows}
     for n in sorted({r["n"] for r in rows}):
         if ("threads", n) in by and ("dask", n) in by:
-            print(f"dask / threads audit time at {n:.0e} draws per input: "
-                  f"{by[('dask', n)]['audit_s'] / by[('threads', n)]['audit_s']:.2f}")
+            print(
+                f"dask / threads audit time at {n:.0e} draws per input: "
+                f"{by[('dask', n)]['audit_s'] / by[('threads', n)]['audit_s']:.2f}"
+            )
     if rows:
         best = max(rows, key=lambda r: (r["n"], r["backend"] == "dask"))
         per_core = best["audit_rate"] / jobs
         need = 1e10 / 3600.0
-        print(f"projection: 10^10 draws in an hour need {need:.3g} draws/s; at {per_core:.3g} audit draws/s per "
-              f"core ({best['backend']}, {best['n']:.0e} draws per input) that is about "
-              f"{math.ceil(need / per_core)} cores (e.g. {math.ceil(need / per_core / 32)} nodes of 32 cores), "
-              "assuming linear scaling over independent chunk tasks")
+        print(
+            f"projection: 10^10 draws in an hour need {need:.3g} draws/s; at {per_core:.3g} audit draws/s per "
+            f"core ({best['backend']}, {best['n']:.0e} draws per input) that is about "
+            f"{math.ceil(need / per_core)} cores (e.g. {math.ceil(need / per_core / 32)} nodes of 32 cores), "
+            "assuming linear scaling over independent chunk tasks"
+        )
 
 
 if __name__ == "__main__":

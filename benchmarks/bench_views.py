@@ -9,6 +9,7 @@ checkout first on PYTHONPATH, interleaved, so both columns come from one run on 
 ``--zoo`` adds the libraries' own clients (``zoo.pure_ldp.*`` samplers; skipped when not installed).
 Prints eps_lower / claimed for each, the event, and the seconds.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,11 +28,17 @@ LAYOUTS = {  # name -> (sampler expression, inputs)
 }
 ZOO = {
     "pure-ldp FastLH": ("Z._sampler('FastLHClient', epsilon=1.0, d=8, k=64)", [1, 2]),
-    "pure-ldp SketchResponse": ("privcheck.per_sample(Z.ServerClient('SketchResponseClient', dict(epsilon=1.0, m=16, "
-                                "lh_k=64), functools.partial(Z.sketch_hashes, 4, 16)), seed_global=True, "
-                                "takes_rng=False)", [1, 2]),
-    "pure-ldp CMS": ("privcheck.per_sample(Z.ServerClient('CMSClient', dict(epsilon=1.0, m=16), "
-                     "functools.partial(Z.sketch_hashes, 4, 16)), seed_global=True, takes_rng=False)", [1, 2]),
+    "pure-ldp SketchResponse": (
+        "privcheck.per_sample(Z.ServerClient('SketchResponseClient', dict(epsilon=1.0, m=16, "
+        "lh_k=64), functools.partial(Z.sketch_hashes, 4, 16)), seed_global=True, "
+        "takes_rng=False)",
+        [1, 2],
+    ),
+    "pure-ldp CMS": (
+        "privcheck.per_sample(Z.ServerClient('CMSClient', dict(epsilon=1.0, m=16), "
+        "functools.partial(Z.sketch_hashes, 4, 16)), seed_global=True, takes_rng=False)",
+        [1, 2],
+    ),
 }
 _SCRIPT = """
 import functools, json, sys, time

@@ -10,6 +10,7 @@ Clopper–Pearson, multiple-testing correction) from N library calls per input.
     PYTHONPATH=. python benchmarks/rsfd_finding.py --samples 1000000 --kinds GRR --readings every
     PYTHONPATH=. python benchmarks/rsfd_finding.py --event-samples 1000000 --kinds UE_rnd --readings one
 """
+
 from __future__ import annotations
 
 import argparse
@@ -27,10 +28,19 @@ def main(argv=None) -> None:
     ap.add_argument("--k", type=int, default=4)
     ap.add_argument("--samples", type=int, default=0, help="library calls per input for the audit (0: exact only)")
     ap.add_argument("--kinds", nargs="+", default=["GRR", "UE_zero", "UE_rnd", "ADP"])
-    ap.add_argument("--readings", nargs="+", default=["every", "one"], choices=["every", "one"],
-                    help="input pairs: tuples differing in every attribute and/or in one")
-    ap.add_argument("--event-samples", type=int, default=0,
-                    help="library calls per input for the confirmatory check on an event fixed from the exact law")
+    ap.add_argument(
+        "--readings",
+        nargs="+",
+        default=["every", "one"],
+        choices=["every", "one"],
+        help="input pairs: tuples differing in every attribute and/or in one",
+    )
+    ap.add_argument(
+        "--event-samples",
+        type=int,
+        default=0,
+        help="library calls per input for the confirmatory check on an event fixed from the exact law",
+    )
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
     d, k, eps = a.d, a.k, a.eps
@@ -47,8 +57,10 @@ def main(argv=None) -> None:
                 sampler = mfl._sampler(mfl.RSFD, f"RSpFD_{kind}_Client", ([k] * d, d, eps), {})
                 t0 = time.perf_counter()
                 res = privcheck.audit(sampler, inputs=[x, x2], eps=eps, samples=a.samples, seed=a.seed, jobs=1)
-                line += (f"; certified eps >= {res.eps_lower:.4f} ({res.verdict}, n={a.samples}/input, "
-                         f"{time.perf_counter() - t0:.0f} s, event {str(res.event)[:60]})")
+                line += (
+                    f"; certified eps >= {res.eps_lower:.4f} ({res.verdict}, n={a.samples}/input, "
+                    f"{time.perf_counter() - t0:.0f} s, event {str(res.event)[:60]})"
+                )
             if a.event_samples:
                 line += "; " + _preregistered(mfl, kind, eps, k, d, x, x2, a.event_samples, a.seed)
             print(line, flush=True)
@@ -69,8 +81,10 @@ def _preregistered(mfl, kind, eps, k, d, x, x2, n, seed) -> str:
     law, fake = mfl.rs_fd_laws(kind, eps, k, d)
 
     def pmf(t):
-        return {y: mpmath.fsum(law(t[j])[y[j]] * mpmath.fprod(fake[y[i]] for i in range(d) if i != j)
-                               for j in range(d)) / d for y in itertools.product(list(fake), repeat=d)}
+        return {
+            y: mpmath.fsum(law(t[j])[y[j]] * mpmath.fprod(fake[y[i]] for i in range(d) if i != j) for j in range(d)) / d
+            for y in itertools.product(list(fake), repeat=d)
+        }
 
     pa, pb = pmf(x), pmf(x2)
     event = {y for y in pa if pb[y] > 0 and mpmath.log(pa[y] / pb[y]) > eps}
@@ -78,6 +92,7 @@ def _preregistered(mfl, kind, eps, k, d, x, x2, n, seed) -> str:
         return "no output exceeds the claimed eps"
     ea = float(mpmath.log(mpmath.fsum(pa[y] for y in event) / mpmath.fsum(pb[y] for y in event)))
     call = mfl._Call(mfl.RSFD, f"RSpFD_{kind}_Client", ([k] * d, d, eps), {})
+
     def key(r):
         return tuple(tuple(int(b) for b in v) if hasattr(v, "__len__") else int(v) for v in r)
 
@@ -86,8 +101,10 @@ def _preregistered(mfl, kind, eps, k, d, x, x2, n, seed) -> str:
         np.random.seed(child.generate_state(1)[0])
         counts.append(sum(key(call(t)) in event for _ in range(n)))
     lb = log_ratio_lower_bound(counts[0], n, counts[1], n, 0.05)
-    return (f"pre-registered event ({len(event)} outputs, exact log-ratio {ea:.4f}): counts {counts[0]}/{n} vs "
-            f"{counts[1]}/{n}, eps >= {lb:.4f} at 95%")
+    return (
+        f"pre-registered event ({len(event)} outputs, exact log-ratio {ea:.4f}): counts {counts[0]}/{n} vs "
+        f"{counts[1]}/{n}, eps >= {lb:.4f} at 95%"
+    )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ package: ``apt-get install -y chromium``) and prints what to look at: clipped
 labels, tables wider than the page, figures that overflow, formulas that did
 not render. The flags keep Chromium off the network (the report needs none).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,8 +20,17 @@ import subprocess
 import sys
 import tempfile
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--hide-scrollbars"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+]
 
 
 def screenshot(html_path: str, png_path: str, width: int, height: int) -> None:
@@ -29,9 +39,19 @@ def screenshot(html_path: str, png_path: str, width: int, height: int) -> None:
     if exe is None:
         sys.exit("chromium not found: apt-get install -y chromium")
     with tempfile.TemporaryDirectory(prefix="privcheck-chromium-") as profile:
-        subprocess.run([exe, *FLAGS, f"--user-data-dir={profile}", f"--screenshot={os.path.abspath(png_path)}",
-                        f"--window-size={width},{height}", "file://" + os.path.abspath(html_path)],
-                       check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [
+                exe,
+                *FLAGS,
+                f"--user-data-dir={profile}",
+                f"--screenshot={os.path.abspath(png_path)}",
+                f"--window-size={width},{height}",
+                "file://" + os.path.abspath(html_path),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
 
 
 def main() -> None:

@@ -41,6 +41,7 @@ it and compares, ``--update --heavy`` rewrites it. Every random result is seeded
 Exit status: 0 when every checked block matches, 1 when some differ (a unified diff per block),
 2 on bad usage.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,12 +77,12 @@ class Block:
     """One fenced code block: where it is, its language, text, marker and kind."""
 
     page: str
-    line: int                      # 1-based line of the opening fence
+    line: int  # 1-based line of the opening fence
     lang: str
     body: str
-    mode: str                      # "light", "heavy" or "skip"
+    mode: str  # "light", "heavy" or "skip"
     reason: str = ""
-    start: int = 0                 # character offsets of the body inside the page
+    start: int = 0  # character offsets of the body inside the page
     end: int = 0
 
     @property
@@ -119,17 +120,28 @@ def parse(page: str, text: str) -> list[Block]:
     blocks: list[Block] = []
     fence = re.compile(r"^```([\w+-]*)[^\n]*\n(.*?)^```[ \t]*$", re.S | re.M)
     for m in fence.finditer(text):
-        before = text[:m.start()].rstrip("\n").splitlines()
+        before = text[: m.start()].rstrip("\n").splitlines()
         prev = next((ln for ln in reversed(before) if ln.strip()), "")
         mode, reason = "light", ""
         mk = MARKER.search(prev)
         if mk:
             mode, reason = mk.group(1), (mk.group(2) or "").strip()
             if mode == "skip" and not reason:
-                raise ValueError(f"{page}:{text.count(chr(10), 0, m.start()) + 1}: "
-                                 "'readme-check: skip' needs a reason ('skip: why')")
-        blocks.append(Block(page=page, line=text.count("\n", 0, m.start()) + 1, lang=m.group(1) or "",
-                            body=m.group(2), mode=mode, reason=reason, start=m.start(2), end=m.end(2)))
+                raise ValueError(
+                    f"{page}:{text.count(chr(10), 0, m.start()) + 1}: 'readme-check: skip' needs a reason ('skip: why')"
+                )
+        blocks.append(
+            Block(
+                page=page,
+                line=text.count("\n", 0, m.start()) + 1,
+                lang=m.group(1) or "",
+                body=m.group(2),
+                mode=mode,
+                reason=reason,
+                start=m.start(2),
+                end=m.end(2),
+            )
+        )
     return blocks
 
 
@@ -167,15 +179,26 @@ def argv_of(command: str) -> list[str]:
     if not words or words[0] not in ("privcheck", "python"):
         raise ValueError(f"transcript commands start with 'privcheck' or 'python', not {command!r}")
     if words[0] == "privcheck":
-        return [sys.executable, "-c", "import sys; sys.argv[0] = 'privcheck'; from privcheck.cli import main; main()",
-                *words[1:]]
+        return [
+            sys.executable,
+            "-c",
+            "import sys; sys.argv[0] = 'privcheck'; from privcheck.cli import main; main()",
+            *words[1:],
+        ]
     return [sys.executable, *words[1:]]
 
 
 def run_command(command: str, scratch: pathlib.Path) -> tuple[int, str]:
     """Run one transcript command in ``scratch``: exit code and standard output + standard error."""
-    proc = subprocess.run(argv_of(command), cwd=scratch, env=_env(scratch), capture_output=True, text=True,
-                          timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        argv_of(command),
+        cwd=scratch,
+        env=_env(scratch),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
     return proc.returncode, (proc.stdout + proc.stderr).rstrip("\n")
 
 
@@ -194,15 +217,27 @@ def check_block(block: Block, scratch: pathlib.Path, *, update: bool) -> tuple[l
     if kind == "python":
         script = scratch / f"block_{block.line}.py"
         script.write_text(block.body, encoding="utf-8")
-        proc = subprocess.run([sys.executable, script.name], cwd=scratch, env=_env(scratch), capture_output=True,
-                              text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [sys.executable, script.name],
+            cwd=scratch,
+            env=_env(scratch),
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            stdin=subprocess.DEVNULL,
+        )
         if proc.returncode != 0:
             tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
             return [Problem(block, f"python block exits {proc.returncode}: " + " | ".join(tail))], None
         return [], None
     if kind == "other":
-        return [Problem(block, "block has no '$' lines and no readme-check marker "
-                               "(add '<!-- readme-check: skip: REASON -->' or make it a transcript)")], None
+        return [
+            Problem(
+                block,
+                "block has no '$' lines and no readme-check marker "
+                "(add '<!-- readme-check: skip: REASON -->' or make it a transcript)",
+            )
+        ], None
     problems: list[Problem] = []
     new_lines: list[str] = []
     for command, expected in split_transcript(block.body):
@@ -214,8 +249,11 @@ def check_block(block: Block, scratch: pathlib.Path, *, update: bool) -> tuple[l
             problems.append(Problem(block, f"`{command}` exits {code}: {got.splitlines()[-1] if got else ''}"))
             continue
         if mask(got) != mask(expected) and not update:
-            diff = list(difflib.unified_diff(mask(expected).splitlines(), mask(got).splitlines(),
-                                             "README", "now", lineterm="", n=1))
+            diff = list(
+                difflib.unified_diff(
+                    mask(expected).splitlines(), mask(got).splitlines(), "README", "now", lineterm="", n=1
+                )
+            )
             problems.append(Problem(block, f"`{command}` prints something else", diff))
     return problems, ("\n".join(new_lines) + "\n") if update else None
 
@@ -232,8 +270,9 @@ def findings_body(seed: int = 0, jobs: int | None = None) -> str:
     return render(records, seed=seed, seconds=time.perf_counter() - t0)
 
 
-def check_page(page: str, *, heavy: bool, update: bool, findings: bool = True,
-               log: Callable[[str], None] = print) -> list[Problem]:
+def check_page(
+    page: str, *, heavy: bool, update: bool, findings: bool = True, log: Callable[[str], None] = print
+) -> list[Problem]:
     """Check (and with ``update`` rewrite) the blocks of one page; the problems found."""
     path = ROOT / page
     text = path.read_text(encoding="utf-8")
@@ -242,7 +281,7 @@ def check_page(page: str, *, heavy: bool, update: bool, findings: bool = True,
     replacements: list[tuple[int, int, str]] = []
     with tempfile.TemporaryDirectory(prefix="readme-check-") as tmp:
         scratch = pathlib.Path(tmp)
-        (scratch / "examples").symlink_to(ROOT / "examples")   # pages cite examples/... from the root
+        (scratch / "examples").symlink_to(ROOT / "examples")  # pages cite examples/... from the root
         for b in blocks:
             # file blocks are always written: later blocks depend on them
             run = b.kind == "file" or b.mode == "light" or (b.mode == "heavy" and heavy)
@@ -265,8 +304,11 @@ def check_page(page: str, *, heavy: bool, update: bool, findings: bool = True,
                 replacements.append((s, text.index(END), "\n" + body))
             elif mask(old) != mask(body):
                 fb = Block(page, text.count("\n", 0, text.index(START)) + 1, "md", old, "heavy")
-                diff = list(difflib.unified_diff(mask(old).splitlines(), mask(body).splitlines(), "README", "now",
-                                                 lineterm="", n=0))
+                diff = list(
+                    difflib.unified_diff(
+                        mask(old).splitlines(), mask(body).splitlines(), "README", "now", lineterm="", n=0
+                    )
+                )
                 problems.append(Problem(fb, "the Findings section differs from `python -m privcheck.findings`", diff))
     if update and replacements:
         for s, e, new in sorted(replacements, reverse=True):
@@ -300,7 +342,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         for ln in p.diff:
             print("    " + ln)
     if not args.list:
-        print(f"readme_check: {len(problems)} problem(s)" + ("" if args.heavy else " (light blocks only; --heavy for all)"))
+        print(
+            f"readme_check: {len(problems)} problem(s)"
+            + ("" if args.heavy else " (light blocks only; --heavy for all)")
+        )
     return 1 if problems else 0
 
 

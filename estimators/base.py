@@ -14,6 +14,7 @@ Output conventions (``output_kind``):
 - ``"index_value"`` shape ``(n, 2)`` float: column 0 the selected index
   (``-1`` for ⊥), column 1 the reported value (NaN when there is none).
 """
+
 from __future__ import annotations
 
 from typing import Any, ClassVar
@@ -98,8 +99,11 @@ def _at_eps_precision(fn):
         from privcheck.base.resources import check_memory, dimension_of
 
         d = dimension_of(self)  # exact routes build a few d-long vectors (status vectors, rankings): size them first
-        check_memory(f"the exact eps of {self.name} with d={d}", d * _EXACT_BYTES_PER_COORDINATE,
-                     "lower d (or skip the exact eps: --no-exact)")
+        check_memory(
+            f"the exact eps of {self.name} with d={d}",
+            d * _EXACT_BYTES_PER_COORDINATE,
+            "lower d (or skip the exact eps: --no-exact)",
+        )
         if not self.exact_in_mpmath:
             return fn(self)
         with precision_for(*self.eps_parameters()):

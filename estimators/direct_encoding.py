@@ -3,6 +3,7 @@
 Over a domain {0, …, m−1}, report the true value with probability
 p = e^ε/(e^ε + m − 1) and each other value with q = 1/(e^ε + m − 1).
 """
+
 from __future__ import annotations
 
 import math
@@ -82,6 +83,11 @@ class DirectEncoding(Mechanism):
         pair, out = ((0, 1), 0) if p >= q else ((1, 0), 0)
         ratio = hi / lo if lo > 0 else mpmath.inf
         eps = float(mpmath.log(ratio)) if not mpmath.isinf(ratio) else math.inf
-        return ExactEpsilon(eps=eps, eps_text=mpmath.nstr(mpmath.log(ratio), 40) if eps != math.inf else "inf",
-                            worst_pair=pair, worst_output=out, method="closed form",
-                            note="log(p/q); every output is kept w.p. p and each other w.p. q")
+        return ExactEpsilon(
+            eps=eps,
+            eps_text=mpmath.nstr(mpmath.log(ratio), 40) if eps != math.inf else "inf",
+            worst_pair=pair,
+            worst_output=out,
+            method="closed form",
+            note="log(p/q); every output is kept w.p. p and each other w.p. q",
+        )

@@ -26,6 +26,7 @@ instead of ``N(0, (σC)²)`` (a real bug pattern: the noise multiplier used as t
 With ``N = 0`` the mechanism offers the exact log-likelihood ratio of a transcript (:meth:`llr`),
 the Neyman–Pearson optimal statistic the curve auditor uses.
 """
+
 from __future__ import annotations
 
 import math
@@ -56,8 +57,17 @@ class NoisyClippedSums(Mechanism):
     eps_nominal = math.inf
     delta_nominal = 0.0
 
-    def __init__(self, q: float = 0.5, sigma: float = 1.0, C: float = 1.0, T: int = 1, d: int = 1, N: int = 0,
-                 lr: float = 0.1, bug: str = "none"):
+    def __init__(
+        self,
+        q: float = 0.5,
+        sigma: float = 1.0,
+        C: float = 1.0,
+        T: int = 1,
+        d: int = 1,
+        N: int = 0,
+        lr: float = 0.1,
+        bug: str = "none",
+    ):
         self.q = check_probability("q", q, open_low=True)
         self.sigma = check_positive("sigma", sigma)
         self.C = check_positive("C", C)
@@ -68,8 +78,15 @@ class NoisyClippedSums(Mechanism):
         if bug not in BUGS:
             raise PrivcheckUsageError(f"bug must be one of {', '.join(BUGS)}, got {bug!r}")
         self.bug = bug
-        self._params = {"q": self.q, "sigma": self.sigma, "C": self.C, "T": self.T, "d": self.d, "N": self.N,
-                        "lr": self.lr}
+        self._params = {
+            "q": self.q,
+            "sigma": self.sigma,
+            "C": self.C,
+            "T": self.T,
+            "d": self.d,
+            "N": self.N,
+            "lr": self.lr,
+        }
         if bug != "none":
             self._params["bug"] = bug
         data = np.random.default_rng(DATA_SEED)
@@ -113,7 +130,7 @@ class NoisyClippedSums(Mechanism):
             if len(Y):
                 keep = rng.random((n, len(Y))) < self.q
                 y += np.einsum("np,npd->nd", keep, self._clipped(theta, U, Y))
-            out[:, t * self.d:(t + 1) * self.d] = y
+            out[:, t * self.d : (t + 1) * self.d] = y
             theta -= self.lr * y
         return out
 
@@ -168,8 +185,19 @@ class DPFedAvg(NoisyClippedSums):
     name = "dp-fedavg"
     source = "McMahan et al. 2018 (DP-FedAvg, Alg. 1); accountant: accountants.pld (Poisson-subsampled Gaussian x T)"
 
-    def __init__(self, q: float = 0.5, sigma: float = 1.0, C: float = 1.0, T: int = 1, d: int = 1, N: int = 0,
-                 lr: float = 0.1, bug: str = "none", local_steps: int = 2, local_lr: float = 0.1):
+    def __init__(
+        self,
+        q: float = 0.5,
+        sigma: float = 1.0,
+        C: float = 1.0,
+        T: int = 1,
+        d: int = 1,
+        N: int = 0,
+        lr: float = 0.1,
+        bug: str = "none",
+        local_steps: int = 2,
+        local_lr: float = 0.1,
+    ):
         self.local_steps = check_int("local_steps", local_steps, minimum=1, maximum=100)
         self.local_lr = check_positive("local_lr", local_lr)
         super().__init__(q=q, sigma=sigma, C=C, T=T, d=d, N=N, lr=lr, bug=bug)

@@ -25,6 +25,7 @@ j is ``P(ż_j = 1)·E[1/|S| | ż_j = 1]`` and that conditional expectation diffe
 between ``z_j = 1`` and ``z_j = 0``; PE's exact ε is strictly larger than ε1
 (e.g. d=2, k=1, ε1=1: ε = 1.3106...).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -50,6 +51,7 @@ _LITERAL_MAX_D = 20
 # ---------------------------------------------------------------------------
 # shared helpers
 # ---------------------------------------------------------------------------
+
 
 def _mpf(x) -> mpmath.mpf:
     """A float/int/Fraction as an exact mpmath number (floats are binary rationals)."""
@@ -132,6 +134,7 @@ def _status_vectors(d: int, k: int):
 # EXP (Alg. 2, Lemma 1)
 # ---------------------------------------------------------------------------
 
+
 def exp_claimed_epsilon(eps1: float) -> float:
     """The ε Lemma 1 of 000 claims for EXP selection: ε1."""
     return check_eps(eps1, "eps")
@@ -159,8 +162,8 @@ def exp_exact_epsilon(d: int, eps1: float) -> ExactEpsilon:
     e = _mpf(eps1)
     r = mpmath.exp(e / (d - 1))
     norm = r * (r**d - 1) / (r - 1)  # Σ_{i=1}^d r^i, the same for every permutation
-    top = tuple(range(d, 0, -1))      # z_0 = d
-    bottom = tuple(range(1, d + 1))   # z_0 = 1
+    top = tuple(range(d, 0, -1))  # z_0 = d
+    bottom = tuple(range(1, d + 1))  # z_0 = 1
     table = {
         "top": {0: mpmath.exp(e * d / (d - 1)) / norm},
         "bottom": {0: mpmath.exp(e / (d - 1)) / norm},
@@ -168,7 +171,10 @@ def exp_exact_epsilon(d: int, eps1: float) -> ExactEpsilon:
     r = worst_case_ratio(table, method="symmetry")
     pair = (top, bottom) if r.worst_pair[0] == "top" else (bottom, top)
     return ExactEpsilon(
-        eps=r.eps, eps_text=r.eps_text, worst_pair=(_vec_text(pair[0]), _vec_text(pair[1])), worst_output=0,
+        eps=r.eps,
+        eps_text=r.eps_text,
+        worst_pair=(_vec_text(pair[0]), _vec_text(pair[1])),
+        worst_output=0,
         method="symmetry",
         note="P(j|z) = exp(ε1 z_j/(d−1))/Σ_i exp(ε1 i/(d−1)) depends on z_j only; extreme ranks d vs 1",
     )
@@ -189,6 +195,7 @@ def exp_enumerated_table(d: int, eps1: float) -> dict:
 # ---------------------------------------------------------------------------
 # PE (Alg. 3, Lemma 2)
 # ---------------------------------------------------------------------------
+
 
 def pe_claimed_epsilon(eps1: float) -> float:
     """The ε Lemma 2 of 000 claims for PE selection: ε1."""
@@ -268,8 +275,8 @@ def _pe_output_probabilities(d: int, k: int, eps1: float) -> dict[str, mpmath.mp
         out["top"] = p * (1 - q**d) / (d * p)
         return out
     m1, m2 = _pe_inverse_moments(d, k, p)
-    out["top"] = p * (p * m1 + q * m2)      # |S| = 1 + Y + Bern(1−p)
-    out["other"] = q * (q * m1 + p * m2)    # |S| = 1 + Y + Bern(p)
+    out["top"] = p * (p * m1 + q * m2)  # |S| = 1 + Y + Bern(1−p)
+    out["other"] = q * (q * m1 + p * m2)  # |S| = 1 + Y + Bern(p)
     return out
 
 
@@ -284,18 +291,31 @@ def pe_exact_epsilon(d: int, k: int, eps1: float) -> ExactEpsilon:
     probs = pe_output_probabilities(d, k, eps1)
     z_top = tuple([1] * k + [0] * (d - k))
     if k == d:
-        return ExactEpsilon(eps=0.0, eps_text="0", worst_pair=(_vec_text(z_top), _vec_text(z_top)), worst_output=0,
-                            method="symmetry", note="k = d: a single status vector, every input has the same law")
+        return ExactEpsilon(
+            eps=0.0,
+            eps_text="0",
+            worst_pair=(_vec_text(z_top), _vec_text(z_top)),
+            worst_output=0,
+            method="symmetry",
+            note="k = d: a single status vector, every input has the same law",
+        )
     z_other = tuple([0] + [1] * k + [0] * (d - k - 1))
     table = {"top": {0: probs["top"], -1: probs["bot"]}, "other": {0: probs["other"], -1: probs["bot"]}}
     r = worst_case_ratio(table, method="symmetry")
     pair = (z_top, z_other) if r.worst_pair[0] == "top" else (z_other, z_top)
     return ExactEpsilon(
-        eps=r.eps, eps_text=r.eps_text, worst_pair=(_vec_text(pair[0]), _vec_text(pair[1])),
-        worst_output=r.worst_output, method="symmetry",
+        eps=r.eps,
+        eps_text=r.eps_text,
+        worst_pair=(_vec_text(pair[0]), _vec_text(pair[1])),
+        worst_output=r.worst_output,
+        method="symmetry",
         note="P(j|z) depends on z_j and the binomial law of the other bits; ⊥ has the same probability for all z",
-        extra={"P_top": mpmath.nstr(probs["top"], 30), "P_other": mpmath.nstr(probs["other"], 30),
-               "P_bot": mpmath.nstr(probs["bot"], 30), "claimed": float(eps1)},
+        extra={
+            "P_top": mpmath.nstr(probs["top"], 30),
+            "P_other": mpmath.nstr(probs["other"], 30),
+            "P_bot": mpmath.nstr(probs["bot"], 30),
+            "claimed": float(eps1),
+        },
     )
 
 
@@ -330,6 +350,7 @@ def pe_enumerated_table(d: int, k: int, eps1: float) -> dict:
 # PS (Alg. 4, Lemma 3)
 # ---------------------------------------------------------------------------
 
+
 def ps_claimed_epsilon(eps1: float) -> float:
     """The ε Lemma 3 of 000 claims for PS selection: ε1."""
     return check_eps(eps1, "eps")
@@ -360,16 +381,26 @@ def ps_exact_epsilon(d: int, k: int, eps1: float, p: float | None = None) -> Exa
     eps1 = check_eps(eps1, "eps")
     z_top = tuple([1] * k + [0] * (d - k))
     if k == d:
-        return ExactEpsilon(eps=0.0, eps_text="0", worst_pair=(_vec_text(z_top), _vec_text(z_top)), worst_output=0,
-                            method="symmetry", note="k = d: a single status vector, every input has the same law")
+        return ExactEpsilon(
+            eps=0.0,
+            eps_text="0",
+            worst_pair=(_vec_text(z_top), _vec_text(z_top)),
+            worst_output=0,
+            method="symmetry",
+            note="k = d: a single status vector, every input has the same law",
+        )
     pm = _ps_p_mp(d, k, eps1, p)
     z_other = tuple([0] + [1] * k + [0] * (d - k - 1))
     table = {"top": {0: pm / k}, "other": {0: (1 - pm) / (d - k)}}
     r = worst_case_ratio(table, method="symmetry")
     pair = (z_top, z_other) if r.worst_pair[0] == "top" else (z_other, z_top)
     return ExactEpsilon(
-        eps=r.eps, eps_text=r.eps_text, worst_pair=(_vec_text(pair[0]), _vec_text(pair[1])), worst_output=0,
-        method="symmetry", note="P(j|z) = p/k if z_j = 1 else (1−p)/(d−k)",
+        eps=r.eps,
+        eps_text=r.eps_text,
+        worst_pair=(_vec_text(pair[0]), _vec_text(pair[1])),
+        worst_output=0,
+        method="symmetry",
+        note="P(j|z) = p/k if z_j = 1 else (1−p)/(d−k)",
         extra={"p": mpmath.nstr(pm, 30), "claimed": eps1},
     )
 
@@ -393,6 +424,7 @@ def ps_enumerated_table(d: int, k: int, eps1: float, p: float | None = None) -> 
 # ---------------------------------------------------------------------------
 # Mechanism classes
 # ---------------------------------------------------------------------------
+
 
 class _Selector(Mechanism):
     output_kind = "discrete"
@@ -532,7 +564,7 @@ class FedSelPS(_Selector):
         if p is not None:
             p = check_probability("p", p)
             if self.k == self.d and p < 1:
-                raise PrivcheckUsageError("p must be 1 when k = d (the non-Top-k set is empty), got " f"{p!r}")
+                raise PrivcheckUsageError(f"p must be 1 when k = d (the non-Top-k set is empty), got {p!r}")
             self._params["p"] = p
         self._p_given = p
         self.p = ps_probability(self.d, self.k, self.eps_nominal) if p is None else p
@@ -562,10 +594,23 @@ class FedSelPS(_Selector):
 
 
 __all__ = [
-    "ranking_from_vector", "topk_status",
-    "exp_claimed_epsilon", "exp_probabilities", "exp_exact_epsilon", "exp_enumerated_table",
-    "pe_claimed_epsilon", "pe_keep_probability", "pe_expected_sparsity", "pe_output_probabilities",
-    "pe_exact_epsilon", "pe_enumerated_table",
-    "ps_claimed_epsilon", "ps_probability", "ps_exact_epsilon", "ps_enumerated_table",
-    "FedSelEXP", "FedSelPE", "FedSelPS",
+    "ranking_from_vector",
+    "topk_status",
+    "exp_claimed_epsilon",
+    "exp_probabilities",
+    "exp_exact_epsilon",
+    "exp_enumerated_table",
+    "pe_claimed_epsilon",
+    "pe_keep_probability",
+    "pe_expected_sparsity",
+    "pe_output_probabilities",
+    "pe_exact_epsilon",
+    "pe_enumerated_table",
+    "ps_claimed_epsilon",
+    "ps_probability",
+    "ps_exact_epsilon",
+    "ps_enumerated_table",
+    "FedSelEXP",
+    "FedSelPE",
+    "FedSelPS",
 ]

@@ -12,6 +12,7 @@ Thm 2 compares the update of the global parameter from one client,
 :func:`sample_thm2_updates` draws them. :func:`thm3_max_error` simulates
 max_j |s̃_j − X_j| of Thm 3.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -49,8 +50,19 @@ def mechanism_variance(name: str, t, eps: float) -> np.ndarray:
     raise PrivcheckUsageError(f"mechanism must be one of {', '.join(VALUE_MECHANISMS)}, got {name!r}")
 
 
-def local_update(r_prev, g, *, selector, eps2: float, rng: np.random.Generator, value_mech: str = "pm",
-                 eta: float = 0.0, k: int = 1, accumulation: str = "adapted", alpha: float = 1.0):
+def local_update(
+    r_prev,
+    g,
+    *,
+    selector,
+    eps2: float,
+    rng: np.random.Generator,
+    value_mech: str = "pm",
+    eta: float = 0.0,
+    k: int = 1,
+    accumulation: str = "adapted",
+    alpha: float = 1.0,
+):
     """One LocalUpdate of Alg. 1 for R clients/replicates at once.
 
     r_prev, g: (R, d) accumulated vector r^{t−1} and gradient g^t; selector: a
@@ -104,8 +116,9 @@ def thm2_variances(s, alpha: float, m: int, eps2: float, value_mech: str = "pm")
     return va, vc
 
 
-def sample_thm2_updates(s: float, alpha: float, m: int, eps2: float, n: int, rng: np.random.Generator,
-                        value_mech: str = "pm") -> tuple[np.ndarray, np.ndarray]:
+def sample_thm2_updates(
+    s: float, alpha: float, m: int, eps2: float, n: int, rng: np.random.Generator, value_mech: str = "pm"
+) -> tuple[np.ndarray, np.ndarray]:
     """``n`` draws each of Δ_T w = (α/m)·M(clip s) and Δ'_T w = (1/m)·M(clip αs) (independent draws)."""
     alpha = check_in_interval("alpha", alpha, 0.0, 1.0, closed="neither")
     m = check_int("m", m, minimum=1)
@@ -115,9 +128,21 @@ def sample_thm2_updates(s: float, alpha: float, m: int, eps2: float, n: int, rng
     return a, c
 
 
-def thm3_max_error(m: int, d: int, k: int, eps1: float, eps2: float, reps: int, rng: np.random.Generator, *,
-                   selector: str = "fedsel-ps", topk: str = "random", v_top: float = 0.8, v_rest: float = 0.05,
-                   value_mech: str = "pm") -> np.ndarray:
+def thm3_max_error(
+    m: int,
+    d: int,
+    k: int,
+    eps1: float,
+    eps2: float,
+    reps: int,
+    rng: np.random.Generator,
+    *,
+    selector: str = "fedsel-ps",
+    topk: str = "random",
+    v_top: float = 0.8,
+    v_rest: float = 0.05,
+    value_mech: str = "pm",
+) -> np.ndarray:
     """``reps`` draws of max_j |s̃_j − X_j| (Thm 3) for m clients, dimension d.
 
     Each client's true sparse vector carries v_top on its Top-k coordinates and

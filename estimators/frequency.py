@@ -17,6 +17,7 @@ Estimators (all vectorised over replicates):
 estimator (fixed data): :func:`exact_moments`. Figure 3: :func:`figure3_data`.
 Open question (iii): :func:`optimal_design`.
 """
+
 from __future__ import annotations
 
 import math
@@ -350,12 +351,28 @@ def figure3_data(
     n_v = np.bincount(values, minlength=m)
     f = n_v / n
     P = _de_matrix(m, p, q)
-    out = Figure3Data(pis=list(pis), tv_chat=[], tv_chat_interval=[], tv_gde=[], tv_gde_interval=[],
-                      cost_expected=[n * x for x in pis], cost_simulated=[], replicates=replicates,
-                      confidence=confidence,
-                      params={"n": n, "m": m, "eps": eps, "p": p, "q": q, "data": "Binomial(100, 0.5), clipped to m-1",
-                              "tv": "0.5 * sum_v |estimate_v / n - f_v| (raw estimates, no projection)"})
+    out = Figure3Data(
+        pis=list(pis),
+        tv_chat=[],
+        tv_chat_interval=[],
+        tv_gde=[],
+        tv_gde_interval=[],
+        cost_expected=[n * x for x in pis],
+        cost_simulated=[],
+        replicates=replicates,
+        confidence=confidence,
+        params={
+            "n": n,
+            "m": m,
+            "eps": eps,
+            "p": p,
+            "q": q,
+            "data": "Binomial(100, 0.5), clipped to m-1",
+            "tv": "0.5 * sum_v |estimate_v / n - f_v| (raw estimates, no projection)",
+        },
+    )
     for pi in pis:
+
         def run(rng: np.random.Generator, size: int, pi=pi):
             sampled = rng.binomial(n_v, pi, (size, m))
             reports = rng.multinomial(sampled, P).sum(axis=1)  # (size, m): counts per reported value
@@ -429,5 +446,14 @@ def optimal_design(n: int, B: float, p: float, q: float) -> DesignComparison:
     var_opt = base * (B - q * sum_pi2_opt)
     Bi = max(1, int(round(B)))
     var_srs = n * n * q * (1 - q) / (Bi * (p - q) ** 2)
-    return DesignComparison(n, float(B), q, var_uniform, var_opt, var_srs, var_opt / var_uniform,
-                            var_srs / var_uniform, (1 - q) / (1 - q * B / n))
+    return DesignComparison(
+        n,
+        float(B),
+        q,
+        var_uniform,
+        var_opt,
+        var_srs,
+        var_opt / var_uniform,
+        var_srs / var_uniform,
+        (1 - q) / (1 - q * B / n),
+    )

@@ -9,6 +9,7 @@ Neighbouring inputs are real numbers x, x' with |x − x'| ≤ ``sensitivity``.
   2019, Cor. 2.13; 002 Lemma 2). The curve is evaluated by
   :func:`accountants.gdp.gdp_delta` / :func:`accountants.gdp.gdp_eps` (not duplicated here).
 """
+
 from __future__ import annotations
 
 import math
@@ -53,9 +54,15 @@ def laplace_exact_epsilon(sensitivity: float, eps: float) -> ExactEpsilon:
     eps = check_eps(eps)
     b = _mpf(sensitivity) / _mpf(eps)
     val = _mpf(sensitivity) / b
-    return ExactEpsilon(eps=float(val), eps_text=mpmath.nstr(val, 40), worst_pair=(0.0, sensitivity),
-                        worst_output="any y <= 0", method="closed form",
-                        note="log f(y|0)/f(y|Δ) = (|y−Δ| − |y|)/b = Δ/b for y ≤ 0", extra={"claimed": eps})
+    return ExactEpsilon(
+        eps=float(val),
+        eps_text=mpmath.nstr(val, 40),
+        worst_pair=(0.0, sensitivity),
+        worst_output="any y <= 0",
+        method="closed form",
+        note="log f(y|0)/f(y|Δ) = (|y−Δ| − |y|)/b = Δ/b for y ≤ 0",
+        extra={"claimed": eps},
+    )
 
 
 class LaplaceMechanism(Mechanism):
@@ -102,8 +109,9 @@ class GaussianMechanism(Mechanism):
     source = "002_53ad70670a94e98a.txt Lemma 1–2 (Dong, Roth & Su 2019, Cor. 2.13)"
     output_kind = "continuous"
 
-    def __init__(self, sensitivity: float = 1.0, sigma: float = 1.0, eps: float | None = None,
-                 delta: float | None = None):
+    def __init__(
+        self, sensitivity: float = 1.0, sigma: float = 1.0, eps: float | None = None, delta: float | None = None
+    ):
         self.sensitivity = check_positive("sensitivity", sensitivity)
         self.sigma = check_positive("sigma", sigma)
         self.mu = self.sensitivity / self.sigma
@@ -156,19 +164,38 @@ class GaussianMechanism(Mechanism):
             if self._eps_given is not None:
                 extra["claimed"] = self._eps_given
                 extra["delta_at_claimed_eps"] = self.delta_at(self._eps_given)
-            return ExactEpsilon(eps=e, eps_text=repr(e), worst_pair=pair,
-                                worst_output=f"event y < {self.sensitivity / 2 - self.sigma**2 * e / self.sensitivity:.6g}"
-                                             " (privacy loss log f(y|0)/f(y|Δ) > ε)",
-                                method="closed form", delta=self._delta_given,
-                                note="μ-GDP curve inverted in ε by accountants.gdp.gdp_eps (float64, rtol 1e-15)",
-                                extra=extra)
+            return ExactEpsilon(
+                eps=e,
+                eps_text=repr(e),
+                worst_pair=pair,
+                worst_output=f"event y < {self.sensitivity / 2 - self.sigma**2 * e / self.sensitivity:.6g}"
+                " (privacy loss log f(y|0)/f(y|Δ) > ε)",
+                method="closed form",
+                delta=self._delta_given,
+                note="μ-GDP curve inverted in ε by accountants.gdp.gdp_eps (float64, rtol 1e-15)",
+                extra=extra,
+            )
         if self._eps_given is not None:
             d = self.delta_at(self._eps_given)
-            return ExactEpsilon(eps=self._eps_given, eps_text=repr(self._eps_given), worst_pair=pair,
-                                worst_output="privacy-loss level set", method="closed form", delta=d,
-                                note="δ(ε) of μ-GDP at the nominal ε (accountants.gdp.gdp_delta)", extra=extra)
-        return ExactEpsilon(eps=math.inf, eps_text="inf", worst_pair=pair, worst_output="y -> ∞", method="closed form",
-                            note="the Gaussian mechanism is not ε-DP for any finite ε at δ = 0", extra=extra)
+            return ExactEpsilon(
+                eps=self._eps_given,
+                eps_text=repr(self._eps_given),
+                worst_pair=pair,
+                worst_output="privacy-loss level set",
+                method="closed form",
+                delta=d,
+                note="δ(ε) of μ-GDP at the nominal ε (accountants.gdp.gdp_delta)",
+                extra=extra,
+            )
+        return ExactEpsilon(
+            eps=math.inf,
+            eps_text="inf",
+            worst_pair=pair,
+            worst_output="y -> ∞",
+            method="closed form",
+            note="the Gaussian mechanism is not ε-DP for any finite ε at δ = 0",
+            extra=extra,
+        )
 
 
 __all__ = ["laplace_claimed_epsilon", "laplace_exact_epsilon", "LaplaceMechanism", "GaussianMechanism"]

@@ -6,6 +6,7 @@ Gaussian mechanism (Dong, Roth & Su 2019, Thm 2.7) the sum is μ-GDP with
 μ = Δ/σ for ℓ2-sensitivity Δ. (002's formulas were lost in conversion; the
 statement checked is the one in CLAIMS.md.)
 """
+
 from __future__ import annotations
 
 import itertools
@@ -51,7 +52,7 @@ def correlation_change(x, y, x2, y2) -> np.ndarray:
 def covariance_change(x, x2, j: int) -> np.ndarray:
     """Change of the row's contribution x_j·x_l to X_jᵀX_l (l = 1..d) when row x becomes x2."""
     x, x2 = np.asarray(x), np.asarray(x2)
-    return x[..., j:j + 1] * x - x2[..., j:j + 1] * x2
+    return x[..., j : j + 1] * x - x2[..., j : j + 1] * x2
 
 
 def max_sensitivity_vertices(d: int, c_x: float, c_y: float) -> dict:
@@ -64,8 +65,10 @@ def max_sensitivity_vertices(d: int, c_x: float, c_y: float) -> dict:
     c_x, c_y = check_positive("c_x", c_x), check_positive("c_y", c_y)
     xs = np.array(list(itertools.product([-c_x, c_x], repeat=d)))
     ys = np.array([-c_y, c_y])
-    X, Y, X2, Y2 = (a.reshape(-1, *a.shape[4:]) for a in np.meshgrid(
-        np.arange(len(xs)), np.arange(2), np.arange(len(xs)), np.arange(2), indexing="ij"))
+    X, Y, X2, Y2 = (
+        a.reshape(-1, *a.shape[4:])
+        for a in np.meshgrid(np.arange(len(xs)), np.arange(2), np.arange(len(xs)), np.arange(2), indexing="ij")
+    )
     dc = correlation_change(xs[X], ys[Y], xs[X2], ys[Y2])
     i_entry = int(np.abs(dc).max(axis=1).argmax())
     i_l2 = int(np.linalg.norm(dc, axis=1).argmax())
@@ -73,10 +76,17 @@ def max_sensitivity_vertices(d: int, c_x: float, c_y: float) -> dict:
     dv = covariance_change(xs[A.ravel()], xs[B.ravel()], 0)
     off = np.abs(dv[:, 1:]).max(axis=1) if d > 1 else np.zeros(len(dv))
     return {
-        "corr_entry": float(np.abs(dc).max()), "corr_l2": float(np.linalg.norm(dc, axis=1).max()),
-        "corr_entry_argmax": (xs[X[i_entry]].tolist(), float(ys[Y[i_entry]]), xs[X2[i_entry]].tolist(), float(ys[Y2[i_entry]])),
+        "corr_entry": float(np.abs(dc).max()),
+        "corr_l2": float(np.linalg.norm(dc, axis=1).max()),
+        "corr_entry_argmax": (
+            xs[X[i_entry]].tolist(),
+            float(ys[Y[i_entry]]),
+            xs[X2[i_entry]].tolist(),
+            float(ys[Y2[i_entry]]),
+        ),
         "corr_l2_argmax": (xs[X[i_l2]].tolist(), float(ys[Y[i_l2]]), xs[X2[i_l2]].tolist(), float(ys[Y2[i_l2]])),
-        "cov_entry_offdiag": float(off.max()), "cov_entry_diag": float(np.abs(dv[:, 0]).max()),
+        "cov_entry_offdiag": float(off.max()),
+        "cov_entry_diag": float(np.abs(dv[:, 0]).max()),
         "cov_l2": float(np.linalg.norm(dv, axis=1).max()),
     }
 
@@ -85,5 +95,9 @@ def lemma4_bounds(d: int, c_x: float, c_y: float) -> dict:
     """The bounds of 002 Lemma 4 as stated in CLAIMS.md: 2c_xc_y and 2c_x² per entry, ×√d in ℓ2."""
     if d < 1:
         raise PrivcheckUsageError(f"d must be >= 1, got {d!r}")
-    return {"corr_entry": 2 * c_x * c_y, "corr_l2": 2 * c_x * c_y * np.sqrt(d),
-            "cov_entry": 2 * c_x**2, "cov_l2": 2 * c_x**2 * np.sqrt(d)}
+    return {
+        "corr_entry": 2 * c_x * c_y,
+        "corr_l2": 2 * c_x * c_y * np.sqrt(d),
+        "cov_entry": 2 * c_x**2,
+        "cov_l2": 2 * c_x**2 * np.sqrt(d),
+    }

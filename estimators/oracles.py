@@ -21,6 +21,7 @@ input pair — all pairs are equivalent under relabelling of the domain) and a v
 :func:`the_probabilities`, :func:`ss_include_probability` and :func:`hr_sets` are the reusable parts
 (the zoo's true-ε calculators call them with the libraries' own probabilities).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -35,7 +36,9 @@ from estimators.packed import sample_unary_packed
 from privcheck.base.exact import worst_case_ratio
 from privcheck.base.validation import check_eps, check_in_interval, check_int
 
-W2017 = "Wang, Blocki, Li, Jha 2017 (USENIX Security), Locally Differentially Private Protocols for Frequency Estimation"
+W2017 = (
+    "Wang, Blocki, Li, Jha 2017 (USENIX Security), Locally Differentially Private Protocols for Frequency Estimation"
+)
 ASZ2019 = "Acharya, Sun, Zhang 2019 (AISTATS), Hadamard Response"
 YB2018 = "Ye, Barg 2018 (IEEE T-IT), Optimal schemes for discrete distribution estimation under LDP; Wang et al. 2016"
 
@@ -75,12 +78,16 @@ def unary_exact(p, q, method_note: str = "") -> ExactEpsilon:
     (:func:`privcheck.base.exact.worst_case_ratio`); the maximum is p(1−q)/((1−p)q) at (1, 0) when p > q.
     ``p``, ``q`` in [0, 1] (mpmath or Fraction for exactness).
     """
+
     def law(own_x: bool):
         a, b = (p, q) if own_x else (q, p)  # P(b_x = 1), P(b_x' = 1)
         return {(i, j): (a if i else 1 - a) * (b if j else 1 - b) for i in (0, 1) for j in (0, 1)}
 
-    return worst_case_ratio({0: law(True), 1: law(False)}, method="symmetry",
-                            note="bits (b_x, b_x') of inputs x=0, x'=1; the other bits cancel" + method_note)
+    return worst_case_ratio(
+        {0: law(True), 1: law(False)},
+        method="symmetry",
+        note="bits (b_x, b_x') of inputs x=0, x'=1; the other bits cancel" + method_note,
+    )
 
 
 def sample_unary(x, n: int, d: int, p: float, q: float, rng: np.random.Generator) -> np.ndarray:
@@ -170,10 +177,8 @@ def lh_exact(p, q) -> ExactEpsilon:
     so the classes (h(x) = v, h(x') = v) ∈ {0,1}² index the per-output table. The class (1, 0)
     occurs for every pair x ≠ x' under the family h_{a,b} (a ≠ 0 separates x and x' for some b).
     """
-    table = {0: {(1, 1): p, (1, 0): p, (0, 1): q, (0, 0): q},
-             1: {(1, 1): p, (1, 0): q, (0, 1): p, (0, 0): q}}
-    return worst_case_ratio(table, method="symmetry",
-                            note="per-report classes (h(x)=v, h(x')=v); the hash law cancels")
+    table = {0: {(1, 1): p, (1, 0): p, (0, 1): q, (0, 0): q}, 1: {(1, 1): p, (1, 0): q, (0, 1): p, (0, 0): q}}
+    return worst_case_ratio(table, method="symmetry", note="per-report classes (h(x)=v, h(x')=v); the hash law cancels")
 
 
 def hash_values(x, a, b, g: int) -> np.ndarray:
@@ -269,9 +274,14 @@ class HistogramEncoding(Mechanism):
     def exact_epsilon(self) -> ExactEpsilon:
         """Closed form: the ℓ1 distance of two one-hot vectors is 2, Laplace scale 2/ε, so ε = 2/(2/ε)."""
         eps = mpmath.mpf(2) / (mpmath.mpf(2) / mpmath.mpf(self.eps_nominal))
-        return ExactEpsilon(eps=float(eps), eps_text=mpmath.nstr(eps, 40), worst_pair=(0, 1),
-                            worst_output="B_0 >= 1 and B_1 <= 0 (Laplace tails)", method="closed form",
-                            note="Laplace mechanism with sensitivity 2 and scale 2/eps")
+        return ExactEpsilon(
+            eps=float(eps),
+            eps_text=mpmath.nstr(eps, 40),
+            worst_pair=(0, 1),
+            worst_output="B_0 >= 1 and B_1 <= 0 (Laplace tails)",
+            method="closed form",
+            note="Laplace mechanism with sensitivity 2 and scale 2/eps",
+        )
 
 
 def the_probabilities(eps: float, theta: float) -> tuple[mpmath.mpf, mpmath.mpf]:
@@ -317,8 +327,11 @@ class ThresholdedHistogramEncoding(_Unary):
     def __init__(self, d: int = 2, eps: float = 1.0, theta: float | None = None):
         self.d = check_int("d", d, minimum=2)
         self.eps_nominal = check_eps(eps)
-        self.theta = the_theta(self.eps_nominal) if theta is None else check_in_interval(
-            "theta", theta, 0.0, 1.0, closed="neither")
+        self.theta = (
+            the_theta(self.eps_nominal)
+            if theta is None
+            else check_in_interval("theta", theta, 0.0, 1.0, closed="neither")
+        )
         self._params = {"d": self.d, "eps": self.eps_nominal} | ({} if theta is None else {"theta": self.theta})
         p, q = the_probabilities(self.eps_nominal, self.theta)
         self.p, self.q = float(p), float(q)
@@ -389,8 +402,11 @@ class HadamardResponse(Mechanism):
             ys = list(range(self.K))
             return worst_case_ratio({x: self._law(x, ys) for x in range(self.d)}, method="enumeration")
         ys = [0, 1, 2, 3]  # columns of every (C_0, C_1) membership class
-        return worst_case_ratio({x: self._law(x, ys) for x in (0, 1)}, method="symmetry",
-                                note="outputs 0..3 cover the four membership classes of (C_0, C_1)")
+        return worst_case_ratio(
+            {x: self._law(x, ys) for x in (0, 1)},
+            method="symmetry",
+            note="outputs 0..3 cover the four membership classes of (C_0, C_1)",
+        )
 
 
 # --------------------------------------------------------------------------- subset selection
@@ -436,7 +452,9 @@ class SubsetSelection(Mechanism):
     def __init__(self, d: int = 2, eps: float = 1.0, k: int | None = None):
         self.d = check_int("d", d, minimum=2)
         self.eps_nominal = check_eps(eps)
-        self.k = ss_default_k(self.d, self.eps_nominal) if k is None else check_int("k", k, minimum=1, maximum=self.d - 1)
+        self.k = (
+            ss_default_k(self.d, self.eps_nominal) if k is None else check_int("k", k, minimum=1, maximum=self.d - 1)
+        )
         self._params = {"d": self.d, "eps": self.eps_nominal} | ({} if k is None else {"k": self.k})
         self.p_include = float(ss_include_probability(self.eps_nominal, self.d, self.k))
 
@@ -461,5 +479,6 @@ class SubsetSelection(Mechanism):
                 if len(z) + len(rest) == self.k:
                     members[(a, b)] = z | set(rest)
             xs, method, note = (0, 1), "symmetry", "output classes (0 in Z, 1 in Z)"
-        return worst_case_ratio({x: ss_output_law(self.eps_nominal, self.d, self.k, x, members) for x in xs},
-                                method=method, note=note)
+        return worst_case_ratio(
+            {x: ss_output_law(self.eps_nominal, self.d, self.k, x, members) for x in xs}, method=method, note=note
+        )

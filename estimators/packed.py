@@ -14,6 +14,7 @@ straightforward sampler, is within 2⁻⁵³ of it), and no float is drawn per b
 :func:`sample_unary_packed` is unary encoding on top of it (Wang et al. 2017, Sec. 4.2): all bits
 Bernoulli(q), then the own bit replaced by a Bernoulli(p) bit, padding bits cleared.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction

@@ -15,6 +15,7 @@ with the definitions of the shared CLAIMS.md (FedSel section):
 The input domain is t ∈ [−1, 1] (per coordinate). Exact ε is computed from
 the piecewise-constant densities (and atoms) in mpmath with 50 digits.
 """
+
 from __future__ import annotations
 
 import math
@@ -62,6 +63,7 @@ def _check_shift(shift) -> float:
 # PM
 # ---------------------------------------------------------------------------
 
+
 def pm_claimed_epsilon(eps: float) -> float:
     """The ε claimed for PM (000 Sec. 5 citing [13]): ε."""
     return check_eps(eps)
@@ -91,7 +93,8 @@ def _check_sampleable(name: str, eps: float, *values: float) -> None:
     if not all(math.isfinite(v) for v in values):
         raise PrivcheckUsageError(
             f"{name} at eps={eps:g} cannot be sampled in float64 (its output range 1 + 2/(e^eps - 1) overflows); "
-            "use the exact eps only (--no-mc / monte_carlo=False)")
+            "use the exact eps only (--no-mc / monte_carlo=False)"
+        )
 
 
 def pm_variance(t, eps: float):
@@ -188,9 +191,15 @@ def pm_exact_epsilon(eps: float, shift: float = 0.0) -> ExactEpsilon:
     r = worst_case_ratio(table, method="closed form" if shift == 0 else "enumeration")
     y, w = cells[r.worst_output]
     out = f"y in [{mpmath.nstr(y - w / 2, 12)}, {mpmath.nstr(y + w / 2, 12)}]"
-    return ExactEpsilon(eps=r.eps, eps_text=r.eps_text, worst_pair=r.worst_pair, worst_output=out,
-                        method=r.method, note="piecewise-constant densities over t ∈ {−1, 0, 1}",
-                        extra={"claimed": eps, "shift": shift})
+    return ExactEpsilon(
+        eps=r.eps,
+        eps_text=r.eps_text,
+        worst_pair=r.worst_pair,
+        worst_output=out,
+        method=r.method,
+        note="piecewise-constant densities over t ∈ {−1, 0, 1}",
+        extra={"claimed": eps, "shift": shift},
+    )
 
 
 def sample_pm(t, eps: float, n: int, rng: np.random.Generator, shift: float = 0.0) -> np.ndarray:
@@ -200,7 +209,7 @@ def sample_pm(t, eps: float, n: int, rng: np.random.Generator, shift: float = 0.
     ``w = (u − P_high)/(1 − P_high)·L`` walks the low region of length L from −C.
     """
     c, p_high, _ = pm_constants(eps)
-    cm1 = _two_over_expm1(eps / 2)              # C − 1 without cancellation
+    cm1 = _two_over_expm1(eps / 2)  # C − 1 without cancellation
     p_low = 1.0 / (1.0 + math.exp(min(eps / 2, 709.0)))  # 1 − P_high without cancellation
     _check_sampleable("PM", eps, c)
     u = rng.random(n)
@@ -208,8 +217,8 @@ def sample_pm(t, eps: float, n: int, rng: np.random.Generator, shift: float = 0.
     with np.errstate(all="ignore"):  # the unused branch of np.where may overflow at large ε
         lo = (c + 1) / 2 * t - cm1 / 2 + shift
         hi = lo + cm1
-        left = np.maximum(np.minimum(lo, c) + c, 0.0)        # length of [−C, min(l, C))
-        right = np.maximum(c - np.maximum(hi, -c), 0.0)       # length of (max(r, −C), C]
+        left = np.maximum(np.minimum(lo, c) + c, 0.0)  # length of [−C, min(l, C))
+        right = np.maximum(c - np.maximum(hi, -c), 0.0)  # length of (max(r, −C), C]
         w = (u - p_high) * ((left + right) / p_low)
         low = np.where(w < left, w - c, np.maximum(hi, -c) + (w - left))
         high = lo + u * (cm1 / p_high)
@@ -249,6 +258,7 @@ class PiecewiseMechanism(Mechanism):
 # Duchi
 # ---------------------------------------------------------------------------
 
+
 def duchi_claimed_epsilon(eps: float) -> float:
     """The ε claimed for Duchi et al.'s 1-D mechanism (000 ref. [14]): ε."""
     return check_eps(eps)
@@ -287,8 +297,15 @@ def duchi_exact_epsilon(eps: float) -> ExactEpsilon:
     eps = check_eps(eps)
     table = {t: {("+B" if y > 0 else "-B"): w for y, w in _duchi_atoms(t, eps)} for t in (-1.0, 0.0, 1.0)}
     r = worst_case_ratio(table, method="closed form")
-    return ExactEpsilon(eps=r.eps, eps_text=r.eps_text, worst_pair=r.worst_pair, worst_output=r.worst_output,
-                        method="closed form", note="P(+B|1)/P(+B|−1) = e^ε", extra={"claimed": eps})
+    return ExactEpsilon(
+        eps=r.eps,
+        eps_text=r.eps_text,
+        worst_pair=r.worst_pair,
+        worst_output=r.worst_output,
+        method="closed form",
+        note="P(+B|1)/P(+B|−1) = e^ε",
+        extra={"claimed": eps},
+    )
 
 
 def sample_duchi(t, eps: float, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -328,6 +345,7 @@ class DuchiMechanism(Mechanism):
 # ---------------------------------------------------------------------------
 # HM
 # ---------------------------------------------------------------------------
+
 
 def hm_claimed_epsilon(eps: float) -> float:
     """The ε claimed for the Hybrid Mechanism (000 ref. [13]): ε."""
@@ -378,9 +396,15 @@ def hm_exact_epsilon(eps: float) -> ExactEpsilon:
         out = f"PM density on y in [{mpmath.nstr(y - w / 2, 12)}, {mpmath.nstr(y + w / 2, 12)}]"
     else:
         out = f"atom {out}"
-    return ExactEpsilon(eps=r.eps, eps_text=r.eps_text, worst_pair=r.worst_pair, worst_output=out,
-                        method="closed form", note=f"alpha = {mpmath.nstr(a, 20)}; atoms and density both attain e^ε",
-                        extra={"claimed": eps, "alpha": float(a)})
+    return ExactEpsilon(
+        eps=r.eps,
+        eps_text=r.eps_text,
+        worst_pair=r.worst_pair,
+        worst_output=out,
+        method="closed form",
+        note=f"alpha = {mpmath.nstr(a, 20)}; atoms and density both attain e^ε",
+        extra={"claimed": eps, "alpha": float(a)},
+    )
 
 
 class HybridMechanism(Mechanism):
@@ -418,6 +442,7 @@ class HybridMechanism(Mechanism):
 # ---------------------------------------------------------------------------
 # multi-dimensional PM
 # ---------------------------------------------------------------------------
+
 
 def pm_multidim_k(d: int, eps: float) -> int:
     """k' = max(1, min(d, ⌊ε/2.5⌋)), the number of sampled coordinates (Wang et al. Alg. 4)."""
@@ -474,17 +499,37 @@ class PMMultidim(Mechanism):
         one = pm_exact_epsilon(self.eps_nominal / self.k_prime)
         val = self.k_prime * mpmath.mpf(one.eps_text)
         return ExactEpsilon(
-            eps=float(val), eps_text=mpmath.nstr(val, 40),
+            eps=float(val),
+            eps_text=mpmath.nstr(val, 40),
             worst_pair=(tuple([1.0] * self.d), tuple([-1.0] * self.d)),
             worst_output=f"any k'={self.k_prime} coordinates J with y_j in (d/k')·[1, C(ε/k')] for j in J, 0 elsewhere",
-            method="closed form", note="product of k' independent PM likelihood ratios, each at most e^{ε/k'}",
+            method="closed form",
+            note="product of k' independent PM likelihood ratios, each at most e^{ε/k'}",
             extra={"claimed": self.eps_nominal, "k_prime": self.k_prime},
         )
 
 
 __all__ = [
-    "pm_claimed_epsilon", "pm_constants", "pm_variance", "pm_exact_moments", "pm_exact_epsilon", "sample_pm",
-    "duchi_claimed_epsilon", "duchi_bound", "duchi_variance", "duchi_exact_moments", "duchi_exact_epsilon",
-    "sample_duchi", "hm_claimed_epsilon", "hm_alpha", "hm_exact_moments", "hm_exact_epsilon", "pm_multidim_k",
-    "PiecewiseMechanism", "DuchiMechanism", "HybridMechanism", "PMMultidim", "HM_THRESHOLD",
+    "pm_claimed_epsilon",
+    "pm_constants",
+    "pm_variance",
+    "pm_exact_moments",
+    "pm_exact_epsilon",
+    "sample_pm",
+    "duchi_claimed_epsilon",
+    "duchi_bound",
+    "duchi_variance",
+    "duchi_exact_moments",
+    "duchi_exact_epsilon",
+    "sample_duchi",
+    "hm_claimed_epsilon",
+    "hm_alpha",
+    "hm_exact_moments",
+    "hm_exact_epsilon",
+    "pm_multidim_k",
+    "PiecewiseMechanism",
+    "DuchiMechanism",
+    "HybridMechanism",
+    "PMMultidim",
+    "HM_THRESHOLD",
 ]

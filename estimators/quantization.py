@@ -20,6 +20,7 @@ Exact arithmetic: the binomial sums are evaluated with ``mpmath`` (50 digits,
 unbounded exponent range, so ``d`` in the tens of thousands works) or, with
 ``exact=True``, as Python integers / ``Fraction``.
 """
+
 from __future__ import annotations
 
 import math
@@ -267,9 +268,11 @@ class Quantizer(Mechanism):
     def exact_epsilon(self) -> ExactEpsilon:
         """ε = ∞: the input −U·1 is output as −U·1 with probability 1, which U·1 never outputs."""
         return ExactEpsilon(
-            eps=math.inf, eps_text="inf",
+            eps=math.inf,
+            eps_text="inf",
             worst_pair=(tuple([-self.U] * self.d), tuple([self.U] * self.d)),
-            worst_output=tuple([-self.U] * self.d), method="closed form",
+            worst_output=tuple([-self.U] * self.d),
+            method="closed form",
             note="the quantiser alone is not differentially private: grid inputs are reported exactly",
         )
 
@@ -289,11 +292,14 @@ def _terms_mp(d: int, K: int) -> tuple:
     """(t_ℓ, prefix sums Σ_{ℓ'<ℓ}, suffix sums Σ_{ℓ'≥ℓ}) with t_ℓ = C(d, ℓ)(K−1)^{d−ℓ}, ℓ = 0..d, in mpmath (the number of outputs with ℓ matches)."""
     from privcheck.base.resources import check_memory
 
-    check_memory(f"the exact PrivQuant sums for d={d} (d+1 terms in 50-digit arithmetic)",
-                 (d + 2) * _BYTES_PER_TERM_MP, "lower d")
+    check_memory(
+        f"the exact PrivQuant sums for d={d} (d+1 terms in 50-digit arithmetic)",
+        (d + 2) * _BYTES_PER_TERM_MP,
+        "lower d",
+    )
     with mpmath.workdps(_DPS):
         km = mpmath.mpf(K - 1)
-        t = km ** d
+        t = km**d
         terms = [t]
         for ell in range(d):
             t = t * (d - ell) / ((ell + 1) * km)
@@ -322,7 +328,7 @@ def binomial_sums(d: int, K: int, tau: int, exact: bool = False):
     tau = check_int("tau", tau, minimum=1, maximum=d)
     if exact:
         up = sum(math.comb(d, ell) * (K - 1) ** (d - ell) for ell in range(tau, d + 1))
-        return up, K ** d - up
+        return up, K**d - up
     _, prefix, suffix = _terms_mp(d, K)
     return suffix[tau], prefix[tau]
 
@@ -440,7 +446,7 @@ def privquant_distribution_bruteforce(u: tuple, K: int, kappa: int, p: Any) -> d
     d = len(u)
     _check_d(d)
     kappa = _check_kappa(kappa, d)
-    if K ** d > 100_000:
+    if K**d > 100_000:
         raise PrivcheckUsageError(f"K^d must be <= 100000 for brute-force enumeration, got {K}^{d}")
     if any(not 0 <= a < K for a in u):
         raise PrivcheckUsageError(f"u must hold level indices in [0, {K - 1}], got {u}")
@@ -512,12 +518,21 @@ def privquant_exact_epsilon(d: int, K: int, kappa: int, p: Any, U: float = 1.0) 
     else:
         pair, out = (x2, x), x
     return ExactEpsilon(
-        eps=eps, eps_text=eps_text, worst_pair=pair, worst_output=out, method="symmetry",
-        note=("P(v|u) depends only on the match count of v with u: p/|S̄| for ≥ τ matches, (1−p)/|S| below; "
-              "every (ℓ, ℓ') pair is achievable, so ε = log(max/min) = log p|S|/((1−p)|S̄|) when p/|S̄| ≥ (1−p)/|S|"),
-        extra={"tau": tau, "S_up": mpmath.nstr(binomial_sums(d, K, tau)[0], 30),
-               "S_low": mpmath.nstr(binomial_sums(d, K, tau)[1], 30),
-               "log_lhs_eq8": mpmath.nstr(log_lhs_eq8(d, K, kappa, p), 40)},
+        eps=eps,
+        eps_text=eps_text,
+        worst_pair=pair,
+        worst_output=out,
+        method="symmetry",
+        note=(
+            "P(v|u) depends only on the match count of v with u: p/|S̄| for ≥ τ matches, (1−p)/|S| below; "
+            "every (ℓ, ℓ') pair is achievable, so ε = log(max/min) = log p|S|/((1−p)|S̄|) when p/|S̄| ≥ (1−p)/|S|"
+        ),
+        extra={
+            "tau": tau,
+            "S_up": mpmath.nstr(binomial_sums(d, K, tau)[0], 30),
+            "S_low": mpmath.nstr(binomial_sums(d, K, tau)[1], 30),
+            "log_lhs_eq8": mpmath.nstr(log_lhs_eq8(d, K, kappa, p), 40),
+        },
     )
 
 
@@ -555,7 +570,9 @@ def calibrate(eps: float, d: int, K: int) -> Calibration:
     """
     eps = check_eps(eps)
     if eps > 1e4:
-        raise PrivcheckUsageError(f"the Sec. 4 calibration is computed for eps <= 10000 (it needs eps/23 digits), got {eps:g}")
+        raise PrivcheckUsageError(
+            f"the Sec. 4 calibration is computed for eps <= 10000 (it needs eps/23 digits), got {eps:g}"
+        )
     d = _check_d(d)
     K = _check_K(K)
     # p = 1 − e^{−0.1ε}/(1+e^{−0.1ε}): keep enough digits that 1 − p survives
@@ -590,8 +607,7 @@ def calibrate(eps: float, d: int, K: int) -> Calibration:
             return Calibration(eps, d, K, False, None, float(p), p_text, float(min_log), float(min_log), p)
         kappa = min(d - 1, 2 * best_tau - d - 1)
         assert tau_of(d, kappa) == best_tau
-        return Calibration(eps, d, K, True, kappa, float(p), p_text,
-                           float(log_lhs_tau(best_tau)), float(min_log), p)
+        return Calibration(eps, d, K, True, kappa, float(p), p_text, float(log_lhs_tau(best_tau)), float(min_log), p)
 
 
 def _log_weights(d: int, K: int, lo: int, hi: int) -> np.ndarray:
@@ -603,8 +619,9 @@ def _log_weights(d: int, K: int, lo: int, hi: int) -> np.ndarray:
     return lw - logsumexp(lw)
 
 
-def sample_privquant_levels(levels_hat: np.ndarray, K: int, kappa: int, p: float,
-                            rng: np.random.Generator, chunk_elems: int = 1 << 21) -> np.ndarray:
+def sample_privquant_levels(
+    levels_hat: np.ndarray, K: int, kappa: int, p: float, rng: np.random.Generator, chunk_elems: int = 1 << 21
+) -> np.ndarray:
     """Step 2 of 001 Alg. 1, vectorised: one V per row of ``levels_hat`` (level indices, int ``(n, d)``).
 
     Per row: branch S̄ with probability ``p``; the match count ℓ is drawn with
@@ -620,7 +637,7 @@ def sample_privquant_levels(levels_hat: np.ndarray, K: int, kappa: int, p: float
     out = np.empty_like(levels_hat)
     rows = max(1, chunk_elems // max(d, 1))
     for start in range(0, n, rows):
-        u_hat = levels_hat[start:start + rows]
+        u_hat = levels_hat[start : start + rows]
         m = u_hat.shape[0]
         high = rng.random(m) < p
         u = rng.random(m)
@@ -632,7 +649,7 @@ def sample_privquant_levels(levels_hat: np.ndarray, K: int, kappa: int, p: float
         thr = np.where(ell > 0, srt[np.arange(m), np.maximum(ell - 1, 0)], -1.0)
         match = keys <= thr[:, None]
         offset = rng.integers(1, K, size=(m, d)) if K > 2 else np.ones((m, d), dtype=np.int64)
-        out[start:start + m] = np.where(match, u_hat, (u_hat + offset) % K)
+        out[start : start + m] = np.where(match, u_hat, (u_hat + offset) % K)
     return out
 
 
@@ -653,8 +670,17 @@ class PrivQuant(Mechanism):
     source = "001_30a1c1c8dca8a50f.txt Alg. 1, Thm 1"
     output_kind = "vector"
 
-    def __init__(self, d: int = 4, K: int = 2, kappa: int | None = None, p: Any = None, U: float = 1.0,
-                 eps: float | None = None, corrected: bool = False, output: str = "Z"):
+    def __init__(
+        self,
+        d: int = 4,
+        K: int = 2,
+        kappa: int | None = None,
+        p: Any = None,
+        U: float = 1.0,
+        eps: float | None = None,
+        corrected: bool = False,
+        output: str = "Z",
+    ):
         self.d = _check_d(d)
         self.K = _check_K(K)
         self.U = _check_U(U)
@@ -670,7 +696,8 @@ class PrivQuant(Mechanism):
             if not cal.feasible:
                 raise PrivcheckUsageError(
                     f"eps={eps:g}: no kappa in [0, {self.d - 1}] has LHS(8) <= e^(0.9 eps) for d={self.d}, K={self.K} "
-                    f"(kappa=0 gives log LHS(8) = {cal.min_log_lhs:.6g})")
+                    f"(kappa=0 gives log LHS(8) = {cal.min_log_lhs:.6g})"
+                )
             self.calibration = cal
             kappa, p = cal.kappa, cal.p_mp
         elif kappa is None or p is None:
@@ -683,15 +710,20 @@ class PrivQuant(Mechanism):
             self.m_mp = normalising_factor_m(self.d, self.K, self.kappa, self.p_mp)
             if self.m_mp <= 0:
                 raise PrivcheckUsageError(
-                    f"p={p} and kappa={self.kappa} give m <= 0 (V independent of X); need LHS(8) > 1")
+                    f"p={p} and kappa={self.kappa} give m <= 0 (V independent of X); need LHS(8) > 1"
+                )
         self.m = float(self.m_mp)
         self.log_lhs = log_lhs_eq8(self.d, self.K, self.kappa, self.p_mp)
-        self.eps_nominal = check_eps(eps) if eps is not None else (
-            math.inf if mpmath.isinf(self.log_lhs) else float(self.log_lhs))
+        self.eps_nominal = (
+            check_eps(eps) if eps is not None else (math.inf if mpmath.isinf(self.log_lhs) else float(self.log_lhs))
+        )
         self.levels = grid_levels(self.K, self.U)
-        self._params = {"d": self.d, "K": self.K, "kappa": self.kappa, "p": self.p, "U": self.U} | (
-            {} if eps is None else {"eps": self.eps_nominal}) | (
-            {"corrected": True} if self.corrected else {}) | ({} if output == "Z" else {"output": output})
+        self._params = (
+            {"d": self.d, "K": self.K, "kappa": self.kappa, "p": self.p, "U": self.U}
+            | ({} if eps is None else {"eps": self.eps_nominal})
+            | ({"corrected": True} if self.corrected else {})
+            | ({} if output == "Z" else {"output": output})
+        )
 
     def sample_levels(self, x, n: int, rng: np.random.Generator) -> np.ndarray:
         """``n`` outputs as level indices ``(n, d)`` (steps 1–2 of Alg. 1)."""
@@ -747,8 +779,12 @@ class PrivQuant(Mechanism):
 def _omega_args(a: Any, r: Any, eps: Any, rho0: Any) -> tuple[float, float, float, float]:
     from privcheck.base.validation import check_in_interval, check_nonnegative
 
-    return (check_in_interval("a", a, 0.0, 1.0), check_in_interval("r", r, 1.0, math.inf, closed="left"),
-            check_nonnegative("eps", eps), check_nonnegative("rho0", rho0))
+    return (
+        check_in_interval("a", a, 0.0, 1.0),
+        check_in_interval("r", r, 1.0, math.inf, closed="left"),
+        check_nonnegative("eps", eps),
+        check_nonnegative("rho0", rho0),
+    )
 
 
 def reconstruction_log_omega(a: Any, r: Any, eps: Any, rho0: Any = 0.0, *, exact: bool = False):

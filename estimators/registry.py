@@ -7,6 +7,7 @@ imported. tests/test_registry_lazy.py checks that every entry names a class whos
 its key and that every :class:`~estimators.base.Mechanism` subclass with a CLI name is listed.
 To add a mechanism: write its class (with ``name = "cli-name"``) and add one line here.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -77,7 +78,5 @@ def mechanism(name: str, **params: Any) -> Mechanism:
     allowed = mechanism_parameters(name)
     for key in params:
         if key not in allowed:
-            raise UnknownNameError(
-                f"unknown parameter {key!r} for mechanism {name!r}; allowed: {', '.join(allowed)}"
-            )
+            raise UnknownNameError(f"unknown parameter {key!r} for mechanism {name!r}; allowed: {', '.join(allowed)}")
     return cls(**params)

@@ -6,6 +6,7 @@ rotation X is projected onto the ℓ2 ball of radius U. As printed,
 R Rᵀ = (1/d²)·H Hᵀ = I/d, so R is orthogonal only after rescaling by √d
 (``normalisation='orthonormal'`` gives (1/√d)·H·A).
 """
+
 from __future__ import annotations
 
 import numpy as np

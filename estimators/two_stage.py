@@ -22,6 +22,7 @@ selection ε exceeds ε1). The coupling of status and value through the same
 vector does not lower the worst case. :func:`two_stage_enumerated_table`
 checks this by brute force over a grid of vectors for small d.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -84,17 +85,20 @@ def two_stage_exact_epsilon(d: int, k: int, eps1: float, eps2: float, selector: 
     c = (h + 1) / (h - 1)
     y_lo = max(mpmath.mpf(1), (c - 1) / 2)  # above PM's high interval [−(C−1)/2, (C−1)/2] for t = 0
     return ExactEpsilon(
-        eps=float(total), eps_text=mpmath.nstr(total, 40), worst_pair=pair,
+        eps=float(total),
+        eps_text=mpmath.nstr(total, 40),
+        worst_pair=pair,
         worst_output=f"(0, y) with y in ({mpmath.nstr(y_lo, 12)}, {mpmath.nstr(c, 12)}]" if s.eps else "(j, y), any j",
         method="symmetry",
         note=f"selector {selector}: exact selection ε {s.eps_text[:20]} + PM ε2 {v.eps_text[:20]}, "
-             "both attained by the same vector pair",
+        "both attained by the same vector pair",
         extra={"claimed": two_stage_claimed_epsilon(eps1, eps2), "selection_eps": s.eps, "value_eps": v.eps},
     )
 
 
-def two_stage_enumerated_table(d: int, k: int, eps1: float, eps2: float, selector: str = "pe",
-                               values=(-1.0, -0.5, 0.0, 0.5, 1.0)) -> dict:
+def two_stage_enumerated_table(
+    d: int, k: int, eps1: float, eps2: float, selector: str = "pe", values=(-1.0, -0.5, 0.0, 0.5, 1.0)
+) -> dict:
     """Brute force for small d: every v in ``values``^d -> the exact law of (index, PM cell).
 
     Selection probabilities come from the literal enumerations of
@@ -174,12 +178,21 @@ class FedSelTwoStage(Mechanism):
 
     def inputs(self) -> list:
         d = self.d
-        return [(1.0,) + (0.0,) * (d - 1), (0.0,) + (1.0,) * (d - 1), (-1.0,) + (0.0,) * (d - 1),
-                tuple(float(a) for a in np.linspace(-1.0, 1.0, d))]
+        return [
+            (1.0,) + (0.0,) * (d - 1),
+            (0.0,) + (1.0,) * (d - 1),
+            (-1.0,) + (0.0,) * (d - 1),
+            tuple(float(a) for a in np.linspace(-1.0, 1.0, d)),
+        ]
 
     def exact_epsilon(self) -> ExactEpsilon:
         return two_stage_exact_epsilon(self.d, self.k, self.eps1, self.eps2, self.selector)
 
 
-__all__ = ["two_stage_claimed_epsilon", "two_stage_exact_epsilon", "two_stage_enumerated_table",
-           "FedSelTwoStage", "SELECTORS"]
+__all__ = [
+    "two_stage_claimed_epsilon",
+    "two_stage_exact_epsilon",
+    "two_stage_enumerated_table",
+    "FedSelTwoStage",
+    "SELECTORS",
+]

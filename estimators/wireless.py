@@ -18,6 +18,7 @@ distribution). Exact moments: :func:`exact_moments_eq10` (closed form) and
 :func:`exact_moments_eq9` (enumeration of all participant sets, K ≤ 16).
 Taylor approximations of eq. 24–25: :func:`inverse_moments_exact`.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -165,7 +166,9 @@ def exact_moments_eq9(s: WirelessSetup, empty: str = "zero") -> tuple[np.ndarray
     (Σ_{k∈A}(σ_k² + iid_sd²) + N0)/(ζ|A|)².
     """
     if empty != "zero":
-        raise PrivcheckUsageError("exact moments exist only with the 'zero' convention (else the estimator is undefined)")
+        raise PrivcheckUsageError(
+            "exact moments exist only with the 'zero' convention (else the estimator is undefined)"
+        )
     check_int("K", s.K, maximum=16)
     A = _subsets(s.K)
     prob = np.prod(np.where(A, s.p, 1 - s.p), axis=1)
@@ -227,5 +230,6 @@ def inverse_moments_exact(p) -> InverseMoments:
     mu = float(p.sum())
     var = float((p * (1 - p)).sum())
     t1, t2 = taylor_inverse(mu, var)
-    return InverseMoments(mu, var, float(pmf[0]), float((pmf[1:] / j).sum() / tail),
-                          float((pmf[1:] / j**2).sum() / tail), t1, t2)
+    return InverseMoments(
+        mu, var, float(pmf[0]), float((pmf[1:] / j).sum() / tail), float((pmf[1:] / j**2).sum() / tail), t1, t2
+    )

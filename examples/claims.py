@@ -10,6 +10,7 @@ Two ways to declare a claim:
 ``expect`` (formula_claim) is the verdict you expect; ``privcheck verify``
 exits 1 when a verdict differs from it.
 """
+
 import math
 
 from privcheck import Claim, Outcome, RunContext, check
@@ -39,8 +40,16 @@ formula_claim(
 )
 
 # Your own claim and check: randomised response with m = 2 keeps the true bit w.p. e^ε/(e^ε + 1).
-CATALOGUE.add_claim(Claim("example.py.rr.keep", "examples/claims.py", "own check", "formula",
-                          "binary randomised response at ε = 1 keeps the bit w.p. e/(e + 1)", ("mc",)))
+CATALOGUE.add_claim(
+    Claim(
+        "example.py.rr.keep",
+        "examples/claims.py",
+        "own check",
+        "formula",
+        "binary randomised response at ε = 1 keeps the bit w.p. e/(e + 1)",
+        ("mc",),
+    )
+)
 
 
 @check("example.py.rr.keep", "mc")
@@ -55,5 +64,10 @@ def _rr_keep(ctx: RunContext) -> Outcome:
     kept = int((reports == 0).sum())
     lo, hi = clopper_pearson(kept, n, 1 - ctx.confidence)
     verdict = "holds" if lo <= p <= hi else "refuted"
-    return Outcome(verdict, claimed=p, measured=kept / n, samples=n,
-                   details={"interval": [float(lo), float(hi)], "confidence": ctx.confidence})
+    return Outcome(
+        verdict,
+        claimed=p,
+        measured=kept / n,
+        samples=n,
+        details={"interval": [float(lo), float(hi)], "confidence": ctx.confidence},
+    )

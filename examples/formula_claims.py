@@ -7,6 +7,7 @@ Each claim states the side derived from the model, the side as printed, the symb
 domains and the verdict we expect; CI fails when a verdict differs from its expectation.
 The planted-wrong claims are expected to be refuted (with an exact counterexample).
 """
+
 from proofs.formula import formula_claim
 
 RR = {"eps": "positive"}

@@ -17,6 +17,7 @@ Run::
 Pitfalls (REFERENCE.md): pure-ldp breaks with xxhash 4.x and imports
 scikit-learn without declaring it; diffprivlib 0.6.6 needs scikit-learn < 1.6.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,10 +36,10 @@ def pure_ldp_cases(eps: float, d: int):
     import xxhash
     from pure_ldp.frequency_oracles import DEClient, HadamardMechClient, LHClient, UEClient
 
-    de = DEClient(epsilon=eps, d=d)                     # k-RR: privatise(item) -> int
-    oue = UEClient(epsilon=eps, d=d, use_oue=True)      # optimised unary encoding: -> bit vector
-    olh = LHClient(epsilon=eps, d=d, use_olh=True)      # OLH: -> (value, seed)
-    hm = HadamardMechClient(epsilon=eps, d=d, t=1)      # Hadamard mechanism: -> zip of (index, bit)
+    de = DEClient(epsilon=eps, d=d)  # k-RR: privatise(item) -> int
+    oue = UEClient(epsilon=eps, d=d, use_oue=True)  # optimised unary encoding: -> bit vector
+    olh = LHClient(epsilon=eps, d=d, use_olh=True)  # OLH: -> (value, seed)
+    hm = HadamardMechClient(epsilon=eps, d=d, t=1)  # Hadamard mechanism: -> zip of (index, bit)
 
     # OLH hashes index_mapper(item) = item - 1 with xxhash32 and the report's seed, mod g
     def olh_hash(item, seed):
@@ -50,8 +51,11 @@ def pure_ldp_cases(eps: float, d: int):
         ("pure-ldp DE (k-RR), int outputs", privcheck.per_sample(de.privatise, seed_global=True), {}),
         ("pure-ldp OUE, bit-vector outputs", privcheck.per_sample(oue.privatise, seed_global=True), {}),
         ("pure-ldp OLH, raw (value, seed) reports", privcheck.per_sample(olh.privatise, seed_global=True), {}),
-        ("pure-ldp OLH through views.local_hashing_support",
-         privcheck.per_sample(olh.privatise, seed_global=True), {"view": support}),
+        (
+            "pure-ldp OLH through views.local_hashing_support",
+            privcheck.per_sample(olh.privatise, seed_global=True),
+            {"view": support},
+        ),
         ("pure-ldp Hadamard mechanism (t=1), zip outputs", privcheck.per_sample(hm.privatise, seed_global=True), {}),
     ]
 
@@ -93,14 +97,26 @@ def diffprivlib_cases(eps: float):
     """diffprivlib mechanisms take random_state=: per_sample(..., rng_type="random_state")."""
     rs = {"rng_type": "random_state"}
     return [
-        ("diffprivlib Binary, string outputs", privcheck.per_sample(_WithRandomState(_binary(eps)), **rs),
-         {"inputs": ["no", "yes"]}),
-        ("diffprivlib GeometricTruncated [0, 5], all pairs of 0, 1, 5",
-         privcheck.per_sample(_WithRandomState(_geometric(eps)), **rs), {"inputs": [0, 1, 5]}),
-        ("diffprivlib GeometricTruncated [0, 5], neighbours: pairs=[(0, 1)]",
-         privcheck.per_sample(_WithRandomState(_geometric(eps)), **rs), {"inputs": [0, 1, 5], "pairs": [(0, 1)]}),
-        ("diffprivlib Laplace, float outputs", privcheck.per_sample(_WithRandomState(_laplace(eps)), **rs),
-         {"inputs": [0.0, 1.0]}),
+        (
+            "diffprivlib Binary, string outputs",
+            privcheck.per_sample(_WithRandomState(_binary(eps)), **rs),
+            {"inputs": ["no", "yes"]},
+        ),
+        (
+            "diffprivlib GeometricTruncated [0, 5], all pairs of 0, 1, 5",
+            privcheck.per_sample(_WithRandomState(_geometric(eps)), **rs),
+            {"inputs": [0, 1, 5]},
+        ),
+        (
+            "diffprivlib GeometricTruncated [0, 5], neighbours: pairs=[(0, 1)]",
+            privcheck.per_sample(_WithRandomState(_geometric(eps)), **rs),
+            {"inputs": [0, 1, 5], "pairs": [(0, 1)]},
+        ),
+        (
+            "diffprivlib Laplace, float outputs",
+            privcheck.per_sample(_WithRandomState(_laplace(eps)), **rs),
+            {"inputs": [0.0, 1.0]},
+        ),
     ]
 
 
@@ -120,20 +136,25 @@ def main() -> None:
             print(f"skipped: {exc} (pip install 'xxhash<4' pure-ldp 'scikit-learn<1.6' diffprivlib==0.6.6)")
     print(f"claimed eps = {args.eps}, {args.samples} draws per input, seed {args.seed}, jobs {args.jobs}")
     print("audit/s: draws per second of the whole audit; fn/s: calls per second of the library function\n")
-    print(f"{'mechanism':62s} {'eps_lower':>9s} {'certified':>9s} {'verdict':>9s} {'audit/s':>9s} "
-          f"{'fn/s':>9s} {'s':>6s}  event")
+    print(
+        f"{'mechanism':62s} {'eps_lower':>9s} {'certified':>9s} {'verdict':>9s} {'audit/s':>9s} "
+        f"{'fn/s':>9s} {'s':>6s}  event"
+    )
     for label, sampler, kw in cases:
         kw = dict(kw)
         inputs = kw.pop("inputs", [1, 2])
         t0 = time.perf_counter()
-        res = privcheck.audit(sampler, inputs=inputs, eps=args.eps, samples=args.samples, seed=args.seed,
-                              jobs=args.jobs, **kw)
+        res = privcheck.audit(
+            sampler, inputs=inputs, eps=args.eps, samples=args.samples, seed=args.seed, jobs=args.jobs, **kw
+        )
         secs = time.perf_counter() - t0
         lo = res.eps_lower
         share = f"{lo / args.eps:.0%}" if lo is not None and lo > 0 else "-"
         fn_rate = sampler.throughput() if args.jobs == 1 else None  # calls/s of the library code alone
-        print(f"{label:62s} {lo:9.4f} {share:>9s} {res.verdict:>9s} {res.details['draws_per_second']:9.0f} "
-              f"{fn_rate or float('nan'):9.0f} {secs:6.1f}  {(res.event or '')[:50]}")
+        print(
+            f"{label:62s} {lo:9.4f} {share:>9s} {res.verdict:>9s} {res.details['draws_per_second']:9.0f} "
+            f"{fn_rate or float('nan'):9.0f} {secs:6.1f}  {(res.event or '')[:50]}"
+        )
 
 
 if __name__ == "__main__":

@@ -7,21 +7,39 @@ Public API (see DESIGN.md)::
     mech = privcheck.mechanism("fedsel-pe", d=5, k=2, eps=2.0)
     records = privcheck.verify(["fedsel.*"], seed=0)
 """
+
 from __future__ import annotations
 
 from privcheck.base.errors import PrivcheckUsageError, UnknownNameError
 
 #: names exported lazily (``privcheck.Claim`` imports :mod:`privcheck.claims` on first use, not at start-up)
-_LAZY = {"Claim": "privcheck.claims", "Outcome": "privcheck.claims", "RunContext": "privcheck.claims",
-         "VerdictRecord": "privcheck.claims", "check": "privcheck.claims", "Scenario": "privcheck.estimator_check",
-         "PackedBits": "privcheck.base.packed"}
+_LAZY = {
+    "Claim": "privcheck.claims",
+    "Outcome": "privcheck.claims",
+    "RunContext": "privcheck.claims",
+    "VerdictRecord": "privcheck.claims",
+    "check": "privcheck.claims",
+    "Scenario": "privcheck.estimator_check",
+    "PackedBits": "privcheck.base.packed",
+}
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "audit", "per_sample", "mechanism", "verify", "check_estimator", "Scenario", "PackedBits", "Claim", "Outcome",
-    "RunContext", "VerdictRecord", "check",
-    "PrivcheckUsageError", "UnknownNameError",
+    "audit",
+    "per_sample",
+    "mechanism",
+    "verify",
+    "check_estimator",
+    "Scenario",
+    "PackedBits",
+    "Claim",
+    "Outcome",
+    "RunContext",
+    "VerdictRecord",
+    "check",
+    "PrivcheckUsageError",
+    "UnknownNameError",
 ]
 
 

@@ -13,6 +13,7 @@ Checks register themselves with :func:`check`::
     def _pe_exact(ctx: RunContext) -> Outcome:
         ...
 """
+
 from __future__ import annotations
 
 import math

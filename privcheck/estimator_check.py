@@ -24,6 +24,7 @@ reported simultaneous intervals and the decisions agree). The equivalence
 ("holds") side is an intersection–union test: each equivalence at level α
 proves all of them at level α, no correction needed.
 """
+
 from __future__ import annotations
 
 import math
@@ -44,6 +45,7 @@ Estimator = Callable[[Any], np.ndarray]
 
 #: temporaries per estimate while one chunk is drawn and estimated (observations, estimator intermediates)
 _CHUNK_TEMPORARIES = 8
+
 
 @dataclass
 class Scenario:
@@ -172,19 +174,43 @@ class EstimatorCheckResult:
         """JSON-friendly summary: claimed / exact / simulated side by side with intervals."""
         comps = []
         for c in self.components:
-            comps.append({
-                "mean": {"claimed": c.claimed_mean, "exact": c.exact_mean, "simulated": c.mean,
-                         "interval": list(c.mean_interval)},
-                "bias": {"simulated": c.bias, "interval": list(c.bias_interval), "p": c.p_bias,
-                         "tost_tolerance": c.tolerance, "tost_p": c.p_tost, "equivalent": c.equivalent},
-                "variance": {"claimed": c.claimed_variance, "exact": c.exact_variance, "simulated": c.variance,
-                             "interval": list(c.variance_interval), "p": c.p_variance,
-                             "equivalent": c.variance_equivalent, "kurtosis": c.kurtosis},
-                "simulation_vs_exact": {"p_mean": c.p_mean_vs_exact, "p_variance": c.p_variance_vs_exact},
-            })
-        return {"scenario": self.scenario, "estimator": self.estimator, "replicates": self.replicates,
-                "confidence": self.confidence, "family": self.family, "params": self.params,
-                "components": comps[0] if len(comps) == 1 else comps}
+            comps.append(
+                {
+                    "mean": {
+                        "claimed": c.claimed_mean,
+                        "exact": c.exact_mean,
+                        "simulated": c.mean,
+                        "interval": list(c.mean_interval),
+                    },
+                    "bias": {
+                        "simulated": c.bias,
+                        "interval": list(c.bias_interval),
+                        "p": c.p_bias,
+                        "tost_tolerance": c.tolerance,
+                        "tost_p": c.p_tost,
+                        "equivalent": c.equivalent,
+                    },
+                    "variance": {
+                        "claimed": c.claimed_variance,
+                        "exact": c.exact_variance,
+                        "simulated": c.variance,
+                        "interval": list(c.variance_interval),
+                        "p": c.p_variance,
+                        "equivalent": c.variance_equivalent,
+                        "kurtosis": c.kurtosis,
+                    },
+                    "simulation_vs_exact": {"p_mean": c.p_mean_vs_exact, "p_variance": c.p_variance_vs_exact},
+                }
+            )
+        return {
+            "scenario": self.scenario,
+            "estimator": self.estimator,
+            "replicates": self.replicates,
+            "confidence": self.confidence,
+            "family": self.family,
+            "params": self.params,
+            "components": comps[0] if len(comps) == 1 else comps,
+        }
 
 
 def simulate_estimates(
@@ -225,7 +251,8 @@ def simulate_estimates(
             est = est.reshape(size, -1) if est.ndim > 1 or k > 1 else est.reshape(size)
             if (est.ndim == 2 and est.shape[1] != k) or (est.ndim == 1 and k != 1):
                 raise PrivcheckUsageError(
-                    f"estimator {name!r} returned shape {est.shape}, expected ({size},) or ({size}, {k})")
+                    f"estimator {name!r} returned shape {est.shape}, expected ({size},) or ({size}, {k})"
+                )
             out[name] = est
         return out
 
@@ -258,9 +285,12 @@ def summarise(
     if bad:
         raise PrivcheckUsageError(
             f"estimator {estimator!r} is undefined (NaN/inf) on {bad} of {est2.shape[0]} replicates; "
-            "state a convention for those draws")
+            "state a convention for those draws"
+        )
     if est2.shape[1] != scenario.target.size:
-        raise PrivcheckUsageError(f"estimates have {est2.shape[1]} components, scenario target has {scenario.target.size}")
+        raise PrivcheckUsageError(
+            f"estimates have {est2.shape[1]} components, scenario target has {scenario.target.size}"
+        )
     alpha = (1 - confidence) / family
     conf_adj = 1 - alpha
     comps = []
@@ -280,19 +310,41 @@ def summarise(
         ev = None if scenario.exact_variance is None else float(scenario.exact_variance[j])
         p_me = mean_interval(x, null=em, confidence=conf_adj).pvalue if em is not None else None
         p_ve = variance_interval(x, null=ev, confidence=conf_adj).pvalue if ev is not None else None
-        comps.append(ComponentResult(
-            claimed_mean=cm, exact_mean=em, mean=mt.mean, mean_interval=mt.interval,
-            bias=mt.mean - cm, bias_interval=(mt.interval[0] - cm, mt.interval[1] - cm), p_bias=mt.pvalue,
-            tolerance=tol, p_tost=None if tost is None else tost.pvalue,
-            equivalent=None if tost is None else tost.equivalent,
-            claimed_variance=cv, exact_variance=ev, variance=vt.variance, variance_interval=vt.interval,
-            kurtosis=vt.kurtosis, p_variance=vt.pvalue, variance_equivalent=veq,
-            p_mean_vs_exact=p_me, p_variance_vs_exact=p_ve))
-    return EstimatorCheckResult(scenario=scenario.name, estimator=estimator, replicates=int(est2.shape[0]),
-                                confidence=conf_adj, nominal_confidence=confidence, family=family,
-                                components=comps, params=dict(scenario.params),
-                                estimates=est if keep else None, test_bias=scenario.test_bias)
-
+        comps.append(
+            ComponentResult(
+                claimed_mean=cm,
+                exact_mean=em,
+                mean=mt.mean,
+                mean_interval=mt.interval,
+                bias=mt.mean - cm,
+                bias_interval=(mt.interval[0] - cm, mt.interval[1] - cm),
+                p_bias=mt.pvalue,
+                tolerance=tol,
+                p_tost=None if tost is None else tost.pvalue,
+                equivalent=None if tost is None else tost.equivalent,
+                claimed_variance=cv,
+                exact_variance=ev,
+                variance=vt.variance,
+                variance_interval=vt.interval,
+                kurtosis=vt.kurtosis,
+                p_variance=vt.pvalue,
+                variance_equivalent=veq,
+                p_mean_vs_exact=p_me,
+                p_variance_vs_exact=p_ve,
+            )
+        )
+    return EstimatorCheckResult(
+        scenario=scenario.name,
+        estimator=estimator,
+        replicates=int(est2.shape[0]),
+        confidence=conf_adj,
+        nominal_confidence=confidence,
+        family=family,
+        components=comps,
+        params=dict(scenario.params),
+        estimates=est if keep else None,
+        test_bias=scenario.test_bias,
+    )
 
 
 def check_replicates_memory(replicates: int, k: int = 1, n_estimators: int = 1, chunk: int = 1 << 16) -> None:
@@ -305,9 +357,12 @@ def check_replicates_memory(replicates: int, k: int = 1, n_estimators: int = 1, 
     """
     from privcheck.base.resources import check_memory
 
-    check_memory(f"simulating {replicates:.3g} replicates of {k} estimate(s) for {n_estimators} estimator(s)",
-                 float(replicates) * k * n_estimators * 8 * 2 + min(replicates, chunk) * k * 8 * _CHUNK_TEMPORARIES,
-                 "lower replicates")
+    check_memory(
+        f"simulating {replicates:.3g} replicates of {k} estimate(s) for {n_estimators} estimator(s)",
+        float(replicates) * k * n_estimators * 8 * 2 + min(replicates, chunk) * k * 8 * _CHUNK_TEMPORARIES,
+        "lower replicates",
+    )
+
 
 def check_estimator(
     estimator: Estimator | None,
@@ -339,8 +394,9 @@ def check_estimator(
 
     t0 = time.perf_counter()
     label = name or (getattr(estimator, "__name__", "estimator") if estimator is not None else "estimate")
-    sims = simulate_estimates({label: estimator} if estimator is not None else None, scenario, replicates,
-                              seed=seed, jobs=jobs, chunk=chunk)
+    sims = simulate_estimates(
+        {label: estimator} if estimator is not None else None, scenario, replicates, seed=seed, jobs=jobs, chunk=chunk
+    )
     est = sims[label] if estimator is not None else sims["estimate"]
     res = summarise(est, scenario, estimator=label, confidence=confidence, family=family, keep=keep)
     res.seconds = time.perf_counter() - t0
@@ -387,7 +443,9 @@ def decide(
     m = len(pv)
     family_sizes = {r.family for r in results}
     if any(f != m for f in family_sizes):
-        raise PrivcheckUsageError(f"results were summarised for families {sorted(family_sizes)} but {m} tests are decided")
+        raise PrivcheckUsageError(
+            f"results were summarised for families {sorted(family_sizes)} but {m} tests are decided"
+        )
     names = list(pv)
     if m:
         rej, padj = adjust_pvalues([pv[n] for n in names], alpha, method="bonferroni")
@@ -396,8 +454,12 @@ def decide(
     else:
         adjusted, rejected = {}, []
     if rejected:
-        return Decision("refuted", adjusted, rejected,
-                        f"{len(rejected)} of {m} tests reject the claim at family-wise level {alpha:g} (Bonferroni)")
+        return Decision(
+            "refuted",
+            adjusted,
+            rejected,
+            f"{len(rejected)} of {m} tests reject the claim at family-wise level {alpha:g} (Bonferroni)",
+        )
     missing = []
     for r in results:
         for i, c in enumerate(r.components):

@@ -18,6 +18,7 @@ A claims file is plain Python that calls :func:`proofs.formula.formula_claim` (o
 ``@check`` functions) at import time; :func:`load_claims_file` executes it into a private
 registry, so running it twice in one session is harmless.
 """
+
 from __future__ import annotations
 
 import os

@@ -5,6 +5,7 @@ Checks run in worker processes (``jobs``), each from its own SeedSequence
 derived from the run seed, the claim id and the method, so results do not
 depend on the order or the number of workers.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -127,8 +128,12 @@ def run_check(chk: Check, ctx_base: RunContext, registry: Registry | None = None
     if random:
         details = dict(details)
         details.setdefault("confidence", ctx.confidence)
-        details["run_confidence"] = {"family_wise": ctx_base.confidence, "random_checks": family,
-                                     "per_check": ctx.confidence, "correction": "Bonferroni"}
+        details["run_confidence"] = {
+            "family_wise": ctx_base.confidence,
+            "random_checks": family,
+            "per_check": ctx.confidence,
+            "correction": "Bonferroni",
+        }
     return VerdictRecord(
         id=claim.id,
         source=claim.source,
@@ -229,8 +234,9 @@ def run(
     checks = list(checks)
     jobs = opts.jobs or default_jobs()
     family = sum(c.method in RANDOM_METHODS for c in checks)
-    base = RunContext(seed=opts.seed, quick=opts.quick, samples=opts.samples, jobs=1,
-                      confidence=opts.confidence, family=family)
+    base = RunContext(
+        seed=opts.seed, quick=opts.quick, samples=opts.samples, jobs=1, confidence=opts.confidence, family=family
+    )
     if opts.client is not None:
         return _run_on_backend(checks, base, opts, progress)
     if jobs == 1 or len(checks) <= 1:
@@ -246,8 +252,9 @@ def run(
     ctx = mp.get_context("fork")
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(checks)), mp_context=ctx)
     try:
-        futs = {pool.submit(_run_key, (c.claim_id, c.method, c.part), base, opts.timeout): i
-                for i, c in enumerate(checks)}
+        futs = {
+            pool.submit(_run_key, (c.claim_id, c.method, c.part), base, opts.timeout): i for i, c in enumerate(checks)
+        }
         for fut in as_completed(futs):
             i = futs[fut]
             try:
@@ -276,8 +283,9 @@ def _run_shipped(base: RunContext, payload: bytes) -> VerdictRecord:
     return run_check(chk, base)  # Dask workers are daemonic: they cannot fork the timeout's child
 
 
-def _run_on_backend(checks: list[Check], base: RunContext, opts: RunOptions,
-                    progress: Callable[[VerdictRecord], None] | None) -> list[VerdictRecord]:
+def _run_on_backend(
+    checks: list[Check], base: RunContext, opts: RunOptions, progress: Callable[[VerdictRecord], None] | None
+) -> list[VerdictRecord]:
     """Every check as one task on the Dask (or other) backend of ``opts.client``; records in order."""
     import functools
 
@@ -335,6 +343,7 @@ def verify(
     (``"local"``, ``"tcp://HOST:PORT"`` or a ``distributed.Client``; extra
     ``privcheck[dask]``), with the same records.
     """
-    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout,
-                      client=client)
+    opts = RunOptions(
+        seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout, client=client
+    )
     return run(select(patterns, methods=methods), opts)

@@ -101,6 +101,7 @@ A ``.py`` file is executed (:func:`runpy.run_path`); the claims it registers in
 ``CATALOGUE.add_claim(Claim(...))`` followed by ``@privcheck.check(id, method)``
 functions (a :class:`~privcheck.claims.Check` added directly may carry ``expect``).
 """
+
 from __future__ import annotations
 
 import inspect
@@ -127,17 +128,45 @@ DEFAULT_REPLICATES = 20_000
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
 _COMMON = {"id": str, "expect": str, "source": str, "statement": str}
 _KEYS: dict[str, dict[str, Any]] = {
-    "privacy": {**_COMMON, "mechanism": str, "params": dict, "eps": float, "delta": float, "samples": int,
-                "exact": bool, "monte_carlo": bool, "sampler": str, "inputs": list, "pairs": list,
-                "per_sample": bool, "seed_global": bool, "view": str},
-    "accountant": {**_COMMON, "query": str, "params": dict, "bound": float, "relation": str, "rel_tol": float,
-                   "output": str},
-    "estimator": {**_COMMON, "estimator": str, "mechanism": str, "params": dict, "scenario": dict,
-                  "claimed_mean": float, "claimed_variance": float, "tolerance": float, "var_rel_tol": float,
-                  "replicates": int},
+    "privacy": {
+        **_COMMON,
+        "mechanism": str,
+        "params": dict,
+        "eps": float,
+        "delta": float,
+        "samples": int,
+        "exact": bool,
+        "monte_carlo": bool,
+        "sampler": str,
+        "inputs": list,
+        "pairs": list,
+        "per_sample": bool,
+        "seed_global": bool,
+        "view": str,
+    },
+    "accountant": {
+        **_COMMON,
+        "query": str,
+        "params": dict,
+        "bound": float,
+        "relation": str,
+        "rel_tol": float,
+        "output": str,
+    },
+    "estimator": {
+        **_COMMON,
+        "estimator": str,
+        "mechanism": str,
+        "params": dict,
+        "scenario": dict,
+        "claimed_mean": float,
+        "claimed_variance": float,
+        "tolerance": float,
+        "var_rel_tol": float,
+        "replicates": int,
+    },
 }
-_REQUIRED = {"privacy": ("id",), "accountant": ("id", "query", "bound"),
-             "estimator": ("id", "estimator", "scenario")}
+_REQUIRED = {"privacy": ("id",), "accountant": ("id", "query", "bound"), "estimator": ("id", "estimator", "scenario")}
 
 _LOADED: dict[str, list[str]] = {}
 
@@ -175,28 +204,48 @@ def _queries() -> dict[str, Query]:
         "gdp.eps": Query(f"{gdp}:gdp_eps", None, "ε at δ of μ-GDP; params mu, delta"),
         "gdp.mu": Query(f"{gdp}:gdp_mu", None, "largest μ giving (ε, δ); params eps, delta"),
         "gdp.compose": Query(f"{gdp}:compose_gdp", None, "μ of a composition; params mus, steps"),
-        "gdp.budget": Query(f"{gdp}:gdp_budget", "eps", "composed GDP budget; params mus, steps, eps or delta; "
-                                                       "output eps (default), delta or mu"),
-        "gaussian.sigma": Query(f"{gdp}:gaussian_sigma", None,
-                                "Gaussian σ for μ or (ε, δ); params sensitivity, mu | eps, delta"),
+        "gdp.budget": Query(
+            f"{gdp}:gdp_budget",
+            "eps",
+            "composed GDP budget; params mus, steps, eps or delta; output eps (default), delta or mu",
+        ),
+        "gaussian.sigma": Query(
+            f"{gdp}:gaussian_sigma", None, "Gaussian σ for μ or (ε, δ); params sensitivity, mu | eps, delta"
+        ),
         "compose.basic": Query(f"{co}:basic_composition", "eps", "basic composition; params eps, delta, steps"),
-        "compose.drv": Query(f"{co}:drv_composition", "eps",
-                             "DRV advanced composition; params eps, steps, delta_tilde, delta"),
+        "compose.drv": Query(
+            f"{co}:drv_composition", "eps", "DRV advanced composition; params eps, steps, delta_tilde, delta"
+        ),
         "compose.kov": Query(f"{co}:kov_composition", "eps", "KOV closed form; params eps, delta_tilde, delta, steps"),
-        "compose.optimal": Query(f"{co}:optimal_composition", "eps", "exact optimal composition; params eps, steps, "
-                                                                      "delta_total, delta"),
+        "compose.optimal": Query(
+            f"{co}:optimal_composition", "eps", "exact optimal composition; params eps, steps, delta_total, delta"
+        ),
         "amplify.poisson": Query(f"{am}:poisson_amplification", "eps", "Poisson subsampling; params eps, delta, q"),
-        "amplify.subsampled_gaussian": Query(f"{am}:subsampled_gaussian", "eps_rdp", "subsampled Gaussian (autodp RDP); "
-                                             "params sigma, q, steps, delta", cheap=False),
-        "wireless.c": Query(f"{wl}:wireless_c", None,
-                            "004 c = (2L/σ_min)√(2 log(1.25/δ_ℓ)); params L, sigma_min, delta_l"),
+        "amplify.subsampled_gaussian": Query(
+            f"{am}:subsampled_gaussian",
+            "eps_rdp",
+            "subsampled Gaussian (autodp RDP); params sigma, q, steps, delta",
+            cheap=False,
+        ),
+        "wireless.c": Query(
+            f"{wl}:wireless_c", None, "004 c = (2L/σ_min)√(2 log(1.25/δ_ℓ)); params L, sigma_min, delta_l"
+        ),
         "wireless.lemma1": Query(f"{wl}:lemma1_eps", None, "004 eq. 16 ε_c; params K, c, delta_prime"),
-        "wireless.central_uniform": Query(f"{wl}:central_uniform", "eps", "004 eq. 14 (ε_c, δ_c); params K, p, c, "
-                                                                          "delta_prime, delta_l"),
-        "plan.noise": Query(f"{pl}:noise_for_budget", "answer", "smallest σ for (ε, δ) over steps; params eps, delta, "
-                                                                "steps, sensitivity, q", cheap=False),
-        "plan.max_steps": Query(f"{pl}:max_steps", "answer", "largest T within (ε, δ); params eps, delta, sigma, "
-                                                             "sensitivity, q", cheap=False),
+        "wireless.central_uniform": Query(
+            f"{wl}:central_uniform", "eps", "004 eq. 14 (ε_c, δ_c); params K, p, c, delta_prime, delta_l"
+        ),
+        "plan.noise": Query(
+            f"{pl}:noise_for_budget",
+            "answer",
+            "smallest σ for (ε, δ) over steps; params eps, delta, steps, sensitivity, q",
+            cheap=False,
+        ),
+        "plan.max_steps": Query(
+            f"{pl}:max_steps",
+            "answer",
+            "largest T within (ε, δ); params eps, delta, sigma, sensitivity, q",
+            cheap=False,
+        ),
     }
 
 
@@ -299,7 +348,8 @@ def _load_toml(path: str, distributed: bool = False) -> list[str]:
     for key in data:
         if key not in TABLES:
             raise PrivcheckUsageError(
-                f"{path}: unknown top-level key {key!r}; allowed: {', '.join(f'[[{t}]]' for t in TABLES)}")
+                f"{path}: unknown top-level key {key!r}; allowed: {', '.join(f'[[{t}]]' for t in TABLES)}"
+            )
     paper = os.path.basename(path).replace(" ", "_")
     specs: list[tuple[Claim, Check]] = []
     seen: set[str] = set()
@@ -403,8 +453,9 @@ class _Entry:
         try:
             return fn()
         except UserCodeError as exc:  # the user's code exited, crashed or misbehaved while probed
-            raise UserCodeError(f"{self.path}: {self.where()}: {exc}", exc.function, exc.kind, exc.user_traceback,
-                                exc.cause) from None
+            raise UserCodeError(
+                f"{self.path}: {self.where()}: {exc}", exc.function, exc.kind, exc.user_traceback, exc.cause
+            ) from None
         except (PrivcheckUsageError, ValueError, TypeError, KeyError) as exc:
             self.fail(_one_line(exc))
 
@@ -418,8 +469,14 @@ _USER_ONLY = ("sampler", "inputs", "pairs", "per_sample", "seed_global", "view")
 _BUILTIN_ONLY = ("mechanism", "params", "exact")
 
 
-def _size_check(mech: Any, samples: int, monte_carlo: bool = True, width: int | None = None,
-                n_inputs: int | None = None, distributed: bool = False) -> None:
+def _size_check(
+    mech: Any,
+    samples: int,
+    monte_carlo: bool = True,
+    width: int | None = None,
+    n_inputs: int | None = None,
+    distributed: bool = False,
+) -> None:
     """Refuse at load (one line) an entry whose audit cannot be sampled or cannot fit the memory limit.
 
     mech: the built-in mechanism (or a stand-in with ``output_kind``/``params``); samples: the entry's
@@ -442,7 +499,7 @@ def _privacy(ent: _Entry, paper: str) -> tuple[Claim, Check]:
 
     v = ent.values
     if ("mechanism" in v) == ("sampler" in v):
-        ent.fail("give exactly one of mechanism = NAME (built-in) or sampler = \"pkg.module:function\" (user code)")
+        ent.fail('give exactly one of mechanism = NAME (built-in) or sampler = "pkg.module:function" (user code)')
     if "sampler" in v:
         return _privacy_user(ent, paper)
     for k in _USER_ONLY:
@@ -467,22 +524,45 @@ def _privacy(ent: _Entry, paper: str) -> tuple[Claim, Check]:
     def run(ctx: RunContext) -> Outcome:
         n = ctx.n(samples, quick=max(20, samples // 5))
         m = mechanism(name, **params)
-        res = audit(m, eps=eps, delta=delta, samples=n, seed=_seed(ctx), confidence=ctx.confidence,
-                    exact=use_exact, monte_carlo=mc, jobs=ctx.jobs)
+        res = audit(
+            m,
+            eps=eps,
+            delta=delta,
+            samples=n,
+            seed=_seed(ctx),
+            confidence=ctx.confidence,
+            exact=use_exact,
+            monte_carlo=mc,
+            jobs=ctx.jobs,
+        )
         rec = res.to_dict()
-        details = {k: rec[k] for k in ("eps_exact", "eps_exact_text", "eps_lower", "eps_max_certifiable",
-                                       "verdict_exact", "verdict_mc", "worst_pair", "event", "delta_exact",
-                                       "delta_lower", "reproducible")}
+        details = {
+            k: rec[k]
+            for k in (
+                "eps_exact",
+                "eps_exact_text",
+                "eps_lower",
+                "eps_max_certifiable",
+                "verdict_exact",
+                "verdict_mc",
+                "worst_pair",
+                "event",
+                "delta_exact",
+                "delta_lower",
+                "reproducible",
+            )
+        }
         details.update({k: val for k, val in rec["details"].items() if k != "candidates"})
         details.update(mechanism=name, params=params, confidence=ctx.confidence)
         if res.eps_lower is not None and not res.delta_claimed:
             details["interval"] = [res.eps_lower, math.inf]
-        claimed: Any = res.eps_claimed if not res.delta_claimed else {"eps": res.eps_claimed, "delta": res.delta_claimed}
+        claimed: Any = (
+            res.eps_claimed if not res.delta_claimed else {"eps": res.eps_claimed, "delta": res.delta_claimed}
+        )
         measured: Any = res.eps_exact if res.eps_exact is not None else res.eps_lower
         if res.delta_claimed:
             measured = {"delta_exact": res.delta_exact, "delta_lower": res.delta_lower}
-        return Outcome(res.verdict, claimed=claimed, measured=measured, details=details,
-                       samples=n if mc else None)
+        return Outcome(res.verdict, claimed=claimed, measured=measured, details=details, samples=n if mc else None)
 
     stmt = f"{name}({', '.join(f'{k}={val}' for k, val in params.items())}) is ε={eps:g}-LDP"
     return ent.claim(paper, "privacy", method, stmt), Check(ent.id, method, run, expect=ent.expect)
@@ -534,22 +614,44 @@ def _privacy_user(ent: _Entry, paper: str) -> tuple[Claim, Check]:
 
     def run(ctx: RunContext) -> Outcome:
         n = ctx.n(samples, quick=max(20, samples // 5))
-        res = audit(sampler, inputs=inputs, eps=eps, delta=delta, samples=n, seed=_seed(ctx),
-                    confidence=ctx.confidence, jobs=ctx.jobs, pairs=pairs, view=view)
+        res = audit(
+            sampler,
+            inputs=inputs,
+            eps=eps,
+            delta=delta,
+            samples=n,
+            seed=_seed(ctx),
+            confidence=ctx.confidence,
+            jobs=ctx.jobs,
+            pairs=pairs,
+            view=view,
+        )
         rec = res.to_dict()
-        details = {k: rec[k] for k in ("eps_lower", "eps_max_certifiable", "verdict_mc", "worst_pair", "event",
-                                       "delta_lower", "reproducible")}
+        details = {
+            k: rec[k]
+            for k in (
+                "eps_lower",
+                "eps_max_certifiable",
+                "verdict_mc",
+                "worst_pair",
+                "event",
+                "delta_lower",
+                "reproducible",
+            )
+        }
         details.update({k: val for k, val in rec["details"].items() if k != "candidates"})
-        details.update(sampler=ref, per_sample=bool(v.get("per_sample")), view=v.get("view"),
-                       confidence=ctx.confidence)
+        details.update(sampler=ref, per_sample=bool(v.get("per_sample")), view=v.get("view"), confidence=ctx.confidence)
         if res.eps_lower is not None and not res.delta_claimed:
             details["interval"] = [res.eps_lower, math.inf]
         claimed: Any = eps if not delta else {"eps": eps, "delta": delta}
         measured: Any = res.eps_lower if not delta else {"delta_lower": res.delta_lower}
         return Outcome(res.verdict, claimed=claimed, measured=measured, details=details, samples=n)
 
-    stmt = f"{ref} is ε={eps:g}-DP" + (f" (δ={delta:g})" if delta else "") + \
-        (" on the given neighbouring pairs" if pairs else "")
+    stmt = (
+        f"{ref} is ε={eps:g}-DP"
+        + (f" (δ={delta:g})" if delta else "")
+        + (" on the given neighbouring pairs" if pairs else "")
+    )
     run.user_code = ref  # named by the runner if the check's process dies or times out
     return ent.claim(paper, "privacy", "mc", stmt), Check(ent.id, "mc", run, expect=ent.expect)
 
@@ -610,10 +712,20 @@ def _accountant(ent: _Entry, paper: str) -> tuple[Claim, Check]:
         else:
             ok = value >= bound * (1 - 1e-12) - 1e-300
             tol = "relative 1e-12 (rounding)"
-        return Outcome("holds" if ok else "refuted", claimed=bound, measured=value,
-                       details={"query": qname, "params": params, "output": output, "relation": relation,
-                                "tolerance": tol, "statement": f"{qname} {relation} {bound:g}",
-                                "counterexample": None if ok else {"computed": value, "bound": bound}})
+        return Outcome(
+            "holds" if ok else "refuted",
+            claimed=bound,
+            measured=value,
+            details={
+                "query": qname,
+                "params": params,
+                "output": output,
+                "relation": relation,
+                "tolerance": tol,
+                "statement": f"{qname} {relation} {bound:g}",
+                "counterexample": None if ok else {"computed": value, "bound": bound},
+            },
+        )
 
     stmt = f"{qname}({', '.join(f'{k}={val}' for k, val in params.items())}) {relation} {bound:g}"
     return ent.claim(paper, "bound", "numeric", stmt), Check(ent.id, "numeric", run, expect=ent.expect)
@@ -652,7 +764,11 @@ def _estimator(ent: _Entry, paper: str) -> tuple[Claim, Check]:
             if k in v:
                 ent.fail(f"{k} is only for estimator 'output' (frequency estimators use direct encoding)")
     replicates = ent.guard(lambda: check_int("replicates", v.get("replicates", DEFAULT_REPLICATES), minimum=10))
-    cv = ent.guard(lambda: check_positive("claimed_variance", v["claimed_variance"])) if "claimed_variance" in v else None
+    cv = (
+        ent.guard(lambda: check_positive("claimed_variance", v["claimed_variance"]))
+        if "claimed_variance" in v
+        else None
+    )
     tol = ent.guard(lambda: check_positive("tolerance", v["tolerance"])) if "tolerance" in v else None
     vrt = ent.guard(lambda: check_positive("var_rel_tol", v.get("var_rel_tol", 0.1)))
 
@@ -691,32 +807,59 @@ def _estimator(ent: _Entry, paper: str) -> tuple[Claim, Check]:
         def make_draw():
             return lambda rng, size: fq.draw_counts(g, p, qq, rng, size)
 
-        fn = {"c_de": lambda o: fq.c_de(o[0], n, p, qq), "g_de": lambda o: fq.g_de(o[0], n, pi, p, qq),
-              "c_hat": lambda o: fq.c_hat(o[0], o[1], pi, p, qq),
-              "T": lambda o: fq.t_estimator(o[0], n, g.sum_pi, p, qq)}[est]
+        fn = {
+            "c_de": lambda o: fq.c_de(o[0], n, p, qq),
+            "g_de": lambda o: fq.g_de(o[0], n, pi, p, qq),
+            "c_hat": lambda o: fq.c_hat(o[0], o[1], pi, p, qq),
+            "T": lambda o: fq.t_estimator(o[0], n, g.sum_pi, p, qq),
+        }[est]
         label = est
         sparams = {"n": n, "n_i": n_i, "pi": pi, "eps": float(scen["eps"]), "m": m_dom, "p": p, "q": qq}
     cm = v.get("claimed_mean", target)
-    ent.guard(lambda: Scenario(ent.id, make_draw(), target, claimed_mean=cm, claimed_variance=cv,
-                               tolerance=tol, var_rel_tol=vrt))
+    ent.guard(
+        lambda: Scenario(
+            ent.id, make_draw(), target, claimed_mean=cm, claimed_variance=cv, tolerance=tol, var_rel_tol=vrt
+        )
+    )
     fam = 1 + (cv is not None)
     ent.guard(lambda: check_replicates_memory(replicates, 1))  # scalar estimates: refuse at load, not in the run
 
     def run(ctx: RunContext) -> Outcome:
-        sc = Scenario(ent.id, make_draw(), target, claimed_mean=cm, claimed_variance=cv, exact_mean=exact_mean,
-                      exact_variance=exact_var, tolerance=tol, var_rel_tol=vrt, params=sparams)
+        sc = Scenario(
+            ent.id,
+            make_draw(),
+            target,
+            claimed_mean=cm,
+            claimed_variance=cv,
+            exact_mean=exact_mean,
+            exact_variance=exact_var,
+            tolerance=tol,
+            var_rel_tol=vrt,
+            params=sparams,
+        )
         reps = ctx.n(replicates, quick=max(10, replicates // 5))
-        res = check_estimator(fn, sc, reps, seed=ctx.seed_seq, confidence=ctx.confidence, family=fam,
-                              jobs=ctx.jobs, name=label)
+        res = check_estimator(
+            fn, sc, reps, seed=ctx.seed_seq, confidence=ctx.confidence, family=fam, jobs=ctx.jobs, name=label
+        )
         d = decide([res], ctx.confidence)
         c = res.components[0]
         measured = {"mean": c.mean, "variance": c.variance}
         claimed = {"mean": cm} if cv is None else {"mean": cm, "variance": cv}
-        return Outcome(d.verdict, claimed=claimed, measured=measured,
-                       details={"scenarios": [res.record()], "reason": d.reason, "adjusted_p": d.adjusted,
-                                "interval": list(c.mean_interval), "variance_interval": list(c.variance_interval),
-                                "confidence": res.confidence, "nominal_confidence": ctx.confidence},
-                       samples=reps)
+        return Outcome(
+            d.verdict,
+            claimed=claimed,
+            measured=measured,
+            details={
+                "scenarios": [res.record()],
+                "reason": d.reason,
+                "adjusted_p": d.adjusted,
+                "interval": list(c.mean_interval),
+                "variance_interval": list(c.variance_interval),
+                "confidence": res.confidence,
+                "nominal_confidence": ctx.confidence,
+            },
+            samples=reps,
+        )
 
     stmt = f"{label}: mean {cm:g}" + (f", variance {cv:g}" if cv is not None else "")
     return ent.claim(paper, "estimator", "mc", stmt), Check(ent.id, "mc", run, expect=ent.expect)

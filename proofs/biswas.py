@@ -12,6 +12,7 @@ From these the exact means, variances and covariances of c_DE (eq. 3 under sampl
 g_DE (eq. 5), ĉ_DE (Thm 3.4) and T (Thm 5.1) are derived and compared with the printed
 forms; Var* is the limit f → 0 (Wang et al.'s approximate variance).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -87,10 +88,17 @@ def _gde_variance(ctx: RunContext) -> Outcome:
     names, v = _setup()
     n, pi, p, q = v["n"], v["pi"], v["p"], v["q"]
     var_c = sp.limit(v["VarN"] / (p - q) ** 2, v["f"], 0)
-    r1 = compare("Var*(c_DE) under sampling", var_c, n * pi * (q - q ** 2 * pi) / (p - q) ** 2, SPEC,
-                 names=names, seed=ctx.seed_seq)
-    r2 = compare("Var*(g_DE)", _var_star_g(v), n * (q - q ** 2 * pi) / ((p - q) ** 2 * pi), SPEC,
-                 names=names, seed=ctx.seed_seq)
+    r1 = compare(
+        "Var*(c_DE) under sampling",
+        var_c,
+        n * pi * (q - q**2 * pi) / (p - q) ** 2,
+        SPEC,
+        names=names,
+        seed=ctx.seed_seq,
+    )
+    r2 = compare(
+        "Var*(g_DE)", _var_star_g(v), n * (q - q**2 * pi) / ((p - q) ** 2 * pi), SPEC, names=names, seed=ctx.seed_seq
+    )
     return combine([r2, r1], extra={"model": _NOTE, "Var*": "limit f -> 0 of the exact variance"})
 
 
@@ -104,18 +112,33 @@ def _gde_normvar(ctx: RunContext) -> Outcome:
     names, v = _setup()
     n, pi, p, q = v["n"], v["pi"], v["p"], v["q"]
     derived = _var_star_g(v) / (n * pi) ** 2
-    printed = (q - q ** 2 * pi) / ((p - q) ** 2 * pi ** 3 * n)
-    r1 = compare("Var*(g_DE/E[S]), E[S] = n pi (the proof's normalisation)", derived, printed, SPEC, names=names,
-                 seed=ctx.seed_seq)
-    lim = sp.limit(sp.cancel(derived * pi ** 3 * n), pi, 0)
-    r2 = compare("lim_{pi->0} pi^3 n Var*_norm = q/(p-q)^2 (finite, free of n: O(1/(pi^3 n)))", lim,
-                 q / (p - q) ** 2, SPEC, names=names, seed=ctx.seed_seq)
-    return combine([r1, r2], extra={
-        "model": _NOTE,
-        "note": "Def. 3.1 defines Var_norm(X) = Var(X)/E(X), but the proof normalises by E[S] = n*pi "
-                "(Var(g/(n pi))); the check follows the proof. With Def. 3.1 literally, Var*(g)/E[g] = "
-                "Var*(g)/(n f) diverges as f -> 0.",
-    })
+    printed = (q - q**2 * pi) / ((p - q) ** 2 * pi**3 * n)
+    r1 = compare(
+        "Var*(g_DE/E[S]), E[S] = n pi (the proof's normalisation)",
+        derived,
+        printed,
+        SPEC,
+        names=names,
+        seed=ctx.seed_seq,
+    )
+    lim = sp.limit(sp.cancel(derived * pi**3 * n), pi, 0)
+    r2 = compare(
+        "lim_{pi->0} pi^3 n Var*_norm = q/(p-q)^2 (finite, free of n: O(1/(pi^3 n)))",
+        lim,
+        q / (p - q) ** 2,
+        SPEC,
+        names=names,
+        seed=ctx.seed_seq,
+    )
+    return combine(
+        [r1, r2],
+        extra={
+            "model": _NOTE,
+            "note": "Def. 3.1 defines Var_norm(X) = Var(X)/E(X), but the proof normalises by E[S] = n*pi "
+            "(Var(g/(n pi))); the check follows the proof. With Def. 3.1 literally, Var*(g)/E[g] = "
+            "Var*(g)/(n f) diverges as f -> 0.",
+        },
+    )
 
 
 @check("biswas.chat.unbiased", "symbolic")
@@ -139,25 +162,39 @@ def _thm35(ctx: RunContext) -> Outcome:
 
     names, v = _setup()
     n, pi, p, q = v["n"], v["pi"], v["p"], v["q"]
-    den = pi ** 2 * (p - q) ** 2
+    den = pi**2 * (p - q) ** 2
     var_g = v["VarN"] / den
-    var_chat = (v["VarN"] + q ** 2 * v["VarS"] - 2 * q * v["CovNS"]) / den
-    r1 = compare("Var(c_hat_DE) >= Var(g_DE)", var_chat, var_g, SPEC, names=names, relation=">=",
-                 seed=ctx.seed_seq)
-    r2 = compare("eq. (6): Var(c_hat) = Var(g) + Var(S) q^2/(pi^2 (p-q)^2)", var_chat,
-                 var_g + v["VarS"] * q ** 2 / den, SPEC, names=names, seed=ctx.seed_seq)
+    var_chat = (v["VarN"] + q**2 * v["VarS"] - 2 * q * v["CovNS"]) / den
+    r1 = compare("Var(c_hat_DE) >= Var(g_DE)", var_chat, var_g, SPEC, names=names, relation=">=", seed=ctx.seed_seq)
+    r2 = compare(
+        "eq. (6): Var(c_hat) = Var(g) + Var(S) q^2/(pi^2 (p-q)^2)",
+        var_chat,
+        var_g + v["VarS"] * q**2 / den,
+        SPEC,
+        names=names,
+        seed=ctx.seed_seq,
+    )
     gap = sp.factor(sp.cancel((var_g - var_chat).subs(sp.exp(v["eps"]), sp.Symbol("E"))))
     f = v["f"]
     closed = n * q * (1 - pi) * ((1 - f) * q + f * (2 * p - q)) / (pi * (p - q) ** 2)
-    r3 = compare("Var(g_DE) - Var(c_hat_DE) = n q (1-pi)((1-f) q + f (2p - q))/(pi (p-q)^2) >= 0",
-                 var_g - var_chat, closed, SPEC, names=names, seed=ctx.seed_seq)
-    return combine([r1, r2, r3], extra={
-        "model": _NOTE,
-        "finding": "the covariance term -2q Cov(N, S) (Cov = n pi (1-pi)(f p + (1-f) q) > 0) is missing from eq. (6); "
-                   "with it Var(c_hat_DE) <= Var(g_DE) for every pi in (0,1): the inequality of Thm 3.5 is reversed",
-        "corrected": "Var(g_DE) - Var(c_hat_DE) = " + sp.sstr(closed),
-        "gap_with_E_for_exp_eps": sp.sstr(gap),
-    })
+    r3 = compare(
+        "Var(g_DE) - Var(c_hat_DE) = n q (1-pi)((1-f) q + f (2p - q))/(pi (p-q)^2) >= 0",
+        var_g - var_chat,
+        closed,
+        SPEC,
+        names=names,
+        seed=ctx.seed_seq,
+    )
+    return combine(
+        [r1, r2, r3],
+        extra={
+            "model": _NOTE,
+            "finding": "the covariance term -2q Cov(N, S) (Cov = n pi (1-pi)(f p + (1-f) q) > 0) is missing from eq. (6); "
+            "with it Var(c_hat_DE) <= Var(g_DE) for every pi in (0,1): the inequality of Thm 3.5 is reversed",
+            "corrected": "Var(g_DE) - Var(c_hat_DE) = " + sp.sstr(closed),
+            "gap_with_E_for_exp_eps": sp.sstr(gap),
+        },
+    )
 
 
 @check("biswas.thm36", "symbolic")
@@ -173,14 +210,18 @@ def _thm36(ctx: RunContext) -> Outcome:
     Ec_sampled = (v["EN"] - n * q) / (p - q)
     Eg = Ec_sampled / pi + n * q * (1 - pi) / ((p - q) * pi)
     Ec_full = Ec_sampled.subs(pi, 1)
-    r = compare("E[g_DE] = E[c_DE] (no sampling, as in eq. 7 and 10)", Eg, Ec_full, SPEC, names=names,
-                seed=ctx.seed_seq)
+    r = compare(
+        "E[g_DE] = E[c_DE] (no sampling, as in eq. 7 and 10)", Eg, Ec_full, SPEC, names=names, seed=ctx.seed_seq
+    )
     at0 = sp.factor(sp.cancel(Ec_sampled.subs(v["f"], 0)))
-    return combine([r], extra={
-        "model": _NOTE,
-        "note": "the proof's c_DE sums over all n nodes (no sampling). For c_DE under sampling the equivalence "
-                f"fails: at f = 0, E[g_DE] = 0 but E[c_DE] = {sp.sstr(at0)} < 0 for pi < 1.",
-    })
+    return combine(
+        [r],
+        extra={
+            "model": _NOTE,
+            "note": "the proof's c_DE sums over all n nodes (no sampling). For c_DE under sampling the equivalence "
+            f"fails: at f = 0, E[g_DE] = 0 but E[c_DE] = {sp.sstr(at0)} < 0 for pi < 1.",
+        },
+    )
 
 
 def _personal(nn: int):
@@ -212,18 +253,42 @@ def _T_unbiased(ctx: RunContext) -> Outcome:
     EN = sum(pj * (p if h else q) for pj, h in zip(pis, holds))
     Eh = (EN - nn * q) / (p - q)
     ET = nn * Eh / sum_pi + nn * q * (nn - sum_pi) / (sum_pi * (p - q))
-    r1 = compare("E[T(i)] = n f_i with personal pi_j (n = 3, node 1 holds i)", ET, sum(holds), spec, names=names,
-                 seed=ctx.seed_seq)
+    r1 = compare(
+        "E[T(i)] = n f_i with personal pi_j (n = 3, node 1 holds i)",
+        ET,
+        sum(holds),
+        spec,
+        names=names,
+        seed=ctx.seed_seq,
+    )
     pi = names["pi1"]
-    r2 = compare("equal pi_j (T reduces to g_DE)", ET.subs({pj: pi for pj in pis}), sum(holds), spec, names=names,
-                 seed=ctx.seed_seq)
+    r2 = compare(
+        "equal pi_j (T reduces to g_DE)",
+        ET.subs({pj: pi for pj in pis}),
+        sum(holds),
+        spec,
+        names=names,
+        seed=ctx.seed_seq,
+    )
     ht = sum(pj * ((p if h else q) - q) / (pj * (p - q)) for pj, h in zip(pis, holds))
-    r3 = compare("Horvitz-Thompson alternative sum_j B_j(1{Y_j=i} - q)/(pi_j (p-q)) is unbiased", ht, sum(holds),
-                 spec, names=names, seed=ctx.seed_seq)
-    return combine([r1, r2, r3], claimed="E[T(i)] = n f_i", measured="E[T(i)] = " + sp.sstr(sp.factor(sp.cancel(ET))),
-                   extra={"general": "E[T(i)] = n * (sum of pi_j over nodes holding i) / (sum_j pi_j): unbiased only "
-                                     "when the holders' mean sampling probability equals the overall mean",
-                          "corrected_estimator": "sum_j B_j (1{Y_j = i} - q) / (pi_j (p - q)) (Horvitz-Thompson)"})
+    r3 = compare(
+        "Horvitz-Thompson alternative sum_j B_j(1{Y_j=i} - q)/(pi_j (p-q)) is unbiased",
+        ht,
+        sum(holds),
+        spec,
+        names=names,
+        seed=ctx.seed_seq,
+    )
+    return combine(
+        [r1, r2, r3],
+        claimed="E[T(i)] = n f_i",
+        measured="E[T(i)] = " + sp.sstr(sp.factor(sp.cancel(ET))),
+        extra={
+            "general": "E[T(i)] = n * (sum of pi_j over nodes holding i) / (sum_j pi_j): unbiased only "
+            "when the holders' mean sampling probability equals the overall mean",
+            "corrected_estimator": "sum_j B_j (1{Y_j = i} - q) / (pi_j (p - q)) (Horvitz-Thompson)",
+        },
+    )
 
 
 @check("biswas.T.variance", "symbolic")
@@ -236,13 +301,25 @@ def _T_variance(ctx: RunContext) -> Outcome:
     sum_pi = sum(pis)
     # Var* (f -> 0): no node holds i, every report is i w.p. q; nodes independent
     var_N = sum(pj * q * (1 - pj * q) for pj in pis)
-    derived = nn ** 2 * var_N / (sum_pi ** 2 * (p - q) ** 2)
-    printed = nn ** 2 * sum(q * pj * (1 - q * pj) for pj in pis) / (sum_pi ** 2 * (p - q) ** 2)
+    derived = nn**2 * var_N / (sum_pi**2 * (p - q) ** 2)
+    printed = nn**2 * sum(q * pj * (1 - q * pj) for pj in pis) / (sum_pi**2 * (p - q) ** 2)
     r1 = compare("Var*(T(i)), n = 4, personal pi_j", derived, printed, spec, names=names, seed=ctx.seed_seq)
     pi = names["pi1"]
     eq = printed.subs({pj: pi for pj in pis})
-    r2 = compare("Remark 2: equal pi_j gives Var*(g_DE)", eq, nn * (q - q ** 2 * pi) / ((p - q) ** 2 * pi), spec,
-                 names=names, seed=ctx.seed_seq)
-    r3 = compare("Remark 2: pi_j = 1 gives Var*(c_DE) of [14], n q (1-q)/(p-q)^2", printed.subs({pj: 1 for pj in pis}),
-                 nn * q * (1 - q) / (p - q) ** 2, spec, names=names, seed=ctx.seed_seq)
+    r2 = compare(
+        "Remark 2: equal pi_j gives Var*(g_DE)",
+        eq,
+        nn * (q - q**2 * pi) / ((p - q) ** 2 * pi),
+        spec,
+        names=names,
+        seed=ctx.seed_seq,
+    )
+    r3 = compare(
+        "Remark 2: pi_j = 1 gives Var*(c_DE) of [14], n q (1-q)/(p-q)^2",
+        printed.subs({pj: 1 for pj in pis}),
+        nn * q * (1 - q) / (p - q) ** 2,
+        spec,
+        names=names,
+        seed=ctx.seed_seq,
+    )
     return combine([r1, r2, r3], extra={"scope": "n = 4 nodes with symbolic pi_1..pi_4; Var* = limit f -> 0"})

@@ -12,6 +12,7 @@
   α ∈ (0,1), in the paper's case (both inputs clipped) and in the two other clipping
   regimes, for PM and Duchi.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -38,15 +39,33 @@ def _pe_sparsity(ctx: RunContext) -> Outcome:
     # status bits: z_j = 1 for j <= k (kept as 1 w.p. p), z_j = 0 for j > k (flipped to 1 w.p. 1-p)
     derived = sp.Sum(p, (j, 1, k)).doit() + sp.Sum(1 - p, (j, k + 1, d)).doit()
     printed = k * p + (d - k) * (1 - p)
-    r1 = compare("expected sparsity", derived, printed, {"k": "integer>=1", "d": "integer>=1", "eps1": "positive"},
-                 names=names, conditions=[k <= d], seed=ctx.seed_seq)
+    r1 = compare(
+        "expected sparsity",
+        derived,
+        printed,
+        {"k": "integer>=1", "d": "integer>=1", "eps1": "positive"},
+        names=names,
+        conditions=[k <= d],
+        seed=ctx.seed_seq,
+    )
     # S is empty iff every Top-k bit is flipped and every other bit kept (independent bits)
     derived_bot = sp.Product(1 - p, (j, 1, k)).doit() * sp.Product(p, (j, k + 1, d)).doit()
     printed_bot = (1 - p) ** k * p ** (d - k)
-    r2 = compare("P(S empty) (second case of the proof)", derived_bot, printed_bot,
-                 {"k": "integer>=1", "d": "integer>=1", "eps1": "positive"}, names=names, seed=ctx.seed_seq)
-    return combine([r1, r2], extra={"model": "d independent bits; k ones kept w.p. p, d-k zeros flipped w.p. 1-p",
-                                    "p": "exp(eps1)/(exp(eps1)+1)"})
+    r2 = compare(
+        "P(S empty) (second case of the proof)",
+        derived_bot,
+        printed_bot,
+        {"k": "integer>=1", "d": "integer>=1", "eps1": "positive"},
+        names=names,
+        seed=ctx.seed_seq,
+    )
+    return combine(
+        [r1, r2],
+        extra={
+            "model": "d independent bits; k ones kept w.p. p, d-k zeros flipped w.p. 1-p",
+            "p": "exp(eps1)/(exp(eps1)+1)",
+        },
+    )
 
 
 @check("fedsel.ps.ratio", "symbolic")
@@ -61,8 +80,7 @@ def _ps_ratio(ctx: RunContext) -> Outcome:
     k, d, e1 = names["k"], names["d"], names["eps1"]
     p = sp.exp(e1) * k / (d - k + sp.exp(e1) * k)
     derived = (p / k) / ((1 - p) / (d - k))
-    r = compare("PS likelihood ratio", derived, sp.exp(e1), spec, names=names, conditions=[k < d],
-                seed=ctx.seed_seq)
+    r = compare("PS likelihood ratio", derived, sp.exp(e1), spec, names=names, conditions=[k < d], seed=ctx.seed_seq)
     return combine([r], extra={"p": sp.sstr(p)})
 
 
@@ -102,13 +120,17 @@ def _pm_unbiased(ctx: RunContext) -> Outcome:
     names, _ = make_symbols(spec)
     t, s = names["t"], names["s"]
     m1, m2, mass = _pm_moments(t, s)
-    var = m2 - m1 ** 2
-    printed_var = t ** 2 / (s - 1) + (s + 3) / (3 * (s - 1) ** 2)
+    var = m2 - m1**2
+    printed_var = t**2 / (s - 1) + (s + 3) / (3 * (s - 1) ** 2)
     r0 = compare("density integrates to 1", mass, 1, spec, names=names, seed=ctx.seed_seq)
     r1 = compare("unbiased: E[t*] = t", m1, t, spec, names=names, seed=ctx.seed_seq)
     r2 = compare("variance", var, printed_var, spec, names=names, seed=ctx.seed_seq)
-    return combine([r0, r1, r2], claimed=sp.sstr(printed_var), measured=sp.sstr(sp.factor(sp.cancel(var))),
-                   extra={"substitution": "s = exp(eps/2)"})
+    return combine(
+        [r0, r1, r2],
+        claimed=sp.sstr(printed_var),
+        measured=sp.sstr(sp.factor(sp.cancel(var))),
+        extra={"substitution": "s = exp(eps/2)"},
+    )
 
 
 @check("fedsel.duchi.ldp", "symbolic")
@@ -124,12 +146,12 @@ def _duchi(ctx: RunContext) -> Outcome:
     B = (sp.exp(eps) + 1) / (sp.exp(eps) - 1)
     P = sp.Rational(1, 2) + t * (sp.exp(eps) - 1) / (2 * (sp.exp(eps) + 1))
     mean = B * P - B * (1 - P)
-    var = B ** 2 - mean ** 2  # output is ±B, so E[out²] = B²
+    var = B**2 - mean**2  # output is ±B, so E[out²] = B²
     ratio = P.subs(t, 1) / P.subs(t, -1)
     r0 = compare("likelihood ratio at t = ±1", ratio, sp.exp(eps), spec, names=names, seed=ctx.seed_seq)
     r1 = compare("unbiased: E = t", mean, t, spec, names=names, seed=ctx.seed_seq)
-    r2 = compare("variance", var, B ** 2 - t ** 2, spec, names=names, seed=ctx.seed_seq)
-    return combine([r0, r1, r2], claimed=sp.sstr(B ** 2 - t ** 2), measured=sp.sstr(sp.factor(var)))
+    r2 = compare("variance", var, B**2 - t**2, spec, names=names, seed=ctx.seed_seq)
+    return combine([r0, r1, r2], claimed=sp.sstr(B**2 - t**2), measured=sp.sstr(sp.factor(var)))
 
 
 @check("fedsel.accumulation.variance", "symbolic")
@@ -153,20 +175,49 @@ def _thm2(ctx: RunContext) -> Outcome:
     B = (sp.exp(eps) + 1) / (sp.exp(eps) - 1)
 
     def pm(t):
-        return a * t ** 2 + b
+        return a * t**2 + b
 
     def du(t):
-        return B ** 2 - t ** 2
+        return B**2 - t**2
 
     tau = al + (1 - al) * w  # regime (ii): the unclipped α·s lies in (α, 1)
     res = []
     for mech, V in (("PM", pm), ("Duchi", du)):
-        res.append(compare(f"{mech}: both clipped to ξ (paper's case)", al ** 2 / m ** 2 * V(1), V(1) / m ** 2, spec,
-                           relation="<=", names=names, seed=ctx.seed_seq))
-        res.append(compare(f"{mech}: s clipped, αs in (α,1)", al ** 2 / m ** 2 * V(1), V(tau) / m ** 2, spec,
-                           relation="<=", names=names, seed=ctx.seed_seq))
-        res.append(compare(f"{mech}: neither clipped, |s| = x ≤ 1", al ** 2 / m ** 2 * V(x), V(al * x) / m ** 2,
-                           spec, relation="<=", names=names, seed=ctx.seed_seq))
-    return combine(res, claimed="Var[Δ_T w] = α²/m² Var[ξ*] ≤ Var[Δ'_T w] = 1/m² Var[ξ*]",
-                   measured="proved in all three clipping regimes" if all(r.verdict == "holds" for r in res)
-                   else "see parts")
+        res.append(
+            compare(
+                f"{mech}: both clipped to ξ (paper's case)",
+                al**2 / m**2 * V(1),
+                V(1) / m**2,
+                spec,
+                relation="<=",
+                names=names,
+                seed=ctx.seed_seq,
+            )
+        )
+        res.append(
+            compare(
+                f"{mech}: s clipped, αs in (α,1)",
+                al**2 / m**2 * V(1),
+                V(tau) / m**2,
+                spec,
+                relation="<=",
+                names=names,
+                seed=ctx.seed_seq,
+            )
+        )
+        res.append(
+            compare(
+                f"{mech}: neither clipped, |s| = x ≤ 1",
+                al**2 / m**2 * V(x),
+                V(al * x) / m**2,
+                spec,
+                relation="<=",
+                names=names,
+                seed=ctx.seed_seq,
+            )
+        )
+    return combine(
+        res,
+        claimed="Var[Δ_T w] = α²/m² Var[ξ*] ≤ Var[Δ'_T w] = 1/m² Var[ξ*]",
+        measured="proved in all three clipping regimes" if all(r.verdict == "holds" for r in res) else "see parts",
+    )

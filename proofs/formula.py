@@ -36,6 +36,7 @@ intervals such as ``(0,1)``, ``[0,1]``, ``(1,oo)``, ``(0,1/2]`` and integers
 ``integer>=1`` (any lower bound). ``conditions`` (e.g. ``["p > q"]``) restrict the grid of
 candidate counterexamples; a proof of ``<=`` uses only the domains.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -58,8 +59,17 @@ from privcheck.base.seeding import generator
 from privcheck.claims import CATALOGUE, Check, Claim, Outcome, Registry, RunContext
 
 __all__ = [
-    "Domain", "FormulaClaim", "FormulaResult", "formula_claim", "compare", "combine",
-    "make_symbols", "parse", "collecting", "Phi", "outcome_from",
+    "Domain",
+    "FormulaClaim",
+    "FormulaResult",
+    "formula_claim",
+    "compare",
+    "combine",
+    "make_symbols",
+    "parse",
+    "collecting",
+    "Phi",
+    "outcome_from",
 ]
 
 RELATIONS = {"=": "=", "==": "=", "<=": "<=", "≤": "<=", ">=": ">=", "≥": ">="}
@@ -94,8 +104,16 @@ class Domain:
     def parse(cls, name: str, spec: str) -> "Domain":
         """Parse a domain string for symbol ``name`` (raises PrivcheckUsageError if unknown)."""
         s = str(spec).strip().replace(" ", "").lower()
-        aliases = {"real": "(-oo,oo)", "positive": "(0,oo)", ">0": "(0,oo)", "nonnegative": "[0,oo)",
-                   ">=0": "[0,oo)", "probability": "[0,1]", "unit": "(0,1)", ">1": "(1,oo)"}
+        aliases = {
+            "real": "(-oo,oo)",
+            "positive": "(0,oo)",
+            ">0": "(0,oo)",
+            "nonnegative": "[0,oo)",
+            ">=0": "[0,oo)",
+            "probability": "[0,1]",
+            "unit": "(0,1)",
+            ">1": "(1,oo)",
+        }
         s2 = aliases.get(s, s)
         m = re.fullmatch(r"(integer|int)(>=|>)(-?\d+)", s2)
         if m:
@@ -107,7 +125,8 @@ class Domain:
         if not m:
             raise PrivcheckUsageError(
                 f"assumption for {name!r} must be real, positive, nonnegative, an interval like (0,1) or "
-                f"[0,1] or (1,oo), or integer>=K; got {spec!r}")
+                f"[0,1] or (1,oo), or integer>=K; got {spec!r}"
+            )
         try:
             lo, hi = sp.sympify(m.group(2)), sp.sympify(m.group(3))
         except (sp.SympifyError, TypeError):
@@ -170,8 +189,31 @@ class Domain:
             vals = [sp.Integer(lo + b) for b in range(6)] + [sp.Integer(b) for b in base]
             vals += [sp.Integer(int(lo + rng.integers(0, 30))) for _ in range(n_random)]
         else:
-            base = ["1/2", "1/3", "2/3", "1/4", "3/4", "1/10", "9/10", "1", "3/2", "2", "5/2", "3", "4", "5",
-                    "7", "10", "0", "-1/2", "-1", "-2", "-3", "1/100", "99/100"]
+            base = [
+                "1/2",
+                "1/3",
+                "2/3",
+                "1/4",
+                "3/4",
+                "1/10",
+                "9/10",
+                "1",
+                "3/2",
+                "2",
+                "5/2",
+                "3",
+                "4",
+                "5",
+                "7",
+                "10",
+                "0",
+                "-1/2",
+                "-1",
+                "-2",
+                "-3",
+                "1/100",
+                "99/100",
+            ]
             vals = [sp.Rational(b) for b in base]
             lo = float(self.lo) if self.lo.is_finite else -10.0
             hi = float(self.hi) if self.hi.is_finite else lo + 20.0 if self.lo.is_finite else 10.0
@@ -206,10 +248,31 @@ def make_symbols(assumptions: Mapping[str, str]) -> tuple[dict[str, sp.Symbol], 
 
 
 _TRANSFORMS = standard_transformations + (convert_xor,)
-_FUNCS = {"exp": sp.exp, "log": sp.log, "ln": sp.log, "sqrt": sp.sqrt, "erf": sp.erf, "erfc": sp.erfc,
-          "binomial": sp.binomial, "Phi": Phi, "Abs": sp.Abs, "abs": sp.Abs, "Min": sp.Min, "Max": sp.Max,
-          "min": sp.Min, "max": sp.Max, "E": sp.E, "pi": sp.pi, "oo": sp.oo, "gamma": sp.gamma,
-          "Rational": sp.Rational, "factorial": sp.factorial, "tanh": sp.tanh, "cosh": sp.cosh, "sinh": sp.sinh}
+_FUNCS = {
+    "exp": sp.exp,
+    "log": sp.log,
+    "ln": sp.log,
+    "sqrt": sp.sqrt,
+    "erf": sp.erf,
+    "erfc": sp.erfc,
+    "binomial": sp.binomial,
+    "Phi": Phi,
+    "Abs": sp.Abs,
+    "abs": sp.Abs,
+    "Min": sp.Min,
+    "Max": sp.Max,
+    "min": sp.Min,
+    "max": sp.Max,
+    "E": sp.E,
+    "pi": sp.pi,
+    "oo": sp.oo,
+    "gamma": sp.gamma,
+    "Rational": sp.Rational,
+    "factorial": sp.factorial,
+    "tanh": sp.tanh,
+    "cosh": sp.cosh,
+    "sinh": sp.sinh,
+}
 
 
 def parse(text: Any, names: Mapping[str, sp.Symbol], what: str = "expression") -> sp.Expr:
@@ -275,14 +338,21 @@ class FormulaResult:
             "name": self.name,
             "verdict": self.verdict,
             "relation": self.relation,
-            "printed": {"text": self.claimed_text, "expression": sp.sstr(self.printed),
-                        "latex": sp.latex(self.printed)},
+            "printed": {
+                "text": self.claimed_text,
+                "expression": sp.sstr(self.printed),
+                "latex": sp.latex(self.printed),
+            },
             "derived": {"text": sp.sstr(self.derived_tidy), "latex": sp.latex(self.derived_tidy)},
             "difference": None if self.difference is None else sp.sstr(self.difference),
             "difference_latex": None if self.difference is None else sp.latex(self.difference),
-            "difference_meaning": ("derived - printed" if self.relation == "=" else
-                                   "printed - derived (must be >= 0)" if self.relation == "<=" else
-                                   "derived - printed (must be >= 0)"),
+            "difference_meaning": (
+                "derived - printed"
+                if self.relation == "="
+                else "printed - derived (must be >= 0)"
+                if self.relation == "<="
+                else "derived - printed (must be >= 0)"
+            ),
             "decided_by": self.how,
             "assumptions": dict(self.assumptions),
             "numeric_fallback": self.numeric_fallback,
@@ -412,8 +482,9 @@ def _exp_scale(x: sp.Symbol, exprs: Sequence[sp.Expr]) -> int | None:
     return int(sp.ilcm(*dens)) if len(dens) > 1 else dens[0]
 
 
-def _grid(doms: Mapping[sp.Symbol, Domain], rng: np.random.Generator, max_points: int,
-          exprs: Sequence[sp.Expr] = ()) -> Iterator[dict]:
+def _grid(
+    doms: Mapping[sp.Symbol, Domain], rng: np.random.Generator, max_points: int, exprs: Sequence[sp.Expr] = ()
+) -> Iterator[dict]:
     syms = list(doms)
     cands = {s: doms[s].candidates(rng) for s in syms}
     for s in syms:  # symbols inside exp(): prefer L·log(r) so that exp() evaluates to a rational
@@ -502,8 +573,18 @@ def compare(
     p_expr = parse(printed, names, f"{name}: printed")
     conds = [parse(c, names, f"{name}: condition") for c in conditions]
     used = {s: doms[s] for s in doms if s in (d_expr.free_symbols | p_expr.free_symbols)}
-    res = FormulaResult(name, "inconclusive", rel, d_expr, p_expr, None, "", {s.name: doms[s].spec for s in used},
-                        notes=list(notes), printed_text=printed_text)
+    res = FormulaResult(
+        name,
+        "inconclusive",
+        rel,
+        d_expr,
+        p_expr,
+        None,
+        "",
+        {s.name: doms[s].spec for s in used},
+        notes=list(notes),
+        printed_text=printed_text,
+    )
     if rel == "=":
         zero, diff, how = _zero_attempts(d_expr - p_expr, simplifiers)
         res.difference, res.how = diff, how
@@ -541,8 +622,10 @@ def compare(
                 res.verdict = "refuted"
                 res.counterexample = {
                     "point": {s.name: sp.sstr(v) for s, v in pt.items()},
-                    "derived": sp.sstr(a), "printed": sp.sstr(b),
-                    "derived_value": sp.sstr(sp.N(av, 40)), "printed_value": sp.sstr(sp.N(bv, 40)),
+                    "derived": sp.sstr(a),
+                    "printed": sp.sstr(b),
+                    "derived_value": sp.sstr(sp.N(av, 40)),
+                    "printed_value": sp.sstr(sp.N(bv, 40)),
                     "exact": bool(exact_rational),
                     "evaluation": "exact rational arithmetic" if exact_rational else f"{DIGITS}-digit evaluation",
                 }
@@ -553,16 +636,24 @@ def compare(
                 break
         if res.verdict == "inconclusive":
             res.numeric_fallback = True
-            res.numeric = {"points": checked, "max_abs_gap": None if worst is None else sp.sstr(sp.N(abs(worst), 5)),
-                           "digits": DIGITS,
-                           "note": "sympy could not decide; no counterexample on the seeded grid "
-                                   "(numeric evidence only, not a proof)"}
+            res.numeric = {
+                "points": checked,
+                "max_abs_gap": None if worst is None else sp.sstr(sp.N(abs(worst), 5)),
+                "digits": DIGITS,
+                "note": "sympy could not decide; no counterexample on the seeded grid "
+                "(numeric evidence only, not a proof)",
+            }
     res.seconds = time.perf_counter() - t0
     return res
 
 
-def combine(results: Sequence[FormulaResult], *, claimed: Any = None, measured: Any = None,
-            extra: Mapping[str, Any] | None = None) -> Outcome:
+def combine(
+    results: Sequence[FormulaResult],
+    *,
+    claimed: Any = None,
+    measured: Any = None,
+    extra: Mapping[str, Any] | None = None,
+) -> Outcome:
     """One Outcome from several comparisons: refuted if any is, else inconclusive if any is, else holds.
 
     ``claimed``/``measured`` default to the printed/derived sides of the first
@@ -577,10 +668,14 @@ def combine(results: Sequence[FormulaResult], *, claimed: Any = None, measured: 
     else:
         verdict = "holds"
     lead = next((r for r in results if r.verdict == verdict), results[0])
-    details: dict[str, Any] = lead.details() if len(results) == 1 else {
-        "parts": [r.details() for r in results],
-        "numeric_fallback": any(r.numeric_fallback for r in results),
-    }
+    details: dict[str, Any] = (
+        lead.details()
+        if len(results) == 1
+        else {
+            "parts": [r.details() for r in results],
+            "numeric_fallback": any(r.numeric_fallback for r in results),
+        }
+    )
     if len(results) > 1:
         for key in ("counterexample", "corrected"):
             v = lead.details().get(key)
@@ -643,8 +738,17 @@ class FormulaClaim:
 
     def evaluate(self, seed: int | np.random.SeedSequence = 0) -> FormulaResult:
         """Decide the claim (same rules as every symbolic check); ``seed`` drives the grid."""
-        return compare(self.id, self.derived, self.printed, self.assumptions, relation=self.relation,
-                       names=self.names, conditions=self.conditions, seed=seed, corrected=self.corrected)
+        return compare(
+            self.id,
+            self.derived,
+            self.printed,
+            self.assumptions,
+            relation=self.relation,
+            names=self.names,
+            conditions=self.conditions,
+            seed=seed,
+            corrected=self.corrected,
+        )
 
     def check(self, ctx: RunContext) -> Outcome:
         """The registered check function: evaluate with the run's seed sequence."""
@@ -698,16 +802,17 @@ def formula_claim(
     d_expr = parse(derived, names, f"{id}: derived")
     p_expr = parse(printed, names, f"{id}: printed")
     if substitutions:
-        sub = {names[k] if k in names else None: parse(v, names, f"{id}: substitution {k}")
-               for k, v in substitutions.items()}
+        sub = {
+            names[k] if k in names else None: parse(v, names, f"{id}: substitution {k}")
+            for k, v in substitutions.items()
+        }
         if None in sub:
             bad = [k for k in substitutions if k not in names]
             raise PrivcheckUsageError(f"substitutions: undeclared symbol(s) {', '.join(bad)}")
         d_expr = d_expr.subs(sub)
     conds = tuple(parse(c, names, f"{id}: condition") for c in conditions)
     rel_txt = {"=": "=", "<=": "≤", ">=": "≥"}[rel]
-    claim = Claim(id, source, where, kind,
-                  statement or f"{sp.sstr(d_expr)} {rel_txt} {sp.sstr(p_expr)}", ("symbolic",))
+    claim = Claim(id, source, where, kind, statement or f"{sp.sstr(d_expr)} {rel_txt} {sp.sstr(p_expr)}", ("symbolic",))
     fc = FormulaClaim(id, d_expr, p_expr, rel, dict(assumptions), names, expect, claim, conds, corrected)
     if register:
         reg = _current_registry(registry)

@@ -11,6 +11,7 @@
   symbolic Rademacher signs (a_i² = 1) and compared with I.
 - ``sqsgd.rotation.orthogonal.corrected`` — R = H·A/√d.
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -49,14 +50,26 @@ def _quantize_printed(ctx: RunContext) -> Outcome:
 
     names, mean, X = _quantizer_mean(lambda K, k: k)
     K, k = names["K"], names["k"]
-    r = compare("E[X̂] = X with the printed probability", mean, X, _QSPEC, names=names,
-                conditions=[k <= K - 1], seed=ctx.seed_seq)
-    return combine([r], claimed="E[X̂] = X", measured="E[X̂] = " + sp.sstr(sp.factor(sp.cancel(mean))), extra={
-        "model": "X = B_k* + theta*(B_k*+1 - B_k*), B_k = -U + 2(k-1)U/(K-1) (eq. 5), k* in 1..K-1",
-        "note": "the printed probability equals the unbiased one only when k* = K-1; "
-                "corrected probability: (K-1)(X - B_k*)/(2U) (claim sqsgd.quantize.unbiased.corrected)",
-        "corrected_probability": "(K - 1)*(X - B_k*)/(2*U)",
-    })
+    r = compare(
+        "E[X̂] = X with the printed probability",
+        mean,
+        X,
+        _QSPEC,
+        names=names,
+        conditions=[k <= K - 1],
+        seed=ctx.seed_seq,
+    )
+    return combine(
+        [r],
+        claimed="E[X̂] = X",
+        measured="E[X̂] = " + sp.sstr(sp.factor(sp.cancel(mean))),
+        extra={
+            "model": "X = B_k* + theta*(B_k*+1 - B_k*), B_k = -U + 2(k-1)U/(K-1) (eq. 5), k* in 1..K-1",
+            "note": "the printed probability equals the unbiased one only when k* = K-1; "
+            "corrected probability: (K-1)(X - B_k*)/(2U) (claim sqsgd.quantize.unbiased.corrected)",
+            "corrected_probability": "(K - 1)*(X - B_k*)/(2*U)",
+        },
+    )
 
 
 @check("sqsgd.quantize.unbiased.corrected", "symbolic")
@@ -68,8 +81,15 @@ def _quantize_corrected(ctx: RunContext) -> Outcome:
 
     names, mean, X = _quantizer_mean(lambda K, k: K - 1)
     K, k = names["K"], names["k"]
-    r = compare("E[X̂] = X with probability (K-1)(X-B_k*)/(2U)", mean, X, _QSPEC, names=names,
-                conditions=[k <= K - 1], seed=ctx.seed_seq)
+    r = compare(
+        "E[X̂] = X with probability (K-1)(X-B_k*)/(2U)",
+        mean,
+        X,
+        _QSPEC,
+        names=names,
+        conditions=[k <= K - 1],
+        seed=ctx.seed_seq,
+    )
     return combine([r], claimed="E[X̂] = X", measured="E[X̂] = " + sp.sstr(sp.factor(sp.cancel(mean))))
 
 
@@ -124,16 +144,29 @@ def _privquant_m(ctx: RunContext) -> Outcome:
     for d in range(1, 9):
         for kappa in range(d):
             tau = -(-(d + kappa + 1) // 2)
-            r = compare(f"m, d={d}, kappa={kappa}", _m_derived(d, kappa, K, p), _m_printed(d, tau, K, p),
-                        {"K": "integer>=2", "p": "[1/2,1]"}, names=names, seed=ctx.seed_seq, max_points=20)
+            r = compare(
+                f"m, d={d}, kappa={kappa}",
+                _m_derived(d, kappa, K, p),
+                _m_printed(d, tau, K, p),
+                {"K": "integer>=2", "p": "[1/2,1]"},
+                names=names,
+                seed=ctx.seed_seq,
+                max_points=20,
+            )
             cases.append(r)
     bad = [r for r in cases if r.verdict != "holds"]
     results += bad if bad else [cases[-1]]
-    return combine(results, claimed="m = p·C(d−1,τ−1)(K−1)^{d−τ}/Σ_{ℓ≥τ} C(d,ℓ)(K−1)^{d−ℓ} − "
-                                    "(1−p)·C(d−1,τ−1)(K−1)^{d−τ}/Σ_{ℓ<τ} C(d,ℓ)(K−1)^{d−ℓ}",
-                   measured=f"equal for {len(cases) - len(bad)} of {len(cases)} (d, kappa) cases",
-                   extra={"cases": len(cases), "cases_holding": len(cases) - len(bad),
-                          "scope": "every d in 1..8 and kappa in 0..d-1; K and p symbolic"})
+    return combine(
+        results,
+        claimed="m = p·C(d−1,τ−1)(K−1)^{d−τ}/Σ_{ℓ≥τ} C(d,ℓ)(K−1)^{d−ℓ} − "
+        "(1−p)·C(d−1,τ−1)(K−1)^{d−τ}/Σ_{ℓ<τ} C(d,ℓ)(K−1)^{d−ℓ}",
+        measured=f"equal for {len(cases) - len(bad)} of {len(cases)} (d, kappa) cases",
+        extra={
+            "cases": len(cases),
+            "cases_holding": len(cases) - len(bad),
+            "scope": "every d in 1..8 and kappa in 0..d-1; K and p symbolic",
+        },
+    )
 
 
 def _hadamard(d: int) -> sp.Matrix:
@@ -154,7 +187,7 @@ def _gram(d: int, scale: sp.Expr) -> sp.Matrix:
     A = sp.diag(*a)
     R = scale * _hadamard(d) * A
     G = (R * R.T).applyfunc(sp.expand)
-    return G.xreplace({ai ** 2: 1 for ai in a})
+    return G.xreplace({ai**2: 1 for ai in a})
 
 
 def _rotation(ctx: RunContext, corrected: bool) -> Outcome:
@@ -166,21 +199,32 @@ def _rotation(ctx: RunContext, corrected: bool) -> Outcome:
     names, _ = make_symbols(spec)
     results = []
     for n in range(1, 5):
-        d = 2 ** n
+        d = 2**n
         scale = 1 / sp.sqrt(d) if corrected else sp.Rational(1, d)
         G = _gram(d, scale)
-        dev = sum((G - sp.eye(d)).applyfunc(lambda e: e ** 2))  # squared Frobenius distance to I
-        results.append(compare(f"||R R^T - I||_F^2 = 0, d={d}", sp.nsimplify(dev), 0, {}, names={},
-                               seed=ctx.seed_seq,
-                               notes=[f"R R^T = {sp.sstr(G[0, 0])}*I" if G == G[0, 0] * sp.eye(d) else
-                                      f"R R^T = {sp.sstr(G)}"]))
+        dev = sum((G - sp.eye(d)).applyfunc(lambda e: e**2))  # squared Frobenius distance to I
+        results.append(
+            compare(
+                f"||R R^T - I||_F^2 = 0, d={d}",
+                sp.nsimplify(dev),
+                0,
+                {},
+                names={},
+                seed=ctx.seed_seq,
+                notes=[f"R R^T = {sp.sstr(G[0, 0])}*I" if G == G[0, 0] * sp.eye(d) else f"R R^T = {sp.sstr(G)}"],
+            )
+        )
     d = names["d"]
     diag = (1 / sp.sqrt(d) if corrected else 1 / d) ** 2 * d  # (R R^T)_ii = scale² · (H Hᵀ)_ii = scale² · d
-    results.append(compare("diagonal of R R^T for general d = 2^n (H H^T = d I)", diag, 1, spec, names=names,
-                           seed=ctx.seed_seq))
-    return combine(results, claimed="R R^T = I" + (" with R = H A/sqrt(d)" if corrected else " with R = H A/d"),
-                   measured=("R R^T = I" if corrected else "R R^T = I/d"),
-                   extra={"corrected_scaling": "R = H*A/sqrt(d)"} if not corrected else None)
+    results.append(
+        compare("diagonal of R R^T for general d = 2^n (H H^T = d I)", diag, 1, spec, names=names, seed=ctx.seed_seq)
+    )
+    return combine(
+        results,
+        claimed="R R^T = I" + (" with R = H A/sqrt(d)" if corrected else " with R = H A/d"),
+        measured=("R R^T = I" if corrected else "R R^T = I/d"),
+        extra={"corrected_scaling": "R = H*A/sqrt(d)"} if not corrected else None,
+    )
 
 
 @check("sqsgd.rotation.orthogonal", "symbolic")

@@ -1,4 +1,5 @@
 """Independent closed forms used as test oracles (written from the textbook formulas, not from our code)."""
+
 import math
 
 from scipy.stats import norm

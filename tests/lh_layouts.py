@@ -1,6 +1,7 @@
 """Small re-implementations of the LH-family and sketch report layouts (pure-ldp FastLH, SketchResponse,
 CMS, HCMS; multi-freq-ldpy SMP_LH, SPL_LH), true ε = EPS each, shared by tests/test_autoviews_support.py
 and benchmarks/bench_views.py. They need numpy, scipy and xxhash only (no privcheck, no library)."""
+
 from __future__ import annotations
 
 import math
@@ -92,7 +93,7 @@ def smp_lh(t, n, rng):
     g = int(round(math.exp(EPS) + 1))
     out = []
     for _ in range(n):
-        a, seed = int(rng.integers(0, len(t))), int(rng.integers(0, 2 ** 31))
+        a, seed = int(rng.integers(0, len(t))), int(rng.integers(0, 2**31))
         out.append((a, (_grr(xxhash.xxh32(str(t[a]), seed=seed).intdigest() % g, g, EPS, rng), seed)))
     return out
 
@@ -106,7 +107,7 @@ def spl_lh(t, n, rng):
     for _ in range(n):
         rep = []
         for v in t:
-            seed = int(rng.integers(0, 2 ** 31))
+            seed = int(rng.integers(0, 2**31))
             rep.append((_grr(xxhash.xxh32(str(v), seed=seed).intdigest() % g, g, e, rng), seed))
         out.append(rep)
     return out

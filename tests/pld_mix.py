@@ -1,5 +1,6 @@
 """The PLD accountant of a mix of Gaussian, Laplace and binary-RR events (the mixes tests/pld_reference.py
 brackets), optionally with one Poisson-subsampled Gaussian: shared by the certified-interval tests."""
+
 from __future__ import annotations
 
 from accountants.pld import GaussianEvent, LaplaceEvent, PLDAccountant, PoissonSampledEvent, RandomizedResponseEvent

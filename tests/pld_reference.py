@@ -8,6 +8,7 @@ atom ½ at ε0, atom ½e^{−ε0} at −ε0, and on (−ε0, ε0) the tail P(L >
 binary ε-RR: atoms e^ε/(1+e^ε) at ε and 1/(1+e^ε) at −ε. Everything in mpmath (60 digits), so
 no mass underflows at any δ. Independent of the accountant's code (only mpmath).
 """
+
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
 """GDP, composition, amplification, PLD and planners: reference values, cross-checks, properties."""
+
 from __future__ import annotations
 
 import math
@@ -21,7 +22,7 @@ from privcheck.base.errors import PrivcheckUsageError
 def _mp_delta(mu, eps):
     with mpmath.workdps(50):
         m, e = mpmath.mpf(mu), mpmath.mpf(eps)
-        return mpmath.ncdf(-e / m + m / 2) - mpmath.e ** e * mpmath.ncdf(-e / m - m / 2)
+        return mpmath.ncdf(-e / m + m / 2) - mpmath.e**e * mpmath.ncdf(-e / m - m / 2)
 
 
 # ------------------------------------------------------------------ GDP
@@ -109,7 +110,9 @@ def test_gdp_monotonicity(sigma, T, d):
     assert gdp.gdp_eps(gdp.compose_gdp(1 / sigma, T + 1), d) >= e  # more steps, more ε
 
 
-@pytest.mark.parametrize("bad", [dict(mu=0, eps=1), dict(mu=-1, eps=1), dict(mu=float("nan"), eps=1), dict(mu=1, eps=-0.1)])
+@pytest.mark.parametrize(
+    "bad", [dict(mu=0, eps=1), dict(mu=-1, eps=1), dict(mu=float("nan"), eps=1), dict(mu=1, eps=-0.1)]
+)
 def test_gdp_invalid_inputs(bad):
     with pytest.raises(PrivcheckUsageError):
         gdp.gdp_delta(**bad)
@@ -182,7 +185,7 @@ def test_amplification_tight_on_rr(e, d, q):
         E, D, Q = mpmath.mpf(e), mpmath.mpf(d), mpmath.mpf(q)
         p, qq = amp.canonical_pair(E, D)
         a, b = amp.subsampled_pair(p, qq, Q)
-        ep = mpmath.log(1 + Q * (mpmath.e ** E - 1))
+        ep = mpmath.log(1 + Q * (mpmath.e**E - 1))
         hs = max(amp.hockey_stick(a, b, ep), amp.hockey_stick(b, a, ep))
         assert abs(hs - Q * D) < mpmath.mpf("1e-40")
         assert amp.hockey_stick(a, b, ep * (1 - mpmath.mpf("1e-8"))) > Q * D  # tight
@@ -278,12 +281,14 @@ def test_kov_optimal_grid_against_the_binomial_sum():
         w = mpmath.e ** mpmath.mpf(eps)
         for i, (e, d) in enumerate(grid):
             et = (T - 2 * i) * mpmath.mpf(eps)
-            drr = mpmath.fsum(mpmath.binomial(T, l) * max(0, w ** (T - l) - mpmath.e ** et * w ** l)
-                              for l in range(T + 1)) / (1 + w) ** T
+            drr = (
+                mpmath.fsum(mpmath.binomial(T, l) * max(0, w ** (T - l) - mpmath.e**et * w**l) for l in range(T + 1))
+                / (1 + w) ** T
+            )
             assert e == pytest.approx(float(et), rel=1e-14)
             assert d == pytest.approx(float(1 - (1 - mpmath.mpf(delta)) ** T * (1 - drr)), rel=1e-12)
     # T = 1: the grid is the single point (ε, 0); δ is an upper bound, rounded outward by at most a few ulps
-    (e1, d1), = comp.kov_optimal_grid(0.5, 1)
+    ((e1, d1),) = comp.kov_optimal_grid(0.5, 1)
     assert e1 == 0.5 and 0.0 <= d1 <= 1e-15
     with pytest.raises(PrivcheckUsageError, match="^steps must be"):
         comp.kov_optimal_grid(0.5, 0)
@@ -317,8 +322,11 @@ def test_compositions_with_delta_against_closed_forms():
     for eps, T, dt, d in ((0.01, 10, 0.1, 0.0), (0.1, 400, 1e-5, 1e-7), (2.0, 3, 1e-5, 1e-3)):
         k = comp.kov_composition(eps, dt, d, T)
         lin, sq = T * eps * math.tanh(eps / 2), T * eps * eps
-        branches = (T * eps, lin + math.sqrt(2 * sq * math.log(math.e + math.sqrt(sq) / dt)),
-                    lin + math.sqrt(2 * sq * math.log(1 / dt)))
+        branches = (
+            T * eps,
+            lin + math.sqrt(2 * sq * math.log(math.e + math.sqrt(sq) / dt)),
+            lin + math.sqrt(2 * sq * math.log(1 / dt)),
+        )
         # rounded outward: never below the closed form, and within 1e-12 of it
         assert k.method == "kov" and min(branches) <= k.eps <= min(branches) * (1 + 1e-12), (eps, T, dt)
         assert k.delta == pytest.approx(1 - (1 - dt) * (1 - d) ** T, rel=1e-12)
@@ -333,8 +341,10 @@ def test_optimal_composition_with_delta_inverts_the_exact_curve():
     target = 1 - (1 - dtot) / (1 - d) ** T  # δ_RR needed once the T δ-failures are paid for
     with mpmath.workdps(40):
         w, et = mpmath.e ** mpmath.mpf(eps), mpmath.mpf(r.eps)
-        drr = mpmath.fsum(mpmath.binomial(T, l) * max(0, w ** (T - l) - mpmath.e ** et * w ** l)
-                          for l in range(T + 1)) / (1 + w) ** T
+        drr = (
+            mpmath.fsum(mpmath.binomial(T, l) * max(0, w ** (T - l) - mpmath.e**et * w**l) for l in range(T + 1))
+            / (1 + w) ** T
+        )
     assert float(drr) == pytest.approx(target, rel=1e-9)
     with pytest.raises(PrivcheckUsageError, match="delta_total must exceed"):
         comp.optimal_composition(eps, T, 0.005, d)  # below 1 − (1 − δ)^T ≈ 0.00996
@@ -351,30 +361,33 @@ def test_rr_composition_eps_single_step_closed_form():
     assert comp.rr_composition_eps(1.0, 1, 0.5) == 0.0  # δ_RR(0) = (e − 1)/(e + 1) ≈ 0.46 ≤ 0.5
 
 
-@pytest.mark.parametrize("call,match", [
-    (lambda: gdp.gdp_delta(0.0, 1.0), r"^mu must be"),
-    (lambda: gdp.gdp_delta(1.0, -1.0), r"^eps must be"),
-    (lambda: gdp.compose_gdp(1.0, 0), r"^steps must be an integer >= 1"),
-    (lambda: gdp.compose_gdp([], 1), r"^mus must contain at least one value"),
-    (lambda: gdp.gaussian_mu(0.0), r"^sigma must be"),
-    (lambda: gdp.gaussian_mu(1.0, -1.0), r"^sensitivity must be"),
-    (lambda: gdp.gaussian_sigma(0.0, mu=1.0), r"^sensitivity must be"),
-    (lambda: gdp.gaussian_sigma(1.0, mu=1.0, eps=1.0), r"^give either mu or \(eps, delta\), not both"),
-    (lambda: gdp.gaussian_sigma(1.0, mu=1.0, delta=1e-5), r"^give either mu or \(eps, delta\), not both"),
-    (lambda: gdp.gaussian_sigma(1.0, eps=1.0), r"^gaussian_sigma needs mu, or both eps and delta"),
-    (lambda: gdp.gaussian_sigma(1.0, delta=1e-5), r"^gaussian_sigma needs mu, or both eps and delta"),
-    (lambda: comp.drv_composition(1.0, 0, 1e-5), r"^steps must be"),
-    (lambda: comp.drv_composition(1.0, 2, 0.0), r"^delta_tilde must be"),
-    (lambda: comp.drv_composition(1.0, 2, 1e-5, 1.0), r"^delta must be"),
-    (lambda: comp.kov_composition([], 1e-5), r"^eps must contain at least one value"),
-    (lambda: comp.kov_composition(1.0, 0.0), r"^delta_tilde must be"),
-    (lambda: comp.basic_composition(1.0, 0.0, 0), r"^steps must be"),
-    (lambda: comp.rr_composition_delta(1.0, 0, 1.0), r"^steps must be"),
-    (lambda: comp.rr_composition_delta(1.0, 2, -1.0), r"^eps_total must be"),
-    (lambda: comp.rr_composition_eps(1.0, 0, 1e-5), r"^steps must be"),
-    (lambda: comp.optimal_composition(1.0, 0, 0.1), r"^steps must be"),
-    (lambda: comp.optimal_composition(1.0, 2, 0.0), r"^delta_total must be"),
-])
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda: gdp.gdp_delta(0.0, 1.0), r"^mu must be"),
+        (lambda: gdp.gdp_delta(1.0, -1.0), r"^eps must be"),
+        (lambda: gdp.compose_gdp(1.0, 0), r"^steps must be an integer >= 1"),
+        (lambda: gdp.compose_gdp([], 1), r"^mus must contain at least one value"),
+        (lambda: gdp.gaussian_mu(0.0), r"^sigma must be"),
+        (lambda: gdp.gaussian_mu(1.0, -1.0), r"^sensitivity must be"),
+        (lambda: gdp.gaussian_sigma(0.0, mu=1.0), r"^sensitivity must be"),
+        (lambda: gdp.gaussian_sigma(1.0, mu=1.0, eps=1.0), r"^give either mu or \(eps, delta\), not both"),
+        (lambda: gdp.gaussian_sigma(1.0, mu=1.0, delta=1e-5), r"^give either mu or \(eps, delta\), not both"),
+        (lambda: gdp.gaussian_sigma(1.0, eps=1.0), r"^gaussian_sigma needs mu, or both eps and delta"),
+        (lambda: gdp.gaussian_sigma(1.0, delta=1e-5), r"^gaussian_sigma needs mu, or both eps and delta"),
+        (lambda: comp.drv_composition(1.0, 0, 1e-5), r"^steps must be"),
+        (lambda: comp.drv_composition(1.0, 2, 0.0), r"^delta_tilde must be"),
+        (lambda: comp.drv_composition(1.0, 2, 1e-5, 1.0), r"^delta must be"),
+        (lambda: comp.kov_composition([], 1e-5), r"^eps must contain at least one value"),
+        (lambda: comp.kov_composition(1.0, 0.0), r"^delta_tilde must be"),
+        (lambda: comp.basic_composition(1.0, 0.0, 0), r"^steps must be"),
+        (lambda: comp.rr_composition_delta(1.0, 0, 1.0), r"^steps must be"),
+        (lambda: comp.rr_composition_delta(1.0, 2, -1.0), r"^eps_total must be"),
+        (lambda: comp.rr_composition_eps(1.0, 0, 1e-5), r"^steps must be"),
+        (lambda: comp.optimal_composition(1.0, 0, 0.1), r"^steps must be"),
+        (lambda: comp.optimal_composition(1.0, 2, 0.0), r"^delta_total must be"),
+    ],
+)
 def test_accountant_bad_input_names_the_parameter(call, match):
     with pytest.raises(PrivcheckUsageError, match=match):
         call()

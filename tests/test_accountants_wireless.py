@@ -1,4 +1,5 @@
 """004 wireless bounds: formulas as printed, validity conditions, Lemma 1, scaling, tables."""
+
 from __future__ import annotations
 
 import math
@@ -34,12 +35,15 @@ def test_eq13_uses_max_p():
     assert g.p_max == 0.9 and g.mu_K == pytest.approx(50.4)
 
 
-@pytest.mark.parametrize("kw", [
-    dict(K=200, p=0.1, c=1.0, delta_prime=1e-5, delta_l=1e-5),   # p ≤ β
-    dict(K=200, p=0.3, c=1.0, delta_prime=1.0, delta_l=1e-5),    # δ′ not < 1
-    dict(K=200, p=1.2, c=1.0, delta_prime=1e-5, delta_l=1e-5),   # p > 1
-    dict(K=200, p=0.3, c=-1.0, delta_prime=1e-5, delta_l=1e-5),  # c ≤ 0
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(K=200, p=0.1, c=1.0, delta_prime=1e-5, delta_l=1e-5),  # p ≤ β
+        dict(K=200, p=0.3, c=1.0, delta_prime=1.0, delta_l=1e-5),  # δ′ not < 1
+        dict(K=200, p=1.2, c=1.0, delta_prime=1e-5, delta_l=1e-5),  # p > 1
+        dict(K=200, p=0.3, c=-1.0, delta_prime=1e-5, delta_l=1e-5),  # c ≤ 0
+    ],
+)
 def test_validity_conditions_enforced(kw):
     with pytest.raises(PrivcheckUsageError):
         wl.central_uniform(**kw)
@@ -71,7 +75,9 @@ def test_lemma1_paper_popt_vs_true_minimum():
 def test_eq16_equals_eq14_at_pstar():
     for K in (10**3, 10**5, 10**8):
         c, dp = 2.9, 1e-4
-        assert wl.lemma1_eps(K, c, dp) == pytest.approx(wl.central_uniform(K, wl.paper_popt(K, dp), c, dp, 1e-4).eps, rel=1e-10)
+        assert wl.lemma1_eps(K, c, dp) == pytest.approx(
+            wl.central_uniform(K, wl.paper_popt(K, dp), c, dp, 1e-4).eps, rel=1e-10
+        )
 
 
 def test_k_slope_approaches_three_quarters():

@@ -1,4 +1,5 @@
 """Adaptive power (``samples="auto"``): target reached, refutation, budgets, alpha spending, reproducibility."""
+
 from __future__ import annotations
 
 import json
@@ -65,13 +66,14 @@ def test_alpha_spending_and_fresh_draws_per_round(monkeypatch):
         return real(sampler, inputs, samples, **kw)
 
     monkeypatch.setattr(core, "monte_carlo_bound", spy)
-    res = privcheck.audit(rr(0.25), inputs=[0, 1], eps=0.25, confidence=0.9, seed=5,
-                          samples=Auto(max_draws=60_000, first=4_000, growth=2))
+    res = privcheck.audit(
+        rr(0.25), inputs=[0, 1], eps=0.25, confidence=0.9, seed=5, samples=Auto(max_draws=60_000, first=4_000, growth=2)
+    )
     rec = res.details["adaptive"]
     alphas = [1.0 - c for _, c, _ in calls]
     assert len(calls) == len(rec["rounds"]) >= 3
     assert sum(alphas) <= 0.1 + 1e-12
-    assert alphas == pytest.approx([0.1 * 2.0 ** -r for r in range(1, len(calls) + 1)])
+    assert alphas == pytest.approx([0.1 * 2.0**-r for r in range(1, len(calls) + 1)])
     assert [r["alpha"] for r in rec["rounds"]] == pytest.approx(alphas)
     assert rec["alpha_spent"] == pytest.approx(sum(alphas)) and rec["alpha"] == pytest.approx(0.1)
     seeds = [(s.entropy, tuple(s.spawn_key)) for _, _, s in calls]
@@ -81,8 +83,7 @@ def test_alpha_spending_and_fresh_draws_per_round(monkeypatch):
 
 
 def test_reproducible_from_one_seed():
-    runs = [privcheck.audit(rr(0.5), inputs=[0, 1], eps=0.5, samples="auto:draws=100000", seed=s)
-            for s in (7, 7, 8)]
+    runs = [privcheck.audit(rr(0.5), inputs=[0, 1], eps=0.5, samples="auto:draws=100000", seed=s) for s in (7, 7, 8)]
     strip = [[{k: v for k, v in r.items() if k != "seconds"} for r in x.details["adaptive"]["rounds"]] for x in runs]
     assert runs[0].eps_lower == runs[1].eps_lower and strip[0] == strip[1]
     assert runs[0].eps_lower != runs[2].eps_lower
@@ -95,8 +96,9 @@ def test_draws_budget_message_when_target_out_of_reach():
     assert res.certified_fraction < 0.95 and res.samples == 20_000
     assert rec["message"].startswith("budget cannot reach the target: 20000 draws/input")
     assert rec["needed_draws"] is not None and rec["needed_draws"] > 20_000
-    assert re.search(r"would be needed \(≈ [0-9.]+ (s|min|h|days) at this run's [0-9.e+]+ draws/input/s\)",
-                     rec["message"])
+    assert re.search(
+        r"would be needed \(≈ [0-9.]+ (s|min|h|days) at this run's [0-9.e+]+ draws/input/s\)", rec["message"]
+    )
     assert "\n" not in rec["message"] and rec["message"] in res.summary()
 
 
@@ -105,8 +107,11 @@ def test_budget_message_when_no_number_of_draws_can():
     res = privcheck.audit(rr(0.25), inputs=[0, 1], eps=2.0, samples="auto:draws=50000", seed=0)
     rec = res.details["adaptive"]
     assert rec["stopped"] == "draws budget" and rec["needed_draws"] is None
-    m = re.search(r"the best event found has estimated log-ratio ([-0-9.e+]+), below the target eps ([0-9.]+): no "
-                  r"number of draws of this event can reach it", rec["message"])
+    m = re.search(
+        r"the best event found has estimated log-ratio ([-0-9.e+]+), below the target eps ([0-9.]+): no "
+        r"number of draws of this event can reach it",
+        rec["message"],
+    )
     assert m and float(m.group(1)) < float(m.group(2)) == pytest.approx(0.95 * 2.0)
 
 
@@ -116,8 +121,9 @@ def test_seconds_budget_and_its_reproduction_by_draws():
     rec = res.details["adaptive"]
     assert rec["stopped"] == "seconds budget" and len(rec["rounds"]) == 1
     assert rec["message"].startswith("budget cannot reach the target")
-    again = privcheck.audit(rr(0.25), inputs=[0, 1], eps=0.25, samples=Auto(max_draws=res.samples, first=20_000),
-                            seed=2)
+    again = privcheck.audit(
+        rr(0.25), inputs=[0, 1], eps=0.25, samples=Auto(max_draws=res.samples, first=20_000), seed=2
+    )
     assert again.eps_lower == res.eps_lower
 
 
@@ -129,12 +135,20 @@ def test_rounds_fit_budget_and_spend_at_most_alpha(max_draws, first, growth, alp
     assert sum(round_alpha(alpha, r) for r in range(1, len(sizes) + 1)) < alpha
 
 
-@pytest.mark.parametrize("text, msg", [
-    ("auto:target=0", "target must be"), ("auto:target=1.5", "target must be"), ("auto:bogus=1", "bad setting"),
-    ("auto:draws=abc", "needs a number"), ("auto:draws=10", "max_draws must be"), ("auto:seconds=0", "max_seconds"),
-    ("auto:growth=1", "growth must be"), ("sometimes", "--samples must be an integer >= 20 or 'auto'"),
-    ("5", "--samples must be an integer >= 20"),
-])
+@pytest.mark.parametrize(
+    "text, msg",
+    [
+        ("auto:target=0", "target must be"),
+        ("auto:target=1.5", "target must be"),
+        ("auto:bogus=1", "bad setting"),
+        ("auto:draws=abc", "needs a number"),
+        ("auto:draws=10", "max_draws must be"),
+        ("auto:seconds=0", "max_seconds"),
+        ("auto:growth=1", "growth must be"),
+        ("sometimes", "--samples must be an integer >= 20 or 'auto'"),
+        ("5", "--samples must be an integer >= 20"),
+    ],
+)
 def test_bad_settings_are_one_line_errors(text, msg):
     with pytest.raises(PrivcheckUsageError, match=msg.replace("(", r"\(")):
         parse_samples(text)
@@ -145,8 +159,9 @@ def test_bad_settings_are_one_line_errors(text, msg):
 def test_parse_samples_values():
     assert parse_samples("1e5") == 100_000 and parse_samples(None) is None
     assert parse_samples("auto") == Auto()
-    assert parse_samples("auto:target=0.99,draws=2e6,seconds=30") == Auto(target=0.99, max_draws=2_000_000,
-                                                                           max_seconds=30.0)
+    assert parse_samples("auto:target=0.99,draws=2e6,seconds=30") == Auto(
+        target=0.99, max_draws=2_000_000, max_seconds=30.0
+    )
 
 
 def test_delta_claim_is_refused():
@@ -155,10 +170,11 @@ def test_delta_claim_is_refused():
 
 
 def test_cli_samples_auto_json():
-    out = CliRunner().invoke(main, ["audit", "de", "--param", "m=2", "--param", "eps=1", "--samples", "auto",
-                                    "--json", "-"])
+    out = CliRunner().invoke(
+        main, ["audit", "de", "--param", "m=2", "--param", "eps=1", "--samples", "auto", "--json", "-"]
+    )
     assert out.exit_code == 0, out.output
-    doc = json.loads(out.output[out.output.index("{"):])
+    doc = json.loads(out.output[out.output.index("{") :])
     rec = doc["details"]["adaptive"]
     assert rec["stopped"] == "target reached" and doc["certified_fraction"] >= 0.95
     assert doc["samples"] == sum(r["samples"] for r in rec["rounds"])
@@ -171,8 +187,10 @@ def test_correct_mechanism_refuted_at_most_at_alpha_over_seeds():
     from scipy.stats import binom
 
     auto = Auto(max_draws=30_000, first=1_000, growth=2, target=1.0)
-    refuted = sum(privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, samples=auto, seed=s, confidence=0.8).verdict
-                  == "refuted" for s in range(40))
+    refuted = sum(
+        privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, samples=auto, seed=s, confidence=0.8).verdict == "refuted"
+        for s in range(40)
+    )
     assert refuted <= binom.ppf(0.999, 40, 0.2)
 
 
@@ -188,8 +206,14 @@ def test_rounds_share_one_probe_sized_for_the_budget(monkeypatch):
     import privcheck.auditor.core as core
     from privcheck.auditor.autoviews import PROBE, PROBE_MAX, probe_size
 
-    assert [probe_size(n) for n in (20, 4000, 10_000, 65_536, 10**6, 10**7)] == [256, 1000, 2048, 4096, PROBE_MAX,
-                                                                               PROBE_MAX]
+    assert [probe_size(n) for n in (20, 4000, 10_000, 65_536, 10**6, 10**7)] == [
+        256,
+        1000,
+        2048,
+        4096,
+        PROBE_MAX,
+        PROBE_MAX,
+    ]
     assert all(probe_size(n) <= max(256, n // 4) for n in range(20, 40_000, 997)) and probe_size(10**4) == PROBE
     probes = []
     real = core.auto_view

@@ -1,4 +1,5 @@
 """Curve audits (privcheck.auditor.curves / scores): μ-GDP claims, ε at δ, accountant claims."""
+
 from __future__ import annotations
 
 import math
@@ -23,6 +24,7 @@ N = 100_000
 def gauss(sigma):
     def g(x, n, rng):
         return np.asarray(x, float) + sigma * rng.standard_normal((n,) + np.shape(x))
+
     g.__name__ = f"gauss_{sigma}"
     return g
 
@@ -150,7 +152,7 @@ def test_llr_score_of_a_view_or_mechanism_is_used():
     g = gauss(1.0)
 
     def llr(X, x, xp):
-        return (xp - x) * X[:, 0] - (xp ** 2 - x ** 2) / 2
+        return (xp - x) * X[:, 0] - (xp**2 - x**2) / 2
 
     g.llr = llr
     res = privcheck.audit(g, inputs=[0.0, 1.0], mu=1.0, samples=20_000, seed=0)
@@ -158,13 +160,16 @@ def test_llr_score_of_a_view_or_mechanism_is_used():
 
 
 # ------------------------------------------------------------------ bad input
-@pytest.mark.parametrize("kw, msg", [
-    ({"mu": 1.0, "eps": 1.0}, "one claim"),
-    ({"mu": 1.0, "accountant": GDPAccountant(1.0)}, "one claim"),
-    ({"mu": -1.0}, "mu"),
-    ({"mu": float("nan")}, "mu"),
-    ({"accountant": object()}, "tradeoff"),
-])
+@pytest.mark.parametrize(
+    "kw, msg",
+    [
+        ({"mu": 1.0, "eps": 1.0}, "one claim"),
+        ({"mu": 1.0, "accountant": GDPAccountant(1.0)}, "one claim"),
+        ({"mu": -1.0}, "mu"),
+        ({"mu": float("nan")}, "mu"),
+        ({"accountant": object()}, "tradeoff"),
+    ],
+)
 def test_bad_curve_claims_are_usage_errors(kw, msg):
     with pytest.raises(PrivcheckUsageError, match=msg):
         privcheck.audit(gauss(1.0), inputs=[0.0, 1.0], samples=1000, **kw)
@@ -178,8 +183,12 @@ def test_cli_mu_and_accountant(capsys):
     r = CliRunner().invoke(main, ["audit", "gaussian", "--mu", "0.8", "--samples", "50000", "--json", "-"])
     assert r.exit_code == 1, r.output
     assert '"verdict": "refuted"' in r.output and '"mu_lower"' in r.output
-    for args in (["--mu", "0"], ["--mu", "1", "--eps", "1"], ["--accountant", "nope:x=1"],
-                 ["--accountant", "gaussian:sigma=1", "--mu", "1"]):
+    for args in (
+        ["--mu", "0"],
+        ["--mu", "1", "--eps", "1"],
+        ["--accountant", "nope:x=1"],
+        ["--accountant", "gaussian:sigma=1", "--mu", "1"],
+    ):
         r = CliRunner().invoke(main, ["audit", "gaussian", *args])
         assert r.exit_code == 2 and "Traceback" not in r.output, (args, r.output)
 

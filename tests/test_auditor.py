@@ -1,4 +1,5 @@
 """The LDP auditor: exact ε, validity (coverage), power, reproducibility, errors."""
+
 from __future__ import annotations
 
 import math
@@ -154,14 +155,17 @@ def test_vector_outputs_with_few_distinct_rows_use_whole_outputs():
     assert "output=" in res.event
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(inputs=[0], eps=1.0), "at least two"),
-    (dict(inputs=[0, 1], eps=-1.0), "eps must be"),
-    (dict(inputs=[0, 1], eps=float("nan")), "eps must be"),
-    (dict(inputs=[0, 1], eps=1.0, samples=0), "samples must be"),
-    (dict(inputs=[0, 1], eps=1.0, confidence=1.5), "confidence"),
-    (dict(inputs=None, eps=1.0), "needs inputs"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        (dict(inputs=[0], eps=1.0), "at least two"),
+        (dict(inputs=[0, 1], eps=-1.0), "eps must be"),
+        (dict(inputs=[0, 1], eps=float("nan")), "eps must be"),
+        (dict(inputs=[0, 1], eps=1.0, samples=0), "samples must be"),
+        (dict(inputs=[0, 1], eps=1.0, confidence=1.5), "confidence"),
+        (dict(inputs=None, eps=1.0), "needs inputs"),
+    ],
+)
 def test_bad_input_messages(kwargs, message):
     with pytest.raises(PrivcheckUsageError, match=message):
         privcheck.audit(lambda x, n, rng: rng.integers(0, 2, n), **kwargs)

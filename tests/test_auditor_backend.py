@@ -1,4 +1,5 @@
 """The auditor's chunk functions travel like Dask tasks: cloudpickled, with small results, same answer."""
+
 from __future__ import annotations
 
 import math
@@ -46,11 +47,14 @@ def oue(d, eps):
     return sampler
 
 
-@pytest.mark.parametrize("sampler, inputs, kwargs", [
-    (oue(20, 1.0), [0, 1], {}),
-    (privcheck.mechanism("pm", eps=1.0), [-1.0, 1.0], {}),
-    (lambda x, n, rng: x + rng.laplace(0, 1, n), [0.0, 1.0, 3.0], {"pairs": [(0.0, 1.0)]}),
-])
+@pytest.mark.parametrize(
+    "sampler, inputs, kwargs",
+    [
+        (oue(20, 1.0), [0, 1], {}),
+        (privcheck.mechanism("pm", eps=1.0), [-1.0, 1.0], {}),
+        (lambda x, n, rng: x + rng.laplace(0, 1, n), [0.0, 1.0, 3.0], {"pairs": [(0.0, 1.0)]}),
+    ],
+)
 def test_pickled_chunks_give_identical_results(monkeypatch, sampler, inputs, kwargs):
     args = dict(inputs=inputs, eps=1.0, samples=600_000, seed=4, **kwargs)
     threads = privcheck.audit(sampler, jobs=2, **args)
@@ -72,4 +76,3 @@ def test_pickled_chunks_give_identical_results(monkeypatch, sampler, inputs, kwa
 
 def test_thread_backend_is_the_default():
     assert isinstance(core.get_backend(jobs=1), ThreadBackend)
-

@@ -1,4 +1,5 @@
 """Auditor power and honesty (issue 11), neighbouring pairs and views (DESIGN.md wave 2), bounded memory (issue 12)."""
+
 from __future__ import annotations
 
 import json
@@ -89,8 +90,9 @@ def test_no_separating_event_is_inconclusive_with_reason():
 
 
 def test_eps_zero_claim_is_accepted_and_audited():
-    leak = privcheck.audit(lambda x, n, rng: (rng.random(n) < (0.6 if x else 0.4)), inputs=[0, 1], eps=0,
-                           samples=20_000, seed=0)
+    leak = privcheck.audit(
+        lambda x, n, rng: rng.random(n) < (0.6 if x else 0.4), inputs=[0, 1], eps=0, samples=20_000, seed=0
+    )
     assert leak.eps_claimed == 0.0 and leak.verdict == "refuted" and leak.eps_lower > 0
     assert leak.certified_fraction is None
     fair = privcheck.audit(lambda x, n, rng: rng.random(n) < 0.5, inputs=[0, 1], eps=0.0, samples=20_000, seed=0)
@@ -117,8 +119,7 @@ def test_pairs_exclude_non_neighbours():
     assert ok.verdict == "holds" and ok.eps_lower <= 1.0
     assert all(sorted(c["pair"]) == [0, 1] for c in ok.details["candidates"])
     assert ok.details["pairs_audited"] == 2  # both orders of the pair
-    nb = privcheck.audit(s, inputs=[0, 1, 5], neighbours=lambda a, b: abs(a - b) <= 1, eps=1.0,
-                         samples=50_000, seed=0)
+    nb = privcheck.audit(s, inputs=[0, 1, 5], neighbours=lambda a, b: abs(a - b) <= 1, eps=1.0, samples=50_000, seed=0)
     assert nb.verdict == "holds"
     assert nb.eps_lower == ok.eps_lower
     # inputs default to the pairs' elements
@@ -167,8 +168,8 @@ def test_bit_vector_audit_memory_is_flat_in_samples():
 
     small, large = peak(1_000_000), peak(10_000_000)
     assert small > 1_000_000  # numpy's buffers are traced (the measurement can see a leak)
-    assert large < 64 * 2 ** 20  # fixed bound: chunks of 2^18 draws and a 2^16-draw pilot
-    assert large < 1.25 * small + 2 ** 20  # flat: ten times the draws, (about) the same memory
+    assert large < 64 * 2**20  # fixed bound: chunks of 2^18 draws and a 2^16-draw pilot
+    assert large < 1.25 * small + 2**20  # flat: ten times the draws, (about) the same memory
 
 
 def test_exact_is_skipped_when_pairs_or_view_restrict_the_audit():
@@ -186,8 +187,10 @@ def test_coverage_on_a_long_tailed_output():
 
     s = two_sided_geometric(0.5)
     runs = 100
-    exceed = sum(monte_carlo_bound(s, [0, 1], 4000, seed=child, jobs=1).eps_lower > 0.5
-                 for child in np.random.SeedSequence(77).spawn(runs))
+    exceed = sum(
+        monte_carlo_bound(s, [0, 1], 4000, seed=child, jobs=1).eps_lower > 0.5
+        for child in np.random.SeedSequence(77).spawn(runs)
+    )
     assert exceed <= stats.binom.ppf(0.999, runs, 0.05)
 
 
@@ -195,9 +198,11 @@ def test_audit_imports_no_statsmodels_or_pandas():
     import subprocess
     import sys
 
-    code = ("import sys, privcheck; privcheck.audit(lambda x, n, rng: rng.random(n) < (0.6 if x else 0.4), "
-            "inputs=[0, 1], eps=1.0, samples=20000); "
-            "print(sorted(m for m in ('statsmodels', 'pandas', 'scipy.stats') if m in sys.modules))")
+    code = (
+        "import sys, privcheck; privcheck.audit(lambda x, n, rng: rng.random(n) < (0.6 if x else 0.4), "
+        "inputs=[0, 1], eps=1.0, samples=20000); "
+        "print(sorted(m for m in ('statsmodels', 'pandas', 'scipy.stats') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -1,4 +1,5 @@
 """Views chosen by output type (privcheck/auditor/autoviews.py): broken samplers only an auto-view catches."""
+
 from __future__ import annotations
 
 import math
@@ -32,7 +33,7 @@ def _set_leak(x, n, rng):
 
 
 def test_float_bits_fields():
-    b = float_bits(np.array([1.0, 1.5, 0.0, -2.0 ** -3]))
+    b = float_bits(np.array([1.0, 1.5, 0.0, -(2.0**-3)]))
     assert b[:, 0].tolist() == [1023, 1023, 0, 1020]  # biased exponents
     assert b[:, 2].tolist() == [52, 51, 52, 52]  # trailing zeros of the mantissa
 
@@ -48,9 +49,10 @@ def test_textbook_float_laplace_refuted_only_with_auto_view():
 
 def test_lattice_snapped_output_leaks_through_trailing_zeros():
     """x = 1 snaps its output to the lattice 2^-20 (values identical in distribution up to 1e-6)."""
+
     def snapped(x, n, rng):
         y = rng.normal(0.0, 4.0, n)
-        return np.round(y * 2.0 ** 20) / 2.0 ** 20 if x else y
+        return np.round(y * 2.0**20) / 2.0**20 if x else y
 
     res = privcheck.audit(snapped, inputs=[0, 1], eps=1.0, samples=50_000, seed=2)
     assert res.verdict == "refuted"
@@ -109,10 +111,10 @@ def test_builtin_mechanisms_not_audited_on_float_artefacts():
 
 
 def test_explicit_view_wins():
-    res = privcheck.audit(_textbook_laplace, inputs=[0.0, 1.0], eps=1.0, samples=20_000, seed=6,
-                          view=lambda o: np.asarray(o) > 0.5)
+    res = privcheck.audit(
+        _textbook_laplace, inputs=[0.0, 1.0], eps=1.0, samples=20_000, seed=6, view=lambda o: np.asarray(o) > 0.5
+    )
     assert "auto_view" not in res.details
-
 
 
 BITS, COHORTS = 16, 8

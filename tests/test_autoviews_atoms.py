@@ -1,6 +1,7 @@
 """Outputs only one input produces are ε = ∞ events (issue 20 §2): a rare marker value — an integer, a
 float inside a continuous column, a whole row among mostly distinct rows — emitted under one input only
 must compete as its own atom, its bound limited only by the Clopper–Pearson upper limit of a zero count."""
+
 from __future__ import annotations
 
 import math

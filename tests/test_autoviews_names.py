@@ -1,4 +1,5 @@
 """Readable event descriptions for derived auto-view columns (issue 20 §2): no bare ``out[22]`` codes."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,8 +16,9 @@ def _lab(text):
 def test_label_columns_rewrites_only_derived_columns():
     labels = [None, ("exponent(out[0])", lambda v: f"exponent(out[0])={v}")]
     d = "{out[0] in [-1, 2) ∧ out[1]=1019} ∪ {out[0]=3 ∧ out[1]>1020}"
-    assert label_columns(d, labels) == ("{out[0] in [-1, 2) ∧ exponent(out[0])=1019} ∪ "
-                                        "{out[0]=3 ∧ exponent(out[0])>1020}")
+    assert label_columns(d, labels) == (
+        "{out[0] in [-1, 2) ∧ exponent(out[0])=1019} ∪ {out[0]=3 ∧ exponent(out[0])>1020}"
+    )
     assert label_columns("{out[12]=-1}", [None] * 12 + [_lab(lambda v: f"v{v}")]) == "{v-1}"
     assert label_columns("{out[1]=2.5}", [None, _lab(lambda v: "no")]) == "{name=2.5}"  # not an integer atom
     assert label_columns(d, None) == d
@@ -25,7 +27,10 @@ def test_label_columns_rewrites_only_derived_columns():
 def test_float_representation_names():
     labs = FloatRepresentation([0]).labels()
     assert [lab[1](v) for lab, v in zip(labs, (1019, 0, 52))] == [
-        "exponent(out[0])=1019", "low mantissa byte(out[0])=0", "mantissa trailing zeros(out[0])=52"]
+        "exponent(out[0])=1019",
+        "low mantissa byte(out[0])=0",
+        "mantissa trailing zeros(out[0])=52",
+    ]
 
 
 def test_bit_conjunction_names_follow_the_column_order():

@@ -1,5 +1,6 @@
 """Support families of LH-family and sketch reports (privcheck/auditor/support_views.py), recognised on the
 auto-view probe from small re-implementations of the libraries' layouts (no library needed)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -25,13 +26,16 @@ def test_flatten_walks_nested_reports():
     assert flatten([(1, 2), (1, 2, 3)]) is None  # no common layout
 
 
-@pytest.mark.parametrize("sampler, inputs, family, rule", [
-    (fastlh, [1, 2], HashSupport, "item-1"),
-    (sketch_response, [1, 2], HashSupport, "learned per cell"),
-    (smp_lh, [(0, 1), (1, 0)], HashSupport, "learned per cell"),
-    (cms, [1, 2], SignatureSupport, "vector leaf 0 keyed by leaves [1]"),
-    (hcms, [1, 2], SignatureSupport, "value leaf 0 keyed by leaves [1, 2]"),
-])
+@pytest.mark.parametrize(
+    "sampler, inputs, family, rule",
+    [
+        (fastlh, [1, 2], HashSupport, "item-1"),
+        (sketch_response, [1, 2], HashSupport, "learned per cell"),
+        (smp_lh, [(0, 1), (1, 0)], HashSupport, "learned per cell"),
+        (cms, [1, 2], SignatureSupport, "vector leaf 0 keyed by leaves [1]"),
+        (hcms, [1, 2], SignatureSupport, "value leaf 0 keyed by leaves [1, 2]"),
+    ],
+)
 def test_layouts_recognised(sampler, inputs, family, rule):
     view = auto_view(sampler, inputs, np.random.SeedSequence(1), probe=2048)
     fams = _families(view)

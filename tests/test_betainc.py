@@ -6,6 +6,7 @@ forms, or — for huge n with k far from 0 and n — the continued fraction at 6
 binomial prefactor). Tightness: moving the limit inward by 1e-8 relative to min(x, 1 − x) (plus
 8 ulps of 1) breaks the inequality.
 """
+
 from __future__ import annotations
 
 import math
@@ -108,8 +109,12 @@ def test_safe_and_tight_against_exact_sums(n, frac, alpha):
 
 
 @settings(max_examples=25, deadline=None)
-@given(n=st.sampled_from([10**6, 2**40, 10**12, 10**15]), k=st.integers(0, 40), mirror=st.booleans(),
-       alpha=st.sampled_from(LEVELS))
+@given(
+    n=st.sampled_from([10**6, 2**40, 10**12, 10**15]),
+    k=st.integers(0, 40),
+    mirror=st.booleans(),
+    alpha=st.sampled_from(LEVELS),
+)
 def test_huge_n_at_both_tails(n, k, mirror, alpha):
     _check_limits(n - k if mirror else k, n, alpha)
 
@@ -151,8 +156,9 @@ def test_tail_interval_contains_the_exact_value(n, frac, x, lower):
     assert hi - lo <= 3 * REL_ERR or lo == -math.inf
 
 
-@pytest.mark.parametrize("args", [(0, 5, 0.1), (1.5, 5, 0.1), (2, 2**54, 0.1), (2, 5, 0.0), (2, 5, 1.0),
-                                  (2, 5, float("nan"))])
+@pytest.mark.parametrize(
+    "args", [(0, 5, 0.1), (1.5, 5, 0.1), (2, 2**54, 0.1), (2, 5, 0.0), (2, 5, 1.0), (2, 5, float("nan"))]
+)
 def test_bad_input(args):
     with pytest.raises(ValueError):
         betaincinv_safe(*args)
@@ -173,8 +179,12 @@ def test_lower_tail_brackets_the_rounding_of_one_minus_x():
 
 
 @settings(max_examples=15, deadline=None)
-@given(n=st.one_of(st.integers(1, 3000), st.integers(10**6, 10**12)), k_tail=st.integers(0, 2000),
-       mirror=st.booleans(), alpha=st.floats(1e-12, 0.5))
+@given(
+    n=st.one_of(st.integers(1, 3000), st.integers(10**6, 10**12)),
+    k_tail=st.integers(0, 2000),
+    mirror=st.booleans(),
+    alpha=st.floats(1e-12, 0.5),
+)
 def test_limits_bracket_the_mpmath_root(n, k_tail, mirror, alpha):
     """Any level α: the exact tail (mpmath, DPS digits) is on the safe side of α at the returned limit
     and on the other side 1e-8 (relative, plus 8 ulps) inward, so the limit and that point bracket

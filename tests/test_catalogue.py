@@ -1,4 +1,5 @@
 """The built-in catalogue is complete: every claim of CLAIMS.md, every listed method has a check."""
+
 from __future__ import annotations
 
 import pathlib
@@ -16,8 +17,12 @@ def test_every_check_belongs_to_a_claim_and_every_method_has_a_check():
     reg = load_catalogue()
     for cid, checks in reg.checks.items():
         assert cid in reg.claims, f"check for unknown claim {cid}"
-    missing = [f"{c.id}[{m}]" for c in reg.claims.values() for m in c.methods
-               if not any(k.method == m for k in reg.checks.get(c.id, []))]
+    missing = [
+        f"{c.id}[{m}]"
+        for c in reg.claims.values()
+        for m in c.methods
+        if not any(k.method == m for k in reg.checks.get(c.id, []))
+    ]
     assert not missing, f"claims without a check for a listed method: {missing}"
 
 

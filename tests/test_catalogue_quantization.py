@@ -1,4 +1,5 @@
 """Tests of privcheck/catalogue/quantization.py: the sqSGD exact checks (run in --quick mode)."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,12 @@ from privcheck.runner import load_catalogue, verify
 
 load_catalogue()  # registers claims and checks
 
-IDS = ["sqsgd.privquant.unbiased", "sqsgd.privquant.m_appendix", "sqsgd.privquant.calibration",
-       "sqsgd.quantize.unbiased.corrected"]
+IDS = [
+    "sqsgd.privquant.unbiased",
+    "sqsgd.privquant.m_appendix",
+    "sqsgd.privquant.calibration",
+    "sqsgd.quantize.unbiased.corrected",
+]
 
 
 def _ctx():
@@ -63,7 +68,7 @@ def test_m_appendix_check():
 def test_calibration_check():
     out = cq._calibration_exact(_ctx())
     assert out.verdict == "refuted"
-    assert out.measured["violations"] == 0          # whenever the rule has a solution, exact eps <= 0.9 eps
+    assert out.measured["violations"] == 0  # whenever the rule has a solution, exact eps <= 0.9 eps
     assert out.measured["infeasible"] > 0
     lenet16 = [r for r in out.details["paper_settings"] if r["d"] == 1024 and r["K"] == 16]
     assert lenet16 and all(not r["feasible"] and r["min_exact_eps_any_kappa_p"] > r["eps"] for r in lenet16)

@@ -1,5 +1,6 @@
 """The claim index (privcheck/claim_index.py) equals what a full catalogue import registers, and a
 lazy load of one claim registers the same checks for it as the full import (fresh interpreters)."""
+
 from __future__ import annotations
 
 import pytest
@@ -13,17 +14,21 @@ def _run(code: str) -> dict:
     return run_json(code, timeout=600)
 
 
-_DUMP = ("import json\nfrom privcheck.claims import CATALOGUE\n"
-         "print(json.dumps({{c: sorted(k.key for k in CATALOGUE.checks.get(c, [])) for c in {ids}}}))")
+_DUMP = (
+    "import json\nfrom privcheck.claims import CATALOGUE\n"
+    "print(json.dumps({{c: sorted(k.key for k in CATALOGUE.checks.get(c, [])) for c in {ids}}}))"
+)
 
 
 @pytest.fixture(scope="module")
 def full():
     """The index built from a full import, and every claim's checks, in one fresh interpreter."""
-    code = ("import json\nfrom privcheck.claim_index import build_index\nidx = build_index()\n"
-            "from privcheck.claims import CATALOGUE\n"
-            "print(json.dumps({'index': idx, 'checks': {c: sorted(k.key for k in v) for c, v in CATALOGUE.checks.items()},"
-            " 'claims': sorted(CATALOGUE.claims)}))")
+    code = (
+        "import json\nfrom privcheck.claim_index import build_index\nidx = build_index()\n"
+        "from privcheck.claims import CATALOGUE\n"
+        "print(json.dumps({'index': idx, 'checks': {c: sorted(k.key for k in v) for c, v in CATALOGUE.checks.items()},"
+        " 'claims': sorted(CATALOGUE.claims)}))"
+    )
     return _run(code)
 
 
@@ -34,8 +39,17 @@ def test_stored_index_equals_a_fresh_build(full):
 
 
 # one claim per group of modules (ldp, accounting + proofs, quantization, wireless_exact, estimation, peers)
-@pytest.mark.parametrize("cid", ["fedsel.pe.ldp", "gdp.conversion", "sqsgd.privquant.calibration", "seif.thm1.mechanism",
-                                 "biswas.gde.variance", "peers.dp_accounting.pld"])
+@pytest.mark.parametrize(
+    "cid",
+    [
+        "fedsel.pe.ldp",
+        "gdp.conversion",
+        "sqsgd.privquant.calibration",
+        "seif.thm1.mechanism",
+        "biswas.gde.variance",
+        "peers.dp_accounting.pld",
+    ],
+)
 def test_lazy_load_registers_the_same_checks(full, cid):
     if cid not in INDEX:
         pytest.skip(f"{cid} is not in this catalogue")

@@ -1,4 +1,5 @@
 """CLI contract of `privcheck audit` and `privcheck list` (exit codes, JSON fields, one-line errors)."""
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,9 @@ def test_audit_json_fields_and_exact_value():
 
 
 def test_audit_broken_mechanism_is_refuted():
-    r = run("audit", "de", "--param", "m=4", "--param", "eps=1", "--param", "p=0.9", "--samples", "20000",
-            "--json", "-")
+    r = run(
+        "audit", "de", "--param", "m=4", "--param", "eps=1", "--param", "p=0.9", "--samples", "20000", "--json", "-"
+    )
     assert r.exit_code == 1, r.output  # a refuted audit fails like a failing test (CI can gate on it)
     assert json.loads(r.output)["verdict"] == "refuted"
 
@@ -37,17 +39,20 @@ def test_audit_eps_option_overrides_nominal():
     assert data["eps_claimed"] == 0.5 and data["verdict"] == "refuted" and data["eps_lower"] is None
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (("audit", "nosuch"), "unknown mechanism 'nosuch'"),
-    (("audit", "de", "--param", "colour=3"), "unknown parameter 'colour'"),
-    (("audit", "de", "--param", "eps=-1"), "eps must be"),
-    (("audit", "de", "--param", "eps=nan"), "finite number"),
-    (("audit", "de", "--param", "m"), "NAME=VALUE"),
-    (("audit", "de", "--samples", "0"), "--samples"),
-    (("verify", "no.such.claim"), "no claim matches"),
-    (("verify", "--samples", "0"), "--samples"),
-    (("verify", "--method", "guess"), "unknown method"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (("audit", "nosuch"), "unknown mechanism 'nosuch'"),
+        (("audit", "de", "--param", "colour=3"), "unknown parameter 'colour'"),
+        (("audit", "de", "--param", "eps=-1"), "eps must be"),
+        (("audit", "de", "--param", "eps=nan"), "finite number"),
+        (("audit", "de", "--param", "m"), "NAME=VALUE"),
+        (("audit", "de", "--samples", "0"), "--samples"),
+        (("verify", "no.such.claim"), "no claim matches"),
+        (("verify", "--samples", "0"), "--samples"),
+        (("verify", "--method", "guess"), "unknown method"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, fragment):
     r = run(*args)
     assert r.exit_code == 2, r.output
@@ -79,8 +84,10 @@ def test_dp_sgd_delta_without_eps_certifies_eps_at_that_delta():
     assert 0 < data["eps_lower_at_delta"] <= eps_upper
     plain = json.loads(run("audit", "dp-sgd", "--samples", "4000", "--json", "-").output)
     assert plain["eps_lower_at_delta"] is None and plain["delta_claimed"] is None
-    for args, fragment in ((("--delta", "2"), "delta must be a probability in [0, 1)"),
-                           (("--mu", "1", "--eps", "1"), "drop --eps")):
+    for args, fragment in (
+        (("--delta", "2"), "delta must be a probability in [0, 1)"),
+        (("--mu", "1", "--eps", "1"), "drop --eps"),
+    ):
         bad = run("audit", "dp-sgd", *args)
         lines = [ln for ln in bad.output.strip().splitlines() if ln]
         assert bad.exit_code == 2 and len(lines) == 1 and fragment in lines[0], bad.output

@@ -1,4 +1,5 @@
 """``privcheck budget`` through click's CliRunner."""
+
 from __future__ import annotations
 
 import json
@@ -41,7 +42,21 @@ def test_compose_amplify_wireless_spriFed_plan(run, tmp_path):
     res = run("amplify", "--q", "0.01", "--eps", "1", "--delta", "1e-6", "--json", "-")
     assert json.loads(res.output)["delta"] == pytest.approx(1e-8)
     out = tmp_path / "w.json"
-    res = run("wireless", "--K", "200", "--p", "0.3", "--L", "0.1", "--sigma", "0.316227766", "--steps", "10", "--json", str(out))
+    res = run(
+        "wireless",
+        "--K",
+        "200",
+        "--p",
+        "0.3",
+        "--L",
+        "0.1",
+        "--sigma",
+        "0.316227766",
+        "--steps",
+        "10",
+        "--json",
+        str(out),
+    )
     assert res.exit_code == 0 and "Lemma 1 p*" in res.output
     assert json.loads(out.read_text())["central"]["eps"] == pytest.approx(0.2258, abs=1e-4)
     res = run("spriFed", "-s", "10", "--mu1", "0.3", "--mu2", "0.1", "--clients", "100", "--json", "-")
@@ -52,15 +67,18 @@ def test_compose_amplify_wireless_spriFed_plan(run, tmp_path):
     assert res.exit_code == 0
 
 
-@pytest.mark.parametrize("args", [
-    ("gdp", "--mu", "-1"),
-    ("gdp", "--mu", "1", "--sigma", "2"),
-    ("gdp", "--mus", "a,b"),
-    ("advanced", "--eps", "0.1", "--steps", "0"),
-    ("amplify", "--q", "2", "--eps", "1"),
-    ("wireless", "--K", "200", "--p", "0.1", "--c", "3", "--delta-prime", "1e-5"),
-    ("plan", "sigma", "--eps", "1"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("gdp", "--mu", "-1"),
+        ("gdp", "--mu", "1", "--sigma", "2"),
+        ("gdp", "--mus", "a,b"),
+        ("advanced", "--eps", "0.1", "--steps", "0"),
+        ("amplify", "--q", "2", "--eps", "1"),
+        ("wireless", "--K", "200", "--p", "0.1", "--c", "3", "--delta-prime", "1e-5"),
+        ("plan", "sigma", "--eps", "1"),
+    ],
+)
 def test_bad_input_exits_2(run, args):
     res = run(*args)
     assert res.exit_code == 2

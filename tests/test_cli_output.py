@@ -1,4 +1,5 @@
 """CLI output and exit codes: streaming lines in CI, -q/-v, --fail-on, audit exit 1, labels, list/papers, start-up."""
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,9 @@ def test_ci_log_prints_a_line_per_check_as_it_finishes(monkeypatch):
     def fake_run(checks, opts, progress=None):
         recs = []
         for i, c in enumerate(checks[:2]):
-            rec = VerdictRecord(c.claim_id, "x.toml a", "formula", c.method, "holds", 1, 1, {}, 0, None, 0.1,
-                                part=c.part)
+            rec = VerdictRecord(
+                c.claim_id, "x.toml a", "formula", c.method, "holds", 1, 1, {}, 0, None, 0.1, part=c.part
+            )
             progress(rec)
             sys.stdout.flush()
             seen_before_next.append(sys.stdout.buffer.getvalue().decode())  # what the log shows so far
@@ -74,8 +76,21 @@ def test_verify_quiet_verbose_and_fail_on(tmp_path):
 
 def test_quick_runs_are_labelled_in_every_format(tmp_path):
     paths = {k: tmp_path / f"r.{k}" for k in ("json", "md", "xml", "html")}
-    res = _invoke("verify", *FAST_REFUTED, "--jobs", "1", "--quick", "--json", str(paths["json"]),
-                  "--markdown", str(paths["md"]), "--junit", str(paths["xml"]), "--html", str(paths["html"]))
+    res = _invoke(
+        "verify",
+        *FAST_REFUTED,
+        "--jobs",
+        "1",
+        "--quick",
+        "--json",
+        str(paths["json"]),
+        "--markdown",
+        str(paths["md"]),
+        "--junit",
+        str(paths["xml"]),
+        "--html",
+        str(paths["html"]),
+    )
     assert res.exit_code == 0, res.output
     assert all(r["quick"] is True for r in json.loads(paths["json"].read_text()))
     assert "quick run" in paths["md"].read_text()
@@ -135,8 +150,9 @@ def test_list_filters_by_glob_and_cites_papers():
     assert "[004] Mohamed Seif Eldin Mohamed" in papers
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["list"], ["budget", "gdp", "--sigma", "10", "--steps", "100",
-                                                               "--delta", "1e-5"]])
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["list"], ["budget", "gdp", "--sigma", "10", "--steps", "100", "--delta", "1e-5"]]
+)
 def test_fast_commands_do_not_import_heavy_libraries(argv, tmp_path_factory):
     code = textwrap.dedent(f"""
         import sys
@@ -160,14 +176,16 @@ def test_assert_claims_accepts_toml(tmp_path):
     from privcheck.userfile import unload_user_file
 
     good = tmp_path / "ok.toml"
-    good.write_text(textwrap.dedent("""
+    good.write_text(
+        textwrap.dedent("""
         [[accountant]]
         id = "t.gdp.ok"
         query = "gdp.eps"
         params = { mu = 1.0, delta = 1e-5 }
         bound = 4.5
         expect = "holds"
-    """))
+    """)
+    )
     bad = tmp_path / "bad.toml"
     bad.write_text(good.read_text().replace("t.gdp.ok", "t.gdp.bad").replace("4.5", "4.0"))
     try:

@@ -1,5 +1,6 @@
 """The audit's summary printer (privcheck/cli/app.py ``_print_text``) prints exactly what rich would,
 and skips importing rich (and the progress bar) when there is nothing for rich to render."""
+
 from __future__ import annotations
 
 import io
@@ -42,11 +43,19 @@ def test_same_text_as_rich(text):
 
 
 def test_a_summary_is_printed_without_rich():
-    code = ("import sys\nfrom privcheck.cli import main\nsys.argv = ['privcheck', 'audit', 'de', '--samples', '200']\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\nprint('RICH', 'rich' in sys.modules, file=sys.stderr)")
+    code = (
+        "import sys\nfrom privcheck.cli import main\nsys.argv = ['privcheck', 'audit', 'de', '--samples', '200']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\nprint('RICH', 'rich' in sys.modules, file=sys.stderr)"
+    )
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
-                         env=dict(env, PYTHONPATH=str(ROOT)), cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=dict(env, PYTHONPATH=str(ROOT)),
+        cwd=ROOT,
+    )
     assert "verdict" in out.stdout
     assert "RICH False" in out.stderr, out.stderr[-2000:]
 

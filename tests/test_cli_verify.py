@@ -1,4 +1,5 @@
 """`privcheck verify` end to end: user claim files, reports, exit codes 0 / 1 / 2."""
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,15 @@ def test_example_file_meets_every_expectation(tmp_path):
     assert "claims.toml:" in res.output and "expectations: 8 met, 0 not met" in " ".join(res.output.split())
     records = json.loads(js.read_text())
     assert {r["id"] for r in records} == {
-        "example.krr.ldp", "example.krr.too_strong", "example.duchi.mc", "example.gdp.eps",
-        "example.drv.too_optimistic", "example.optimal.composition", "example.pm.variance", "example.gde.variance"}
+        "example.krr.ldp",
+        "example.krr.too_strong",
+        "example.duchi.mc",
+        "example.gdp.eps",
+        "example.drv.too_optimistic",
+        "example.optimal.composition",
+        "example.pm.variance",
+        "example.gde.variance",
+    }
     assert all(r["verdict"] == r["expect"] for r in records)
     root = ET.parse(junit).getroot()
     assert len(root.findall(".//testcase")) == 8 and root.get("failures") == "0"
@@ -38,7 +46,8 @@ def test_example_file_meets_every_expectation(tmp_path):
 
 def test_unmet_expectation_exits_1(tmp_path):
     p = tmp_path / "unmet.toml"
-    p.write_text(textwrap.dedent("""
+    p.write_text(
+        textwrap.dedent("""
         [[accountant]]
         id = "cli.unmet"
         query = "compose.drv"
@@ -51,7 +60,8 @@ def test_unmet_expectation_exits_1(tmp_path):
         query = "gdp.eps"
         params = { mu = 1.0, delta = 1e-5 }
         bound = 4.38
-    """))
+    """)
+    )
     junit = tmp_path / "u.xml"
     try:
         res = _invoke("--file", str(p), "--junit", str(junit))
@@ -65,14 +75,17 @@ def test_unmet_expectation_exits_1(tmp_path):
         unload_user_file(str(p))
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["no.such.claim"], "no claim matches 'no.such.claim'"),
-    (["nomatch.*"], "no claim matches 'nomatch.*'"),
-    (["--file", "does/not/exist.toml"], "does/not/exist.toml: no such file"),
-    (["--samples", "0", "biswas.de.ldp"], "--samples must be an integer >= 20"),
-    (["--method", "magic", "biswas.de.ldp"], "unknown method 'magic'"),
-    (["--confidence", "nan", "biswas.de.ldp"], "confidence"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["no.such.claim"], "no claim matches 'no.such.claim'"),
+        (["nomatch.*"], "no claim matches 'nomatch.*'"),
+        (["--file", "does/not/exist.toml"], "does/not/exist.toml: no such file"),
+        (["--samples", "0", "biswas.de.ldp"], "--samples must be an integer >= 20"),
+        (["--method", "magic", "biswas.de.ldp"], "unknown method 'magic'"),
+        (["--confidence", "nan", "biswas.de.ldp"], "confidence"),
+    ],
+)
 def test_bad_usage_exits_2(args, needle):
     res = _invoke(*args)
     assert res.exit_code == 2, res.output
@@ -80,13 +93,19 @@ def test_bad_usage_exits_2(args, needle):
     assert "Traceback" not in res.output
 
 
-@pytest.mark.parametrize("text,needle", [
-    ("[[privacy]\n", "malformed TOML"),
-    ('[[privacy]]\nid = "cli.bad"\nmechanism = "de"\nparams = { m = 2, eps = nan }\n', "params.eps must be a finite"),
-    ('[[privacy]]\nid = "cli.bad"\nmechanism = "de"\nparams = { m = 2, eps = -1.0 }\n', "eps must be a positive"),
-    ('[[privacy]]\nid = "cli.bad"\nmechanism = "de"\nsamples = 0\n', "samples must be an integer >= 20"),
-    ('[[privacy]]\nid = "cli.bad"\nmechanism = "zzz"\n', "unknown mechanism 'zzz'"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        ("[[privacy]\n", "malformed TOML"),
+        (
+            '[[privacy]]\nid = "cli.bad"\nmechanism = "de"\nparams = { m = 2, eps = nan }\n',
+            "params.eps must be a finite",
+        ),
+        ('[[privacy]]\nid = "cli.bad"\nmechanism = "de"\nparams = { m = 2, eps = -1.0 }\n', "eps must be a positive"),
+        ('[[privacy]]\nid = "cli.bad"\nmechanism = "de"\nsamples = 0\n', "samples must be an integer >= 20"),
+        ('[[privacy]]\nid = "cli.bad"\nmechanism = "zzz"\n', "unknown mechanism 'zzz'"),
+    ],
+)
 def test_bad_claims_file_exits_2_with_one_line(tmp_path, text, needle):
     p = tmp_path / "bad.toml"
     p.write_text(text)

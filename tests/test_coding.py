@@ -1,4 +1,5 @@
 """The vectorised output coding against a slow, obviously-correct reference (so speed cannot change verdicts)."""
+
 from __future__ import annotations
 
 import math
@@ -51,7 +52,7 @@ def ref_counts(coding: OutputCoding, data: np.ndarray) -> dict:
         for r in rows:
             if fam == ():
                 base = [c.size if c.kind == "int" else c.n_codes for c in coding.columns]
-                key = sum(code * math.prod(base[j + 1:]) for j, code in enumerate(r))
+                key = sum(code * math.prod(base[j + 1 :]) for j, code in enumerate(r))
                 if any(code >= b for code, b in zip(r, base)):
                     key = -1
                 hits = np.flatnonzero(coding.rows == key)
@@ -84,9 +85,14 @@ def _data(kind: str, n: int, d: int, rng: np.random.Generator, shift: int = 0) -
 
 
 @settings(max_examples=25, deadline=None)
-@given(kind=st.sampled_from(["bits", "ints", "levels", "continuous"]), d=st.integers(1, 10),
-       n_pilot=st.integers(5, 300), n=st.integers(0, 300), shift=st.integers(-2, 2),
-       seed=st.integers(0, 2 ** 32 - 1))
+@given(
+    kind=st.sampled_from(["bits", "ints", "levels", "continuous"]),
+    d=st.integers(1, 10),
+    n_pilot=st.integers(5, 300),
+    n=st.integers(0, 300),
+    shift=st.integers(-2, 2),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_chunk_counts_match_reference(kind, d, n_pilot, n, shift, seed):
     rng = np.random.default_rng(seed)
     pilot = _data(kind, n_pilot, d, rng)
@@ -111,7 +117,7 @@ def test_chunk_counts_match_reference(kind, d, n_pilot, n, shift, seed):
 
 
 @settings(max_examples=15, deadline=None)
-@given(kind=st.sampled_from(["bits", "ints", "levels"]), d=st.integers(1, 6), seed=st.integers(0, 2 ** 32 - 1))
+@given(kind=st.sampled_from(["bits", "ints", "levels"]), d=st.integers(1, 6), seed=st.integers(0, 2**32 - 1))
 def test_events_from_fast_counts_equal_events_from_reference_counts(kind, d, seed):
     rng = np.random.default_rng(seed)
     pilot = [_data(kind, 200, d, rng), _data(kind, 200, d, rng, 1)]
@@ -133,7 +139,7 @@ def test_chunked_counts_add_up_to_whole_counts():
     data = _data("bits", 5000, 12, rng)
     coding = OutputCoding.fit(data[:1000]).with_pair_columns([0, 3, 7])
     whole = coding.count_chunk(data)
-    parts = [coding.count_chunk(data[i: i + 777]) for i in range(0, 5000, 777)]
+    parts = [coding.count_chunk(data[i : i + 777]) for i in range(0, 5000, 777)]
     for fam, v in whole.items():
         assert np.array_equal(v, sum(p[fam] for p in parts))
 
@@ -164,22 +170,31 @@ def test_binned_description_has_no_typo():
 @pytest.mark.parametrize("dist", ["normal", "cauchy", "rounded", "tiny", "huge"])
 def test_grid_binning_equals_binary_search(dist):
     rng = np.random.default_rng(5)
-    draw = {"normal": lambda n: rng.normal(size=n), "cauchy": lambda n: rng.standard_cauchy(n),
-            "rounded": lambda n: rng.uniform(-4, 4, n).round(2), "tiny": lambda n: rng.normal(size=n) * 1e-300,
-            "huge": lambda n: rng.normal(size=n) * 1e300}[dist]
+    draw = {
+        "normal": lambda n: rng.normal(size=n),
+        "cauchy": lambda n: rng.standard_cauchy(n),
+        "rounded": lambda n: rng.uniform(-4, 4, n).round(2),
+        "tiny": lambda n: rng.normal(size=n) * 1e-300,
+        "huge": lambda n: rng.normal(size=n) * 1e300,
+    }[dist]
     coder = OutputCoding.fit(draw(20_000)[:, None]).columns[0]
     assert coder.kind == "binned" and coder.edges.size >= 8
     e = coder.edges
-    x = np.concatenate([draw(50_000), e, np.nextafter(e, -np.inf), np.nextafter(e, np.inf),
-                        [-np.inf, np.inf, -1e308, 1e308, 0.0]])
+    x = np.concatenate(
+        [draw(50_000), e, np.nextafter(e, -np.inf), np.nextafter(e, np.inf), [-np.inf, np.inf, -1e308, 1e308, 0.0]]
+    )
     assert np.array_equal(coder._bins(x), np.searchsorted(e, x, side="right"))
 
 
 def test_one_integer_column_shortcut_matches_reference():
     rng = np.random.default_rng(9)
     coding = OutputCoding.fit(rng.integers(0, 5, (300, 1)))
-    for chunk in (rng.integers(0, 5, (500, 1)), rng.integers(0, 9, (500, 1)), rng.integers(-3, 9, (500, 1)),
-                  np.array([[0], [10 ** 12]])):
+    for chunk in (
+        rng.integers(0, 5, (500, 1)),
+        rng.integers(0, 9, (500, 1)),
+        rng.integers(-3, 9, (500, 1)),
+        np.array([[0], [10**12]]),
+    ):
         assert np.array_equal(coding.count_chunk(chunk)[(0,)], ref_counts(coding, chunk)[(0,)])
         mask = np.array([1, 0, 1, 0, 0, 1, 1], bool)[: coding.family_size((0,))]
         ev = Event((0, 1), (0,), mask, 0.0, "test")
@@ -187,7 +202,7 @@ def test_one_integer_column_shortcut_matches_reference():
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 2 ** 32 - 1), runs=st.integers(1, 3), nan=st.booleans())
+@given(seed=st.integers(0, 2**32 - 1), runs=st.integers(1, 3), nan=st.booleans())
 def test_interval_events_counted_by_comparisons_match_reference(seed, runs, nan):
     rng = np.random.default_rng(seed)
     coding = OutputCoding.fit(rng.laplace(size=(3000, 1)))
@@ -217,7 +232,7 @@ def test_mixed_interval_and_scattered_events_on_one_float_column():
     interval = np.zeros(size, bool)
     interval[3:20] = True
     scattered = np.zeros(size, bool)
-    scattered[1:size - 1:3] = True
+    scattered[1 : size - 1 : 3] = True
     events = [Event((0, 1), (0,), m, 0.0, "test") for m in (interval, scattered)]
     ref = ref_counts(coding, chunk)[(0,)]
     assert coding.count_events(chunk, events).tolist() == [int(ref[interval].sum()), int(ref[scattered].sum())]

@@ -1,6 +1,7 @@
 """Fused audit rounds: every input of a stage in one map (map_streams), the sampler scattered once, several
 chunks per Dask task folded on the worker, one backend per audit / verify run — and results bit-identical
 to one map per input on threads."""
+
 from __future__ import annotations
 
 import functools
@@ -40,8 +41,10 @@ STREAMS = [Stream(10_000, derive(SEED, "a", 0)), Stream(3_000, derive(SEED, "a",
 
 def _reference(reduce=None):
     """One map_chunks per stream on one thread: what the fused map must reproduce exactly."""
-    return [map_chunks(functools.partial(_stats, SHARED, s), st.n, st.seed_seq, chunk=700, jobs=1, reduce=reduce)
-            for s, st in enumerate(STREAMS)]
+    return [
+        map_chunks(functools.partial(_stats, SHARED, s), st.n, st.seed_seq, chunk=700, jobs=1, reduce=reduce)
+        for s, st in enumerate(STREAMS)
+    ]
 
 
 def _plain(results):
@@ -74,8 +77,9 @@ def test_streams_identical_to_one_map_per_stream_on_every_backend(dask_client):
 def test_dask_runs_several_chunks_per_task_and_folds_them_on_the_worker(dask_client):
     backend = DaskBackend(dask_client)
     seen = []
-    folded = map_streams(_stats, STREAMS, shared=SHARED, chunk=700, backend=backend, reduce=np.add,
-                         progress=seen.append)
+    folded = map_streams(
+        _stats, STREAMS, shared=SHARED, chunk=700, backend=backend, reduce=np.add, progress=seen.append
+    )
     per_task = backend._per_task(STREAMS, 700)
     assert per_task > 1
     assert len(seen) == len(plan_tasks(STREAMS, 700, per_task)) < 20  # one result per task, not per chunk

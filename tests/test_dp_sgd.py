@@ -1,4 +1,5 @@
 """DP-SGD / DP-FedAvg references (estimators/dp_sgd.py) and their audits against their accountants."""
+
 from __future__ import annotations
 
 import math
@@ -46,20 +47,21 @@ def test_llr_of_a_subsampled_step_against_the_mixture_density():
     m = privcheck.mechanism("dp-sgd", q=0.3, sigma=1.5, C=1.0, T=1, d=1)
     x = np.linspace(-3, 3, 7)[:, None]
     s = 1.5
-    p0 = np.exp(-x[:, 0] ** 2 / (2 * s * s))
-    p1 = 0.7 * p0 + 0.3 * np.exp(-(x[:, 0] - 1) ** 2 / (2 * s * s))
+    p0 = np.exp(-(x[:, 0] ** 2) / (2 * s * s))
+    p1 = 0.7 * p0 + 0.3 * np.exp(-((x[:, 0] - 1) ** 2) / (2 * s * s))
     assert np.allclose(m.llr(x, 0, 1), np.log(p1 / p0))
 
 
 def test_accountant_is_the_subsampled_gaussian_composition():
     acc = privcheck.mechanism("dp-sgd", q=0.01, sigma=1.1, T=100).accountant()
-    (ev, count), = acc.events
+    ((ev, count),) = acc.events
     assert count == 100 and ev.q == 0.01 and ev.event.sigma == 1.1
     assert privcheck.mechanism("dp-sgd", q=1.0, sigma=2.0).accountant().events[0][0].gdp_mu() == 0.5
 
 
-@pytest.mark.parametrize("bad", [{"q": 0}, {"q": 1.5}, {"sigma": -1}, {"C": 0}, {"T": 0}, {"d": 0},
-                                 {"bug": "other"}, {"N": -1}])
+@pytest.mark.parametrize(
+    "bad", [{"q": 0}, {"q": 1.5}, {"sigma": -1}, {"C": 0}, {"T": 0}, {"d": 0}, {"bug": "other"}, {"N": -1}]
+)
 def test_bad_parameters(bad):
     with pytest.raises((PrivcheckUsageError, ValueError)):
         privcheck.mechanism("dp-sgd", **bad)

@@ -1,4 +1,5 @@
 """Tests of the estimator checker: a biased estimator is caught, false alarms are calibrated, bad input fails clearly."""
+
 import math
 
 import numpy as np
@@ -40,8 +41,12 @@ def test_false_alarm_rate_is_calibrated():
     """200 small seeded runs of an unbiased estimator with the right variance: 'refuted' at most ~5 %."""
     n, pi = 1_000, 0.5
     g = fq.uniform_groups(n, 0, pi)
-    sc = Scenario(name="calib", draw=lambda rng, size: fq.draw_counts(g, P, Q, rng, size), target=0.0,
-                  claimed_variance=fq.thm32_var_star(n, pi, P, Q))
+    sc = Scenario(
+        name="calib",
+        draw=lambda rng, size: fq.draw_counts(g, P, Q, rng, size),
+        target=0.0,
+        claimed_variance=fq.thm32_var_star(n, pi, P, Q),
+    )
     est = lambda o: fq.g_de(o[0], n, pi, P, Q)
     refuted = 0
     for i in range(200):
@@ -53,8 +58,13 @@ def test_false_alarm_rate_is_calibrated():
 def test_wrong_variance_is_refuted():
     n, pi = 1_000, 0.5
     g = fq.uniform_groups(n, 0, pi)
-    sc = Scenario(name="v", draw=lambda rng, size: fq.draw_counts(g, P, Q, rng, size), target=0.0,
-                  claimed_variance=1.3 * fq.thm32_var_star(n, pi, P, Q), test_bias=False)
+    sc = Scenario(
+        name="v",
+        draw=lambda rng, size: fq.draw_counts(g, P, Q, rng, size),
+        target=0.0,
+        claimed_variance=1.3 * fq.thm32_var_star(n, pi, P, Q),
+        test_bias=False,
+    )
     res = check_estimator(lambda o: fq.g_de(o[0], n, pi, P, Q), sc, 40_000, seed=3)
     assert decide([res]).verdict == "refuted"
 
@@ -105,10 +115,17 @@ def test_undefined_estimates_are_reported_not_averaged():
         summarise(est, sc)
 
 
-@pytest.mark.parametrize("kw", [
-    {"tolerance": 0.0}, {"claimed_variance": -1.0}, {"target": np.nan}, {"claimed_mean": [1.0, 2.0]},
-    {"draw": 3}, {"var_rel_tol": 0},
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"tolerance": 0.0},
+        {"claimed_variance": -1.0},
+        {"target": np.nan},
+        {"claimed_mean": [1.0, 2.0]},
+        {"draw": 3},
+        {"var_rel_tol": 0},
+    ],
+)
 def test_invalid_scenarios_one_line_errors(kw):
     args = dict(name="x", draw=lambda rng, size: rng.normal(size=size), target=0.0) | kw
     with pytest.raises(PrivcheckUsageError) as e:
@@ -123,8 +140,12 @@ def test_invalid_run_parameters():
     res = check_estimator(None, sc, 100, family=2)
     with pytest.raises(PrivcheckUsageError, match="families"):
         decide([res])
-    for bad in (lambda: fq.uniform_groups(10, 11, 0.5), lambda: fq.uniform_groups(10, 1, 0.0),
-                lambda: fq.c_de([1], 10, 0.2, 0.3), lambda: fq.figure3_data(eps=-1)):
+    for bad in (
+        lambda: fq.uniform_groups(10, 11, 0.5),
+        lambda: fq.uniform_groups(10, 1, 0.0),
+        lambda: fq.c_de([1], 10, 0.2, 0.3),
+        lambda: fq.figure3_data(eps=-1),
+    ):
         with pytest.raises(PrivcheckUsageError):
             bad()
 

@@ -1,4 +1,5 @@
 """Tests of the 004 wireless, 002 NoisySMPC and sqSGD rotation models (closed forms and enumeration)."""
+
 import math
 from fractions import Fraction
 
@@ -34,8 +35,10 @@ def test_eq9_exact_unbiased_for_uniform_p_and_biased_otherwise():
 def test_simulation_matches_exact_moments():
     s = _setup([0.2, 0.5, 0.7, 0.9], D=[1, 2, 3, 4])
     obs = wl.draw(s, np.random.default_rng(1), 300_000)
-    for est, (em, ev) in ((wl.estimate_eq10(s, obs), wl.exact_moments_eq10(s)),
-                          (wl.estimate_eq9(s, obs), wl.exact_moments_eq9(s)[:2])):
+    for est, (em, ev) in (
+        (wl.estimate_eq10(s, obs), wl.exact_moments_eq10(s)),
+        (wl.estimate_eq9(s, obs), wl.exact_moments_eq9(s)[:2]),
+    ):
         assert np.all(np.abs(est.mean(axis=0) - em) < 5 * np.sqrt(ev / est.shape[0]))
         assert np.allclose(est.var(axis=0) / ev, 1, atol=0.02)
 
@@ -81,12 +84,17 @@ def test_rotation_fast_transform_and_orthogonality():
     assert np.abs(rot.rotate(y, s, "orthonormal")).max() <= 1.5 + 1e-12
 
 
-@pytest.mark.parametrize("call", [
-    lambda: rot.walsh_hadamard(12), lambda: rot.project_l2(np.ones(3), 0),
-    lambda: wl.setup(np.ones((2, 2)), 1, [0.5, 1.5], 0.1), lambda: wl.setup(np.ones(3), 1, 0.5, 0.1),
-    lambda: wl.estimate_eq9(_setup(0.5), (np.ones((1, 4), bool), np.ones((1, 2))), empty="skip"),
-    lambda: ns.noisy_smpc(np.ones((2, 2)), -1.0, np.random.default_rng(0), 3),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: rot.walsh_hadamard(12),
+        lambda: rot.project_l2(np.ones(3), 0),
+        lambda: wl.setup(np.ones((2, 2)), 1, [0.5, 1.5], 0.1),
+        lambda: wl.setup(np.ones(3), 1, 0.5, 0.1),
+        lambda: wl.estimate_eq9(_setup(0.5), (np.ones((1, 4), bool), np.ones((1, 2))), empty="skip"),
+        lambda: ns.noisy_smpc(np.ones((2, 2)), -1.0, np.random.default_rng(0), 3),
+    ],
+)
 def test_invalid_model_parameters(call):
     with pytest.raises(PrivcheckUsageError) as e:
         call()

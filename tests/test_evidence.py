@@ -3,6 +3,7 @@
 Each strengthened catalogue check is run on the real code (expected verdict) and on a deliberately
 broken variant (monkeypatched) that must flip its verdict.
 """
+
 from __future__ import annotations
 
 import io
@@ -68,17 +69,28 @@ def test_runner_treats_computed_as_passing_and_a_holding_calculator_as_an_error(
     assert r_ok.verdict == "computed" and r_ok.met_expectation  # like holds: not a failure
     assert r_bad.verdict == "error" and "cannot return 'holds'" in r_bad.details["error"]
     assert r_wrong.verdict == "error" and not r_wrong.met_expectation
-    refuted = VerdictRecord("x", "user", "formula", "calculator", "computed", None, None, {}, 0, None, 0.0,
-                            expect="refuted")
+    refuted = VerdictRecord(
+        "x", "user", "formula", "calculator", "computed", None, None, {}, 0, None, 0.0, expect="refuted"
+    )
     assert not refuted.met_expectation
 
 
 def _records():
-    base = dict(source="004_cc7ee25c83388ef6.txt Thm 1", kind="bound", claimed="eq. 13", measured={"a": 1.0},
-                details={"x": 1}, seed=0, samples=None, seconds=0.1)
-    return [VerdictRecord(id="seif.thm1", method="calculator", verdict="computed", **base),
-            VerdictRecord(id="seif.taylor", method="numeric", verdict="holds", **base),
-            VerdictRecord(id="seif.thm1.mechanism", method="exact", verdict="refuted", **base)]
+    base = dict(
+        source="004_cc7ee25c83388ef6.txt Thm 1",
+        kind="bound",
+        claimed="eq. 13",
+        measured={"a": 1.0},
+        details={"x": 1},
+        seed=0,
+        samples=None,
+        seconds=0.1,
+    )
+    return [
+        VerdictRecord(id="seif.thm1", method="calculator", verdict="computed", **base),
+        VerdictRecord(id="seif.taylor", method="numeric", verdict="holds", **base),
+        VerdictRecord(id="seif.thm1.mechanism", method="exact", verdict="refuted", **base),
+    ]
 
 
 def test_every_writer_handles_computed(tmp_path):
@@ -88,8 +100,11 @@ def test_every_writer_handles_computed(tmp_path):
     recs = _records()
     assert json.loads(records_to_json(recs))[0]["verdict"] == "computed"
     tree = records_to_junit(recs)
-    calc = [c for c in tree.getroot().iter("testcase")
-            if "seif.thm1" in c.get("name", "") and "mechanism" not in c.get("name", "")]
+    calc = [
+        c
+        for c in tree.getroot().iter("testcase")
+        if "seif.thm1" in c.get("name", "") and "mechanism" not in c.get("name", "")
+    ]
     assert len(calc) == 1 and calc[0].find("failure") is None and calc[0].find("error") is None
     assert "computed" in ET.tostring(tree.getroot(), encoding="unicode")
     md = records_to_markdown(recs)
@@ -162,8 +177,10 @@ def test_taylor_remainder_bound_has_third_order():
         assert t.bound24 < 0.05 * t.second24 and t.bound25 < 0.05 * t.second25
 
 
-@pytest.mark.parametrize("coef,verdict", [((1, 3), "holds"), ((2, 5), "refuted"), ((0.2, 1), "refuted"),
-                                          ((1, 5), "refuted"), ((1.1, 3), "refuted")])
+@pytest.mark.parametrize(
+    "coef,verdict",
+    [((1, 3), "holds"), ((2, 5), "refuted"), ((0.2, 1), "refuted"), ((1, 5), "refuted"), ((1.1, 3), "refuted")],
+)
 def test_taylor_check_refutes_wrong_coefficients(monkeypatch, coef, verdict):
     from estimators import wireless as wl
 
@@ -184,10 +201,13 @@ def test_composition_exact_uses_independent_values(monkeypatch):
 
     assert _run_one("composition.advanced", "exact", quick=True).verdict == "holds"
     real = comp.drv_composition
-    monkeypatch.setattr(comp, "drv_composition",
-                        lambda eps, steps, dt, delta=0.0: type(real(eps, steps, dt, delta))(
-                            "drv", real(eps, steps, dt, delta).eps * (1 + 1e-6), real(eps, steps, dt, delta).delta,
-                            steps))
+    monkeypatch.setattr(
+        comp,
+        "drv_composition",
+        lambda eps, steps, dt, delta=0.0: type(real(eps, steps, dt, delta))(
+            "drv", real(eps, steps, dt, delta).eps * (1 + 1e-6), real(eps, steps, dt, delta).delta, steps
+        ),
+    )
     assert _run_one("composition.advanced", "exact", quick=True).verdict == "refuted"
 
 
@@ -220,10 +240,20 @@ def test_pe_sparsity_uses_the_fedsel_sampler(monkeypatch):
 # --------------------------------------------------------------------------- δ-mode power statement
 def _bound(n_est, delta_lower, eps=1.0, m=2, confidence=0.95):
     cands = [{}] * m
-    return MonteCarloBound(eps_lower=0.1, confidence=confidence, samples_per_input=n_est + 10,
-                           selection_samples=10, estimation_samples=n_est, eps_max_certifiable=5.0,
-                           worst_pair=None, event=None, counts=None, candidates=cands, delta_eps=eps,
-                           delta_lower=delta_lower)
+    return MonteCarloBound(
+        eps_lower=0.1,
+        confidence=confidence,
+        samples_per_input=n_est + 10,
+        selection_samples=10,
+        estimation_samples=n_est,
+        eps_max_certifiable=5.0,
+        worst_pair=None,
+        event=None,
+        counts=None,
+        candidates=cands,
+        delta_eps=eps,
+        delta_lower=delta_lower,
+    )
 
 
 def test_delta_mode_is_inconclusive_without_power():

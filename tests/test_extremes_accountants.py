@@ -5,6 +5,7 @@ Domains: ε 1e-9…700, δ 1e-300…0.5, steps 1…1e9, σ 1e-3…1e4 (μ = 1/σ
 from an independent mpmath evaluation of the definition) at most the target; a
 δ reported is at least the true δ.
 """
+
 from __future__ import annotations
 
 import math
@@ -49,15 +50,16 @@ def _rr_delta_mp(eps: float, T: int, eps_total: float) -> mpmath.mpf:
 # GDP
 # ---------------------------------------------------------------------------
 
+
 @SETTINGS
 @given(sigma=SIGMA, delta=LOG_DELTA)
 def test_gdp_eps_is_valid_and_tight(sigma, delta):
     mu = 1.0 / sigma
     e = gdp.gdp_eps(mu, delta)
     assert math.isfinite(e) and e >= 0
-    assert _gdp_delta_mp(mu, e) <= delta                       # safe side
+    assert _gdp_delta_mp(mu, e) <= delta  # safe side
     if e > 0:
-        assert _gdp_delta_mp(mu, e * (1 - 1e-7)) > delta        # and next to the root
+        assert _gdp_delta_mp(mu, e * (1 - 1e-7)) > delta  # and next to the root
 
 
 @SETTINGS
@@ -116,9 +118,13 @@ def test_gdp_mu_is_valid(eps, delta):
 # composition
 # ---------------------------------------------------------------------------
 
+
 @SETTINGS
-@given(eps=st.floats(min_value=-3.0, max_value=math.log10(700.0)).map(lambda x: 10.0**x),
-       T=st.integers(min_value=1, max_value=40), frac=st.floats(min_value=0.0, max_value=1.0))
+@given(
+    eps=st.floats(min_value=-3.0, max_value=math.log10(700.0)).map(lambda x: 10.0**x),
+    T=st.integers(min_value=1, max_value=40),
+    frac=st.floats(min_value=0.0, max_value=1.0),
+)
 def test_rr_delta_is_an_upper_bound_close_to_mpmath(eps, T, frac):
     et = frac * T * eps
     got = comp.rr_composition_delta(eps, T, et)
@@ -130,8 +136,11 @@ def test_rr_delta_is_an_upper_bound_close_to_mpmath(eps, T, frac):
 
 
 @SETTINGS
-@given(eps=st.floats(min_value=-3.0, max_value=math.log10(700.0)).map(lambda x: 10.0**x),
-       T=st.integers(min_value=1, max_value=40), delta=LOG_DELTA)
+@given(
+    eps=st.floats(min_value=-3.0, max_value=math.log10(700.0)).map(lambda x: 10.0**x),
+    T=st.integers(min_value=1, max_value=40),
+    delta=LOG_DELTA,
+)
 def test_rr_eps_is_valid(eps, T, delta):
     e = comp.rr_composition_eps(eps, T, delta)
     assert 0 <= e <= T * eps * (1 + 1e-12) and math.isfinite(e)
@@ -139,9 +148,11 @@ def test_rr_eps_is_valid(eps, T, delta):
 
 
 @SETTINGS
-@given(eps=LOG_EPS, T=st.one_of(st.integers(min_value=1, max_value=1000),
-                                 st.integers(min_value=1, max_value=9).map(lambda k: 10**k)),
-       dt=st.floats(min_value=-300.0, max_value=-1.0).map(lambda x: 10.0**x))
+@given(
+    eps=LOG_EPS,
+    T=st.one_of(st.integers(min_value=1, max_value=1000), st.integers(min_value=1, max_value=9).map(lambda k: 10**k)),
+    dt=st.floats(min_value=-300.0, max_value=-1.0).map(lambda x: 10.0**x),
+)
 def test_closed_forms_are_finite_ordered_and_monotone(eps, T, dt):
     basic = comp.basic_composition(eps, 0.0, T)
     kov = comp.kov_composition(eps, dt, 0.0, T)

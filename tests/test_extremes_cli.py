@@ -5,6 +5,7 @@ Every row of :data:`USAGE` must exit 2 with exactly one line on standard error
 give the correct answer. Runs in-process with click's CliRunner; each audit
 uses few samples so the module stays fast.
 """
+
 from __future__ import annotations
 
 import json
@@ -152,41 +153,65 @@ def _json(args):
 
 # (args, check on the JSON result) — correct answers at the edges
 ANSWERS = [
-    (["audit", "de", "--param", "m=4", "--param", "eps=300", *FAST],
-     lambda r: r["eps_exact"] == 300.0 and r["verdict"] == "holds"),
-    (["audit", "de", "--param", "m=4", "--param", "eps=800", *FAST],
-     lambda r: r["eps_exact"] == 800.0 and r["verdict"] == "holds"),
+    (
+        ["audit", "de", "--param", "m=4", "--param", "eps=300", *FAST],
+        lambda r: r["eps_exact"] == 300.0 and r["verdict"] == "holds",
+    ),
+    (
+        ["audit", "de", "--param", "m=4", "--param", "eps=800", *FAST],
+        lambda r: r["eps_exact"] == 800.0 and r["verdict"] == "holds",
+    ),
     (["audit", "de", "--param", "m=4", "--param", "eps=100", "--no-mc"], lambda r: r["eps_exact"] == 100.0),
-    (["audit", "de", "--param", "m=4", "--param", "eps=1e-300", "--no-mc"],
-     lambda r: math.isclose(r["eps_exact"], 1e-300, rel_tol=1e-12)),
+    (
+        ["audit", "de", "--param", "m=4", "--param", "eps=1e-300", "--no-mc"],
+        lambda r: math.isclose(r["eps_exact"], 1e-300, rel_tol=1e-12),
+    ),
     (["audit", "duchi", "--param", "eps=800", *FAST], lambda r: r["eps_exact"] == 800.0 and r["verdict"] == "holds"),
     (["audit", "pm", "--param", "eps=100", *FAST], lambda r: r["eps_exact"] == 100.0 and r["verdict"] == "holds"),
     (["audit", "pm", "--param", "eps=1e-12", *FAST], lambda r: math.isclose(r["eps_exact"], 1e-12, rel_tol=1e-12)),
     (["audit", "hm", "--param", "eps=800", *FAST], lambda r: r["eps_exact"] == 800.0 and r["verdict"] == "holds"),
-    (["audit", "fedsel-exp", "--param", "d=5", "--param", "k=2", "--param", "eps=1e-300", *FAST],
-     lambda r: math.isclose(r["eps_exact"], 1e-300, rel_tol=1e-12) and r["verdict"] == "holds"),
-    (["audit", "fedsel-ps", "--param", "d=5", "--param", "k=2", "--param", "eps=1000", *FAST],
-     lambda r: r["eps_exact"] == 1000.0),
+    (
+        ["audit", "fedsel-exp", "--param", "d=5", "--param", "k=2", "--param", "eps=1e-300", *FAST],
+        lambda r: math.isclose(r["eps_exact"], 1e-300, rel_tol=1e-12) and r["verdict"] == "holds",
+    ),
+    (
+        ["audit", "fedsel-ps", "--param", "d=5", "--param", "k=2", "--param", "eps=1000", *FAST],
+        lambda r: r["eps_exact"] == 1000.0,
+    ),
     (["audit", "pm", "--param", "eps=1e6", "--no-exact", *FAST], lambda r: r["verdict"] == "inconclusive"),
-    (["audit", "de", "--param", "m=4", "--param", "eps=1", "--eps", "0.5", "--no-mc"],
-     lambda r: r["verdict"] == "refuted"),
-    (["budget", "advanced", "--eps", "800", "--steps", "10"],
-     lambda r: r["basic"]["eps"] >= 8000 and r["drv"]["eps"] == "inf" and r["optimal"]["eps"] <= r["basic"]["eps"]),
-    (["budget", "advanced", "--eps", "10", "--steps", "100", "--delta-tilde", "1e-15"],
-     lambda r: r["optimal"]["eps"] >= 1000.0),
-    (["budget", "advanced", "--eps", "0.01", "--steps", "1e6"],
-     lambda r: 0 < r["optimal"]["eps"] <= r["kov"]["eps"] <= r["basic"]["eps"]),
+    (
+        ["audit", "de", "--param", "m=4", "--param", "eps=1", "--eps", "0.5", "--no-mc"],
+        lambda r: r["verdict"] == "refuted",
+    ),
+    (
+        ["budget", "advanced", "--eps", "800", "--steps", "10"],
+        lambda r: r["basic"]["eps"] >= 8000 and r["drv"]["eps"] == "inf" and r["optimal"]["eps"] <= r["basic"]["eps"],
+    ),
+    (
+        ["budget", "advanced", "--eps", "10", "--steps", "100", "--delta-tilde", "1e-15"],
+        lambda r: r["optimal"]["eps"] >= 1000.0,
+    ),
+    (
+        ["budget", "advanced", "--eps", "0.01", "--steps", "1e6"],
+        lambda r: 0 < r["optimal"]["eps"] <= r["kov"]["eps"] <= r["basic"]["eps"],
+    ),
     (["budget", "gdp", "--mu", "3e8"], lambda r: math.isclose(r["eps"], 4.5e16, rel_tol=1e-6)),
     (["budget", "gdp", "--mu", "1e200"], lambda r: r["eps"] == "inf"),
     (["budget", "gdp", "--mu", "1", "--delta", "1e-300"], lambda r: 30 < r["eps"] < 1e3),
     # tiny σ: the grid cannot hold the loss range, so no PLD interval (said in the notes), never a crash
-    (["budget", "amplify", "--q", "0.01", "--sigma", "1e-300", "--steps", "10"],
-     lambda r: r["eps_pld_upper"] is None and "PLD not computed" in r["pld_notes"][0] and r["eps_rdp"] == "inf"),
+    (
+        ["budget", "amplify", "--q", "0.01", "--sigma", "1e-300", "--steps", "10"],
+        lambda r: r["eps_pld_upper"] is None and "PLD not computed" in r["pld_notes"][0] and r["eps_rdp"] == "inf",
+    ),
     # huge σ: the mechanism is almost perfectly private, the certified interval is tiny and contains 0
-    (["budget", "amplify", "--q", "0.01", "--sigma", "1e300", "--steps", "10"],
-     lambda r: r["eps_pld_lower"] == 0.0 and 0.0 <= r["eps_pld_upper"] < 1e-2),
-    (["budget", "spriFed", "-s", "10", "--mu1", "1e300", "--mu2", "1"],
-     lambda r: r["budget"]["eps"] == "inf" and r["budget"]["mu_total"] > 3e300),
+    (
+        ["budget", "amplify", "--q", "0.01", "--sigma", "1e300", "--steps", "10"],
+        lambda r: r["eps_pld_lower"] == 0.0 and 0.0 <= r["eps_pld_upper"] < 1e-2,
+    ),
+    (
+        ["budget", "spriFed", "-s", "10", "--mu1", "1e300", "--mu2", "1"],
+        lambda r: r["budget"]["eps"] == "inf" and r["budget"]["mu_total"] > 3e300,
+    ),
 ]
 
 
@@ -198,7 +223,8 @@ def test_extreme_input_gets_the_right_answer(args, ok):
 def test_toml_claims_at_eps_800(tmp_path):
     tag = uuid.uuid4().hex[:8]
     f = tmp_path / "c.toml"
-    f.write_text(textwrap.dedent(f"""
+    f.write_text(
+        textwrap.dedent(f"""
         [[privacy]]
         id = "x{tag}.de800"
         mechanism = "de"
@@ -210,7 +236,8 @@ def test_toml_claims_at_eps_800(tmp_path):
         mechanism = "hm"
         params = {{ eps = 800.0 }}
         samples = 200
-    """))
+    """)
+    )
     res = _run(["verify", "--file", str(f), "--jobs", "1", "--json", "-"])
     _assert_no_traceback(res)
     assert res.exit_code == 0, res.output
@@ -237,8 +264,9 @@ def test_internal_error_is_one_line_exit_3(monkeypatch):
     assert res.exit_code == 3
     err = _stderr(res).strip().splitlines()
     assert len(err) == 1 and "Traceback" not in res.output
-    assert err[0] == ("privcheck: internal error: ZeroDivisionError: float division by zero "
-                      "(rerun with --debug for the traceback)")
+    assert err[0] == (
+        "privcheck: internal error: ZeroDivisionError: float division by zero (rerun with --debug for the traceback)"
+    )
     res = _run(["audit", "de", "--debug"])
     assert res.exit_code == 3 and "Traceback" in _stderr(res)
 
@@ -249,7 +277,7 @@ def test_warnings_do_not_leak_into_normal_output():
     assert "Warning" not in res.output
 
 
-LOOP_CLAIMS = '''
+LOOP_CLAIMS = """
 from privcheck import Claim, Outcome, check
 from privcheck.claims import CATALOGUE
 
@@ -266,7 +294,7 @@ def _loop(ctx):
 @check("{tag}.fast", "exact")
 def _fast(ctx):
     return Outcome("holds", 1.0, 1.0, {{}})
-'''
+"""
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

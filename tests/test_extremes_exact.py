@@ -5,6 +5,7 @@ evaluation written here from the mechanism's definition (CLAIMS.md / the
 papers), at twice the precision the library uses; the claim is tight for these
 mechanisms, so both must equal ε to 1e-12 relative.
 """
+
 from __future__ import annotations
 
 import math

@@ -6,6 +6,7 @@ says (standard error for refusals, standard output otherwise); the Python-API ca
 that need a server or a signal follow. Every network test stays on 127.0.0.1 (an unused port, a local
 HTTP server, a fake scheduler) or mocks the connection.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -48,8 +49,9 @@ def _deep_toml(tmp_path) -> str:
 
 def _huge_toml(tmp_path) -> str:
     f = tmp_path / "huge.toml"
-    f.write_text('[[privacy]]\nid = "huge.pe"\nmechanism = "fedsel-pe"\nparams = { d = 1000000000, k = 2 }\n'
-                 "samples = 1000\n")
+    f.write_text(
+        '[[privacy]]\nid = "huge.pe"\nmechanism = "fedsel-pe"\nparams = { d = 1000000000, k = 2 }\nsamples = 1000\n'
+    )
     return str(f)
 
 
@@ -59,10 +61,16 @@ def _file(tmp_path, name: str, text: str) -> str:
     return str(f)
 
 
-_BIG_REPLICATES = ('[[estimator]]\nid = "big.est"\nestimator = "c_de"\n'
-                   "scenario = { n = 100, n_i = 10, pi = 0.5, eps = 1.0, m = 4 }\nreplicates = 1000000000000\n")
-_BIG_SAMPLES = '[[privacy]]\nid = "big.lap"\nmechanism = "laplace"\nparams = { eps = 1.0 }\nexact = false\nsamples = {n}\n'
-_WIDE_USER = '[[privacy]]\nid = "big.user"\nsampler = "wide_user:wide"\ninputs = [0, 1]\neps = 1.0\nsamples = 900000000\n'
+_BIG_REPLICATES = (
+    '[[estimator]]\nid = "big.est"\nestimator = "c_de"\n'
+    "scenario = { n = 100, n_i = 10, pi = 0.5, eps = 1.0, m = 4 }\nreplicates = 1000000000000\n"
+)
+_BIG_SAMPLES = (
+    '[[privacy]]\nid = "big.lap"\nmechanism = "laplace"\nparams = { eps = 1.0 }\nexact = false\nsamples = {n}\n'
+)
+_WIDE_USER = (
+    '[[privacy]]\nid = "big.user"\nsampler = "wide_user:wide"\ninputs = [0, 1]\neps = 1.0\nsamples = 900000000\n'
+)
 
 
 def _wide_user_toml(tmp_path) -> str:
@@ -80,19 +88,36 @@ CASES = [
     (["budget", "wireless", "--K", "1e9", "--c", "30", "--p", "0.5"], 2, "budget wireless with K=1e+09"),
     (["budget", "wireless", "--K", "100", "--c", "30", "--p", "0.5", "--steps", "1e18"], 2, "--steps 1e+18"),
     (["budget", "wireless", "--K", "100", "--c", "30", "--p", "0.5", "--steps", "2e8"], 2, "--steps 2e+08"),
-    (["budget", "wireless", "--K", "1e4", "--c", "30", "--p", "0.5", "--max-memory", "1K"], 2, "more than the limit 1 KiB"),
+    (
+        ["budget", "wireless", "--K", "1e4", "--c", "30", "--p", "0.5", "--max-memory", "1K"],
+        2,
+        "more than the limit 1 KiB",
+    ),
     (["audit", "de", "--max-memory", ABOVE_RAM], 2, "more than this machine's RAM"),
     (["verify", "fedsel.ps.ratio", "--max-memory", ABOVE_RAM], 2, "more than this machine's RAM"),
     (["audit", "de", "--samples", "1e10", "--max-memory", "1G"], 2, "the limit is 1e+09 draws per input"),
     (lambda p: ["verify", "--file", _huge_toml(p), "--jobs", "1"], 2, "the exact eps of fedsel-pe with d=1000000000"),
     # claim files: oversize entries refused at load from the estimate (issue 19 §3), never an 'error' record later
-    (lambda p: ["verify", "--file", _file(p, "r.toml", _BIG_REPLICATES)], 2,
-     "[[estimator]] #1 (id 'big.est'): simulating 1e+12 replicates"),
-    (lambda p: ["verify", "--file", _file(p, "s.toml", _BIG_SAMPLES.replace("{n}", str(10**11)))], 2,
-     "(id 'big.lap'): samples 1e+11 is beyond what can be sampled"),
-    (lambda p: ["verify", "--file", _file(p, "s.toml", _BIG_SAMPLES.replace("{n}", str(5 * 10**9)))], 2,
-     "the limit is 1e+09 draws per input on this machine"),
-    (lambda p: ["verify", "--file", _wide_user_toml(p)], 2, "(id 'big.user'): auditing wide with outputs of 1000 values"),
+    (
+        lambda p: ["verify", "--file", _file(p, "r.toml", _BIG_REPLICATES)],
+        2,
+        "[[estimator]] #1 (id 'big.est'): simulating 1e+12 replicates",
+    ),
+    (
+        lambda p: ["verify", "--file", _file(p, "s.toml", _BIG_SAMPLES.replace("{n}", str(10**11)))],
+        2,
+        "(id 'big.lap'): samples 1e+11 is beyond what can be sampled",
+    ),
+    (
+        lambda p: ["verify", "--file", _file(p, "s.toml", _BIG_SAMPLES.replace("{n}", str(5 * 10**9)))],
+        2,
+        "the limit is 1e+09 draws per input on this machine",
+    ),
+    (
+        lambda p: ["verify", "--file", _wide_user_toml(p)],
+        2,
+        "(id 'big.user'): auditing wide with outputs of 1000 values",
+    ),
     # k-ary RR with k = 10^9: three atoms, an answer (checked against the closed form below)
     (["budget", "pld", "--event", "rr:eps=1,k=1000000000x2", "--delta", "1e-5"], 0, "PLD accountant (add_remove)"),
     # 2. crashes and hangs on built-in paths
@@ -112,8 +137,11 @@ def _first_line(res) -> str:
     return lines[0] if lines else ""
 
 
-@pytest.mark.parametrize("args,code,needle", CASES,
-                         ids=[" ".join(a)[:60] if isinstance(a, list) else f"file-{i}" for i, (a, _, _) in enumerate(CASES)])
+@pytest.mark.parametrize(
+    "args,code,needle",
+    CASES,
+    ids=[" ".join(a)[:60] if isinstance(a, list) else f"file-{i}" for i, (a, _, _) in enumerate(CASES)],
+)
 def test_hostile_case(args, code, needle, tmp_path):
     argv = args(tmp_path) if callable(args) else args
     t0 = time.perf_counter()
@@ -201,11 +229,21 @@ API = [
     (lambda: privcheck.mechanism("fedsel-pe", d=10**9, k=2).exact_epsilon(), "exact eps of fedsel-pe"),
     (lambda: privcheck.audit(privcheck.mechanism("fedsel-pe", d=10**9, k=2), samples=1000), LIMIT),
     (lambda: privcheck.audit(privcheck.mechanism("de"), samples=10**10), "1e+09 draws"),
-    (lambda: privcheck.check_estimator(lambda o: o, privcheck.Scenario("s", draw=lambda rng, n: rng.normal(size=n),
-                                                                      target=0.0), replicates=10**12),
-     "replicates"),
-    (lambda: privcheck.audit(lambda x, n, rng: rng.integers(0, 2, size=(n, 100_000), dtype=np.int8),
-                             inputs=[0, 1], eps=1.0, samples=10_000), "outputs of 100000 values"),
+    (
+        lambda: privcheck.check_estimator(
+            lambda o: o, privcheck.Scenario("s", draw=lambda rng, n: rng.normal(size=n), target=0.0), replicates=10**12
+        ),
+        "replicates",
+    ),
+    (
+        lambda: privcheck.audit(
+            lambda x, n, rng: rng.integers(0, 2, size=(n, 100_000), dtype=np.int8),
+            inputs=[0, 1],
+            eps=1.0,
+            samples=10_000,
+        ),
+        "outputs of 100000 values",
+    ),
 ]
 
 
@@ -243,8 +281,9 @@ def test_timeout_of_the_api_is_capped():
 
 # ---------------------------------------------------------------------------- Dask: connect and handshake
 
-needs_dask = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
-                                reason="extra privcheck[dask] not installed")
+needs_dask = pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None, reason="extra privcheck[dask] not installed"
+)
 
 
 @needs_dask
@@ -254,7 +293,9 @@ def test_unreachable_scheduler_is_one_line_quickly():
     res = CliRunner().invoke(main, ["verify", "fedsel.ps.ratio", "--dask", f"tcp://127.0.0.1:{port}"])
     assert res.exit_code == 2
     err = [ln for ln in res.stderr.splitlines() if ln.strip()]
-    assert len(err) == 1 and err[0].startswith(f"privcheck: error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}")
+    assert len(err) == 1 and err[0].startswith(
+        f"privcheck: error: cannot reach the Dask scheduler at tcp://127.0.0.1:{port}"
+    )
     assert time.perf_counter() - t0 < 60
 
 
@@ -266,8 +307,10 @@ def test_silent_address_is_one_line(monkeypatch):
         raise socket.timeout("timed out")
 
     monkeypatch.setattr(socket, "create_connection", silent)
-    with pytest.raises(privcheck.PrivcheckUsageError, match="cannot reach the Dask scheduler at tcp://10.255.255.1:8786: "
-                                                            "no answer within 1 s"):
+    with pytest.raises(
+        privcheck.PrivcheckUsageError,
+        match="cannot reach the Dask scheduler at tcp://10.255.255.1:8786: no answer within 1 s",
+    ):
         scheduler.probe_scheduler("tcp://10.255.255.1:8786", 1.0)
 
 
@@ -316,8 +359,11 @@ def _fake_server(first: bytes):
     return srv
 
 
-@pytest.mark.parametrize("first,ok", [((300).to_bytes(8, "little"), True), (b"HTTP/1.0 400", False), (b"", False)],
-                         ids=["dask-like", "http-reply", "closes"])
+@pytest.mark.parametrize(
+    "first,ok",
+    [((300).to_bytes(8, "little"), True), (b"HTTP/1.0 400", False), (b"", False)],
+    ids=["dask-like", "http-reply", "closes"],
+)
 def test_handshake_probe(first, ok):
     from privcheck.base.scheduler import probe_scheduler
 
@@ -340,8 +386,13 @@ def test_ctrl_c_with_a_local_cluster_leaves_nothing(tmp_path):
     exe = shutil.which("privcheck", path=os.path.dirname(sys.executable))
     cmd = [exe] if exe else [sys.executable, "-m", "privcheck.cli"]
     env = dict(os.environ, TMPDIR=str(tmp_path))
-    proc = subprocess.Popen([*cmd, "audit", "pm", "--samples", "100000000", "--dask", "local", "--jobs", "2"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True, env=env)
+    proc = subprocess.Popen(
+        [*cmd, "audit", "pm", "--samples", "100000000", "--dask", "local", "--jobs", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        env=env,
+    )
     try:
         deadline = time.time() + 90
         while time.time() < deadline and not list(tmp_path.glob("privcheck-dask-*/*")):

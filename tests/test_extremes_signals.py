@@ -4,6 +4,7 @@ Runs the console script in its own process group, sends SIGINT to the whole
 group once the run is under way (as a terminal does) and measures the time to
 exit; no worker process may be left behind.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,11 +24,15 @@ def _privcheck() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "privcheck.cli"]
 
 
-@pytest.mark.parametrize("args", [["verify", "--jobs", "2"], ["audit", "pm", "--samples", "100000000", "--jobs", "2"]],
-                         ids=["verify-jobs-2", "audit-jobs-2"])
+@pytest.mark.parametrize(
+    "args",
+    [["verify", "--jobs", "2"], ["audit", "pm", "--samples", "100000000", "--jobs", "2"]],
+    ids=["verify-jobs-2", "audit-jobs-2"],
+)
 def test_ctrl_c_exits_130_within_2_s(args):
-    proc = subprocess.Popen([*_privcheck(), *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [*_privcheck(), *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
     try:
         time.sleep(4.0)  # imports done, workers busy
         assert proc.poll() is None, "the run ended before it could be interrupted"

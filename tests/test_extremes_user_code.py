@@ -6,6 +6,7 @@ must say what happened: for verdict ``error`` (exit 1) the summary's ``reason``
 line names the user function and what it did; for a refusal (exit 2) standard
 error is exactly one line. Never exit 0, never 3, never a traceback, never a hang.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,7 +20,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
-USER = textwrap.dedent('''
+USER = textwrap.dedent("""
     import os, sys, time
     import numpy as np
 
@@ -91,7 +92,7 @@ USER = textwrap.dedent('''
 
     def crash_one(x, rng):
         return {}[x]
-''')
+""")
 
 SLOW_IMPORT = "import time\ntime.sleep(3600)\ndef f(x, n, rng):\n    return rng.random(n)\n"
 LOOP_IMPORT = "while True:\n    pass\n"
@@ -114,20 +115,48 @@ CASES = [
     ("returns inf", _audit("infinite"), 1, "usermech:infinite returned inf at input 0"),
     ("sleeps", _audit("sleeps", "--timeout", "2"), 1, "usermech:sleeps timed out after 2 s"),
     ("spins", _audit("spins", "--timeout", "2"), 1, "usermech:spins timed out after 2 s"),
-    ("sleeps at import", [*AUDIT[:1], "slowmod:f", *AUDIT[1:], "--timeout", "2"], 1,
-     "slowmod:f timed out after 2 s"),
-    ("os._exit in a worker process", ["audit", "usermech:exits_one", "--per-sample", "--input", "0", "--input",
-                                      "1", "--eps", "1", "--samples", "20000", "--jobs", "2"],
-     1, "usermech:exits_one ended the process running it with exit code 3"),
+    ("sleeps at import", [*AUDIT[:1], "slowmod:f", *AUDIT[1:], "--timeout", "2"], 1, "slowmod:f timed out after 2 s"),
+    (
+        "os._exit in a worker process",
+        [
+            "audit",
+            "usermech:exits_one",
+            "--per-sample",
+            "--input",
+            "0",
+            "--input",
+            "1",
+            "--eps",
+            "1",
+            "--samples",
+            "20000",
+            "--jobs",
+            "2",
+        ],
+        1,
+        "usermech:exits_one ended the process running it with exit code 3",
+    ),
     ("fixed internal seed", _audit("fixed_seed"), 2, "usermech:fixed_seed ignores the generator it is given"),
     ("vectorised call of one-output code", _audit("one_output"), 2, "add --per-sample"),
     ("timeout out of range", _audit("lap", "--timeout", "1e300"), 2, "--timeout must be a number of seconds"),
-    ("verify: file sleeps at import", ["verify", "--file", "slow_claims.py", "--timeout", "2"], 2,
-     "loading slow_claims.py timed out after 2 s"),
-    ("verify: file loops at import", ["verify", "--file", "loop_claims.py", "--timeout", "2"], 2,
-     "loading loop_claims.py timed out after 2 s"),
-    ("verify: TOML sampler module sleeps at import", ["verify", "--file", "slow.toml", "--timeout", "2"], 2,
-     "loading slow.toml timed out after 2 s"),
+    (
+        "verify: file sleeps at import",
+        ["verify", "--file", "slow_claims.py", "--timeout", "2"],
+        2,
+        "loading slow_claims.py timed out after 2 s",
+    ),
+    (
+        "verify: file loops at import",
+        ["verify", "--file", "loop_claims.py", "--timeout", "2"],
+        2,
+        "loading loop_claims.py timed out after 2 s",
+    ),
+    (
+        "verify: TOML sampler module sleeps at import",
+        ["verify", "--file", "slow.toml", "--timeout", "2"],
+        2,
+        "loading slow.toml timed out after 2 s",
+    ),
 ]
 
 
@@ -139,10 +168,13 @@ def workdir(tmp_path_factory):
     (d / "slow_claims.py").write_text(SLOW_IMPORT)
     (d / "loop_claims.py").write_text(LOOP_IMPORT)
     (d / "slow.toml").write_text('[[privacy]]\nid = "u.slow"\nsampler = "slowmod:f"\ninputs = [0, 1]\neps = 1.0\n')
-    (d / "exits.toml").write_text('[[privacy]]\nid = "u.exits"\nsampler = "usermech:exits"\ninputs = [0, 1]\n'
-                                  'eps = 0.5\nexpect = "refuted"\nsamples = 2000\n')
-    (d / "chatty.toml").write_text('[[privacy]]\nid = "u.chatty"\nsampler = "usermech:chatty"\ninputs = [0, 1]\n'
-                                   'eps = 2.0\nsamples = 2000\n')
+    (d / "exits.toml").write_text(
+        '[[privacy]]\nid = "u.exits"\nsampler = "usermech:exits"\ninputs = [0, 1]\n'
+        'eps = 0.5\nexpect = "refuted"\nsamples = 2000\n'
+    )
+    (d / "chatty.toml").write_text(
+        '[[privacy]]\nid = "u.chatty"\nsampler = "usermech:chatty"\ninputs = [0, 1]\neps = 2.0\nsamples = 2000\n'
+    )
     return d
 
 
@@ -170,8 +202,14 @@ def _privcheck(workdir, args, timeout=120, real_process=True):
             os.chdir(cwd)
         return _Result(res.exit_code, res.stdout, res.stderr)
     env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="200")
-    return subprocess.run([sys.executable, "-c", "from privcheck.cli import main; main()", *args], cwd=workdir,
-                          env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-c", "from privcheck.cli import main; main()", *args],
+        cwd=workdir,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 @pytest.mark.parametrize("case, args, code, text", CASES, ids=[c[0] for c in CASES])
@@ -198,10 +236,14 @@ def test_verify_file_exit_is_an_error_and_junit_is_written(workdir):
     assert '<error message="usermech:exits called sys.exit(0)' in xml
 
 
-@pytest.mark.parametrize("args", [
-    _audit("chatty", "--json", "-"),
-    ["verify", "--file", "chatty.toml", "--json", "-"],
-], ids=["audit", "verify"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        _audit("chatty", "--json", "-"),
+        ["verify", "--file", "chatty.toml", "--json", "-"],
+    ],
+    ids=["audit", "verify"],
+)
 def test_user_print_does_not_corrupt_json(workdir, args):
     r = _privcheck(workdir, args)
     assert r.returncode == 0, r.stderr
@@ -211,8 +253,11 @@ def test_user_print_does_not_corrupt_json(workdir, args):
 
 
 def test_debug_shows_the_users_traceback_without_a_misleading_hint(workdir):
-    r = _privcheck(workdir, ["audit", "usermech:crash_one", "--per-sample", "--input", "0", "--input", "1",
-                             "--eps", "1", "--debug"], real_process=False)
+    r = _privcheck(
+        workdir,
+        ["audit", "usermech:crash_one", "--per-sample", "--input", "0", "--input", "1", "--eps", "1", "--debug"],
+        real_process=False,
+    )
     assert r.returncode == 2
     assert 'usermech.py", line' in r.stderr and "in crash_one" in r.stderr and "KeyError" in r.stderr
     last = r.stderr.strip().splitlines()[-1]
@@ -220,10 +265,13 @@ def test_debug_shows_the_users_traceback_without_a_misleading_hint(workdir):
     assert "per-sample" not in last
 
 
-@pytest.mark.parametrize("name, text", [
-    ("exit_claims.py", "import os\nos._exit(0)\n"),
-    ("probe_exit.toml", '[[privacy]]\nid = "u.probe_exit"\nsampler = "exitmod:f"\ninputs = [0, 1]\neps = 1.0\n'),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("exit_claims.py", "import os\nos._exit(0)\n"),
+        ("probe_exit.toml", '[[privacy]]\nid = "u.probe_exit"\nsampler = "exitmod:f"\ninputs = [0, 1]\neps = 1.0\n'),
+    ],
+)
 def test_os_exit_while_loading_a_claims_file_never_passes(workdir, name, text):
     """os._exit(0) at import of a claims file or in a sampler probed while it loads: exit 1 and one line, not 0."""
     (workdir / "exitmod.py").write_text("import os\ndef f(x, n, rng):\n    os._exit(0)\n")
@@ -231,5 +279,7 @@ def test_os_exit_while_loading_a_claims_file_never_passes(workdir, name, text):
     r = _privcheck(workdir, ["verify", "--file", name])
     assert r.returncode == 1, (r.returncode, r.stderr)
     lines = r.stderr.strip().splitlines()
-    assert lines == ["privcheck: error: the user's code ended the process running the claims with exit code 0 "
-                     "(os._exit or an exit from C code) before the run finished; no report was written"]
+    assert lines == [
+        "privcheck: error: the user's code ended the process running the claims with exit code 0 "
+        "(os._exit or an exit from C code) before the run finished; no report was written"
+    ]

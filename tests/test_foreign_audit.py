@@ -1,4 +1,5 @@
 """Auditing foreign code: any output type, per-sample functions, neighbouring pairs, views."""
+
 from __future__ import annotations
 
 import math
@@ -64,10 +65,16 @@ def _mc(sampler, **kw):
     return audit(sampler, eps=EPS, samples=6000, seed=11, jobs=1, **kw)
 
 
-@pytest.mark.parametrize("other, twin", [
-    (krr_strings, krr), (krr_string_list, krr), (krr_sets, krr),
-    (krr_tuples, krr_tuples_twin), (krr_complex, krr_complex_twin),
-])
+@pytest.mark.parametrize(
+    "other, twin",
+    [
+        (krr_strings, krr),
+        (krr_string_list, krr),
+        (krr_sets, krr),
+        (krr_tuples, krr_tuples_twin),
+        (krr_complex, krr_complex_twin),
+    ],
+)
 def test_non_numeric_outputs_audit_like_their_numeric_twin(other, twin):
     a, b = _mc(other), _mc(twin)
     # Same draws, same atoms up to their labels: today the same events and the same bound, bit for
@@ -114,8 +121,14 @@ def test_per_sample_detects_signatures():
         privcheck.per_sample(3)
 
 
-@pytest.mark.parametrize("kw, fn", [({}, rr_one), ({"seed_global": True}, rr_global),
-                                    ({"rng_type": "random_state"}, lambda x, rs: x if rs.random_sample() < P else 1 - x)])
+@pytest.mark.parametrize(
+    "kw, fn",
+    [
+        ({}, rr_one),
+        ({"seed_global": True}, rr_global),
+        ({"rng_type": "random_state"}, lambda x, rs: x if rs.random_sample() < P else 1 - x),
+    ],
+)
 def test_per_sample_chunks_are_identical_for_any_jobs(kw, fn):
     sampler = privcheck.per_sample(fn, **kw)
     ss = derive(5, "test")
@@ -144,8 +157,9 @@ def test_per_sample_reports_throughput_and_flags_global_rng():
     assert res.details["draws_per_second"] > 0 and res.details["draws"] >= 6000
     assert ps.throughput() > 0 and ps.draws >= 6000
     assert res.reproducible is False
-    seeded = audit(privcheck.per_sample(rr_global, seed_global=True), inputs=[0, 1], eps=EPS, samples=3000,
-                   seed=0, jobs=1)
+    seeded = audit(
+        privcheck.per_sample(rr_global, seed_global=True), inputs=[0, 1], eps=EPS, samples=3000, seed=0, jobs=1
+    )
     assert seeded.reproducible is True
 
 
@@ -176,8 +190,15 @@ def test_pairs_restrict_the_search_to_neighbours():
     assert all(set(c["pair"]) == {0, 1} for c in neigh.details["candidates"])
     implicit = audit(clipped_geometric, pairs=[(0, 1), (1, 2)], eps=EPS, samples=6000, seed=0, jobs=1)
     assert implicit.verdict == "holds"
-    by_fn = audit(clipped_geometric, inputs=[0, 1, 5], neighbours=lambda a, b: abs(a - b) <= 1, eps=EPS,
-                  samples=6000, seed=0, jobs=1)
+    by_fn = audit(
+        clipped_geometric,
+        inputs=[0, 1, 5],
+        neighbours=lambda a, b: abs(a - b) <= 1,
+        eps=EPS,
+        samples=6000,
+        seed=0,
+        jobs=1,
+    )
     assert by_fn.to_dict()["eps_lower"] == neigh.to_dict()["eps_lower"]
     with pytest.raises(PrivcheckUsageError, match="not one of the inputs"):
         audit(clipped_geometric, inputs=[0, 1], pairs=[(0, 3)], eps=EPS, samples=100)
@@ -215,8 +236,7 @@ def test_local_hashing_view_turns_a_vacuous_audit_into_a_meaningful_one():
     # the same view fed per report (a non-vectorised hash, reports as tuples) gives the same bound
     slow = views.local_hashing_support(lambda x, s: int(toy_hash(x, s)), domain=[0, 1, 2], g=G)
     tuples = views.per_output(tuple)
-    viewed2 = audit(views.apply_view(olh, tuples), inputs=[0, 1, 2], eps=EPS, samples=8000, seed=4, jobs=1,
-                    view=slow)
+    viewed2 = audit(views.apply_view(olh, tuples), inputs=[0, 1, 2], eps=EPS, samples=8000, seed=4, jobs=1, view=slow)
     assert viewed2.eps_lower == viewed.eps_lower
 
 
@@ -262,8 +282,7 @@ def test_membership_view_finds_item_events_in_subset_outputs():
             out.append(frozenset(pick + ([x] if has else [])))
         return out
 
-    bits = audit(k_subset, inputs=[0, 1], eps=EPS, samples=3000, seed=0, jobs=1,
-                 view=views.membership(range(d)))
+    bits = audit(k_subset, inputs=[0, 1], eps=EPS, samples=3000, seed=0, jobs=1, view=views.membership(range(d)))
     assert bits.verdict == "holds" and 0.4 < bits.eps_lower <= EPS
     m = views.membership(["a", "b", "c"])([{"a"}, ("c", "b", "z"), np.array(["b"]), []])
     assert m.tolist() == [[1, 0, 0], [0, 1, 1], [0, 1, 0], [0, 0, 0]]

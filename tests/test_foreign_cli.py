@@ -1,4 +1,5 @@
 """`privcheck audit MODULE:FUNCTION` and `[[privacy]] sampler = ...` reach user code."""
+
 from __future__ import annotations
 
 import json
@@ -12,7 +13,7 @@ from privcheck.base.errors import PrivcheckUsageError
 from privcheck.cli import main
 from privcheck.userfile import load_user_file, unload_user_file
 
-USER_MODULE = '''
+USER_MODULE = """
 import math
 import numpy as np
 
@@ -59,7 +60,7 @@ def objects(x, n, rng):
 
 
 NOT_CALLABLE = 3
-'''
+"""
 
 
 @pytest.fixture
@@ -78,7 +79,11 @@ def run(*args):
 def test_literals_and_pairs_parse_safely():
     assert parse_literal("0") == 0 and parse_literal("1.5") == 1.5 and parse_literal("(1, 2)") == (1, 2)
     assert parse_literal("yes") == "yes" and parse_literal("__import__('os')") == "__import__('os')"
-    assert parse_pair("0,1") == (0, 1) and parse_pair("a,b") == ("a", "b") and parse_pair("(0, 1),(1, 1)") == ((0, 1), (1, 1))
+    assert (
+        parse_pair("0,1") == (0, 1)
+        and parse_pair("a,b") == ("a", "b")
+        and parse_pair("(0, 1),(1, 1)") == ((0, 1), (1, 1))
+    )
     with pytest.raises(PrivcheckUsageError, match="two inputs"):
         parse_pair("0,1,2")
 
@@ -94,8 +99,21 @@ def test_audit_user_sampler_end_to_end(user_dir):
 
 def test_audit_user_per_sample_and_leak(user_dir):
     _, mod = user_dir
-    r = run("audit", f"{mod}:rr_one", "--per-sample", "--input", "0", "--input", "1", "--eps", "1",
-            "--samples", "4000", "--json", "-")
+    r = run(
+        "audit",
+        f"{mod}:rr_one",
+        "--per-sample",
+        "--input",
+        "0",
+        "--input",
+        "1",
+        "--eps",
+        "1",
+        "--samples",
+        "4000",
+        "--json",
+        "-",
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["event"] in ("{out='yes'}", "{out='no'}")
     r = run("audit", f"{mod}:leaky", "--input", "0", "--input", "1", "--eps", "1", "--samples", "4000", "--json", "-")
@@ -104,23 +122,81 @@ def test_audit_user_per_sample_and_leak(user_dir):
 
 def test_audit_user_pairs_and_view(user_dir):
     _, mod = user_dir
-    r = run("audit", f"{mod}:geometric", "--input", "0", "--input", "1", "--input", "5", "--eps", "1",
-            "--samples", "6000", "--json", "-")
+    r = run(
+        "audit",
+        f"{mod}:geometric",
+        "--input",
+        "0",
+        "--input",
+        "1",
+        "--input",
+        "5",
+        "--eps",
+        "1",
+        "--samples",
+        "6000",
+        "--json",
+        "-",
+    )
     assert json.loads(r.output)["verdict"] == "refuted"
-    r = run("audit", f"{mod}:geometric", "--input", "0", "--input", "1", "--input", "5", "--pair", "0,1",
-            "--eps", "1", "--samples", "6000", "--json", "-")
+    r = run(
+        "audit",
+        f"{mod}:geometric",
+        "--input",
+        "0",
+        "--input",
+        "1",
+        "--input",
+        "5",
+        "--pair",
+        "0,1",
+        "--eps",
+        "1",
+        "--samples",
+        "6000",
+        "--json",
+        "-",
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["verdict"] == "holds"
-    r = run("audit", f"{mod}:pairs_out", "--view", f"{mod}:first", "--input", "0", "--input", "1", "--eps", "1",
-            "--samples", "4000", "--json", "-")
+    r = run(
+        "audit",
+        f"{mod}:pairs_out",
+        "--view",
+        f"{mod}:first",
+        "--input",
+        "0",
+        "--input",
+        "1",
+        "--eps",
+        "1",
+        "--samples",
+        "4000",
+        "--json",
+        "-",
+    )
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["event"] in ("{out=0}", "{out=1}")  # one column after the view
 
 
 def test_audit_user_delta_bound(user_dir):
     _, mod = user_dir
-    r = run("audit", f"{mod}:leaky", "--input", "0", "--input", "1", "--eps", "1", "--delta", "0.01",
-            "--samples", "4000", "--json", "-")
+    r = run(
+        "audit",
+        f"{mod}:leaky",
+        "--input",
+        "0",
+        "--input",
+        "1",
+        "--eps",
+        "1",
+        "--delta",
+        "0.01",
+        "--samples",
+        "4000",
+        "--json",
+        "-",
+    )
     assert r.exit_code == 1, r.output  # refuted: audit exits 1
     data = json.loads(r.output)
     # leaky keeps the bit w.p. 0.95: δ(1) >= 0.95 − e·0.05 ≈ 0.81 for the event {out = x}
@@ -133,23 +209,29 @@ def test_audit_user_file_reference(user_dir):
     assert r.exit_code == 0, r.output
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (("MOD:nope", "--input", "0", "--input", "1", "--eps", "1"), "has no attribute 'nope'"),
-    (("MOD:NOT_CALLABLE", "--input", "0", "--input", "1", "--eps", "1"), "not a callable"),
-    (("no_such_module_xyz:f", "--input", "0", "--input", "1", "--eps", "1"), "cannot import module 'no_such_module_xyz'"),
-    (("fails_on_import:f", "--input", "0", "--input", "1", "--eps", "1"), "ImportError: missing dependency xyz"),
-    (("MOD:rr", "--input", "0", "--eps", "1"), "at least two --input"),
-    (("MOD:rr", "--input", "0", "--input", "1"), "--eps"),
-    (("MOD:rr_one", "--input", "0", "--input", "1", "--eps", "1"), "add --per-sample"),
-    (("MOD:broken", "--input", "0", "--input", "1", "--eps", "1"), "RuntimeError: boom"),
-    (("MOD:objects", "--input", "0", "--input", "1", "--eps", "1"), "cannot be compared"),
-    (("MOD:broken_at_one", "--input", "0", "--input", "1", "--eps", "1"), "at input 1 failed: KeyError"),
-    (("MOD:rr", "--input", "0", "--input", "1", "--eps", "1", "--pair", "0,7"), "not one of the inputs"),
-    (("MOD:rr", "--input", "0", "--input", "1", "--eps", "1", "--param", "m=3"), "--param"),
-    (("MOD:rr", "--input", "0", "--input", "1", "--eps", "1", "--view", "MOD:missing"), "no attribute 'missing'"),
-    (("MOD:rr:x", "--input", "0", "--input", "1", "--eps", "1"), "MODULE:FUNCTION"),
-    (("de", "--input", "0"), "--input is for user code"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (("MOD:nope", "--input", "0", "--input", "1", "--eps", "1"), "has no attribute 'nope'"),
+        (("MOD:NOT_CALLABLE", "--input", "0", "--input", "1", "--eps", "1"), "not a callable"),
+        (
+            ("no_such_module_xyz:f", "--input", "0", "--input", "1", "--eps", "1"),
+            "cannot import module 'no_such_module_xyz'",
+        ),
+        (("fails_on_import:f", "--input", "0", "--input", "1", "--eps", "1"), "ImportError: missing dependency xyz"),
+        (("MOD:rr", "--input", "0", "--eps", "1"), "at least two --input"),
+        (("MOD:rr", "--input", "0", "--input", "1"), "--eps"),
+        (("MOD:rr_one", "--input", "0", "--input", "1", "--eps", "1"), "add --per-sample"),
+        (("MOD:broken", "--input", "0", "--input", "1", "--eps", "1"), "RuntimeError: boom"),
+        (("MOD:objects", "--input", "0", "--input", "1", "--eps", "1"), "cannot be compared"),
+        (("MOD:broken_at_one", "--input", "0", "--input", "1", "--eps", "1"), "at input 1 failed: KeyError"),
+        (("MOD:rr", "--input", "0", "--input", "1", "--eps", "1", "--pair", "0,7"), "not one of the inputs"),
+        (("MOD:rr", "--input", "0", "--input", "1", "--eps", "1", "--param", "m=3"), "--param"),
+        (("MOD:rr", "--input", "0", "--input", "1", "--eps", "1", "--view", "MOD:missing"), "no attribute 'missing'"),
+        (("MOD:rr:x", "--input", "0", "--input", "1", "--eps", "1"), "MODULE:FUNCTION"),
+        (("de", "--input", "0"), "--input is for user code"),
+    ],
+)
 def test_bad_user_code_is_one_line_and_exit_2(user_dir, args, fragment):
     _, mod = user_dir
     args = [a.replace("MOD", mod) for a in args]
@@ -174,7 +256,9 @@ def _toml(path, text):
 
 def test_toml_sampler_entries(user_dir):
     path, mod = user_dir
-    f = _toml(path, f'''
+    f = _toml(
+        path,
+        f'''
         [[privacy]]
         id = "user.rr"
         sampler = "{mod}:rr"
@@ -198,7 +282,8 @@ def test_toml_sampler_entries(user_dir):
         inputs = [0, 1]
         eps = 1.0
         samples = 4000
-    ''')
+    ''',
+    )
     try:
         import numpy as np
 
@@ -215,19 +300,22 @@ def test_toml_sampler_entries(user_dir):
         unload_user_file(f)
 
 
-@pytest.mark.parametrize("body, fragment", [
-    ('sampler = "MOD:nope"\ninputs = [0, 1]\neps = 1.0', "has no attribute 'nope'"),
-    ('sampler = "MOD:rr"\ninputs = [0, 1]', "missing required key 'eps'"),
-    ('sampler = "MOD:rr"\nmechanism = "de"\ninputs = [0, 1]\neps = 1.0', "exactly one of"),
-    ('sampler = "MOD:rr"\ninputs = [0]\neps = 1.0', "at least two"),
-    ('sampler = "MOD:rr"\neps = 1.0', "inputs = [x0, x1, ...]"),
-    ('sampler = "MOD:rr"\ninputs = [0, 1]\npairs = [[0, 2]]\neps = 1.0', "not one of the inputs"),
-    ('sampler = "MOD:rr"\ninputs = [0, 1]\npairs = [0, 1]\neps = 1.0', "two-element arrays"),
-    ('sampler = "MOD:rr_one"\ninputs = [0, 1]\neps = 1.0', "add --per-sample"),
-    ('sampler = "MOD:rr"\ninputs = [0, 1]\neps = 1.0\nparams = {m = 2}', "for built-in mechanisms"),
-    ('mechanism = "de"\ninputs = [0, 1]', "for user code"),
-    ('sampler = "MOD:rr"\ninputs = [0, 1]\neps = 1.0\nseed_global = true', "needs per_sample"),
-])
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        ('sampler = "MOD:nope"\ninputs = [0, 1]\neps = 1.0', "has no attribute 'nope'"),
+        ('sampler = "MOD:rr"\ninputs = [0, 1]', "missing required key 'eps'"),
+        ('sampler = "MOD:rr"\nmechanism = "de"\ninputs = [0, 1]\neps = 1.0', "exactly one of"),
+        ('sampler = "MOD:rr"\ninputs = [0]\neps = 1.0', "at least two"),
+        ('sampler = "MOD:rr"\neps = 1.0', "inputs = [x0, x1, ...]"),
+        ('sampler = "MOD:rr"\ninputs = [0, 1]\npairs = [[0, 2]]\neps = 1.0', "not one of the inputs"),
+        ('sampler = "MOD:rr"\ninputs = [0, 1]\npairs = [0, 1]\neps = 1.0', "two-element arrays"),
+        ('sampler = "MOD:rr_one"\ninputs = [0, 1]\neps = 1.0', "add --per-sample"),
+        ('sampler = "MOD:rr"\ninputs = [0, 1]\neps = 1.0\nparams = {m = 2}', "for built-in mechanisms"),
+        ('mechanism = "de"\ninputs = [0, 1]', "for user code"),
+        ('sampler = "MOD:rr"\ninputs = [0, 1]\neps = 1.0\nseed_global = true', "needs per_sample"),
+    ],
+)
 def test_toml_bad_sampler_entries_are_one_line(user_dir, body, fragment):
     path, mod = user_dir
     f = _toml(path, '[[privacy]]\nid = "user.bad"\n' + body.replace("MOD", mod) + "\n")
@@ -238,14 +326,17 @@ def test_toml_bad_sampler_entries_are_one_line(user_dir, body, fragment):
 
 def test_cli_verify_runs_toml_sampler_entries(user_dir):
     path, mod = user_dir
-    f = _toml(path, f'''
+    f = _toml(
+        path,
+        f'''
         [[privacy]]
         id = "user.cli.rr"
         sampler = "{mod}:rr"
         inputs = [0, 1]
         eps = 1.0
         samples = 2000
-    ''')
+    ''',
+    )
     try:
         out = path / "out.json"
         r = run("verify", "--file", f, "--json", str(out))

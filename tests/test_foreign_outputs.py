@@ -1,4 +1,5 @@
 """Outputs of any type become atoms: a stateless, deterministic encoding (privcheck.auditor.outputs)."""
+
 from __future__ import annotations
 
 import os
@@ -19,10 +20,16 @@ def codes(values):
     return encode_outputs(values, len(values))
 
 
-@pytest.mark.parametrize("arr", [
-    np.array([0, 1, 1, 0]), np.array([True, False, True, True]), np.array([0.5, -1.25, np.nan, 3.0]),
-    np.arange(12).reshape(4, 3), np.zeros((4, 2, 2), dtype=np.int64) + 7,
-])
+@pytest.mark.parametrize(
+    "arr",
+    [
+        np.array([0, 1, 1, 0]),
+        np.array([True, False, True, True]),
+        np.array([0.5, -1.25, np.nan, 3.0]),
+        np.arange(12).reshape(4, 3),
+        np.zeros((4, 2, 2), dtype=np.int64) + 7,
+    ],
+)
 def test_numeric_arrays_take_the_existing_fast_path(arr):
     out = encode_outputs(arr, len(arr))
     ref = as_matrix(arr, len(arr))
@@ -116,13 +123,16 @@ def test_mixed_columns_and_dicts():
     assert out[2, 0] == out[3, 0] and np.isnan(out[0, 1])
 
 
-@pytest.mark.parametrize("raw, n, fragment", [
-    ([object(), object()], 2, "cannot be compared"),
-    ([1, 2], 3, "returned 2 outputs for n=3"),
-    (np.zeros(4), 5, "expected (5,)"),
-    ("yes", 1, "one str"),
-    (7, 1, "one int"),
-])
+@pytest.mark.parametrize(
+    "raw, n, fragment",
+    [
+        ([object(), object()], 2, "cannot be compared"),
+        ([1, 2], 3, "returned 2 outputs for n=3"),
+        (np.zeros(4), 5, "expected (5,)"),
+        ("yes", 1, "one str"),
+        (7, 1, "one int"),
+    ],
+)
 def test_what_cannot_be_compared_is_one_clear_line(raw, n, fragment):
     with pytest.raises(PrivcheckUsageError) as err:
         encode_outputs(raw, n)
@@ -133,8 +143,9 @@ def test_what_cannot_be_compared_is_one_clear_line(raw, n, fragment):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.one_of(st.text(max_size=6), st.integers(-5, 5).map(str)), min_size=2, max_size=40),
-       st.integers(1, 39))
+@given(
+    st.lists(st.one_of(st.text(max_size=6), st.integers(-5, 5).map(str)), min_size=2, max_size=40), st.integers(1, 39)
+)
 def test_encoding_is_chunk_independent(values, cut):
     cut = min(cut, len(values) - 1)
     whole = codes(values)
@@ -143,8 +154,13 @@ def test_encoding_is_chunk_independent(values, cut):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["a", "b", "ccc"]), st.integers(0, 3),
-                          st.frozensets(st.integers(0, 4), max_size=3)), min_size=2, max_size=30))
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "b", "ccc"]), st.integers(0, 3), st.frozensets(st.integers(0, 4), max_size=3)),
+        min_size=2,
+        max_size=30,
+    )
+)
 def test_tuples_with_sets_are_chunk_independent(values):
     cut = len(values) // 2
     assert np.array_equal(codes(values), np.concatenate([codes(values[:cut]), codes(values[cut:])]))
@@ -152,8 +168,13 @@ def test_tuples_with_sets_are_chunk_independent(values):
 
 def test_codes_are_the_same_in_another_process():
     values = ["yes", "no", b"raw", (1, "a"), frozenset({"x", "y"}), 2**70, 1 + 2j]
-    here = [codes(values[:3]).tolist(), codes([values[3]]).tolist(), codes([values[4]]).tolist(),
-            codes([values[5]]).tolist(), codes([values[6]]).tolist()]
+    here = [
+        codes(values[:3]).tolist(),
+        codes([values[3]]).tolist(),
+        codes([values[4]]).tolist(),
+        codes([values[5]]).tolist(),
+        codes([values[6]]).tolist(),
+    ]
     prog = (
         "from privcheck.auditor.outputs import encode_outputs as e\n"
         "v = ['yes', 'no', b'raw', (1, 'a'), frozenset({'x', 'y'}), 2**70, 1 + 2j]\n"

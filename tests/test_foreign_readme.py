@@ -1,4 +1,5 @@
 """The README section "Auditing your own code" runs as printed (at reduced sample sizes)."""
+
 from __future__ import annotations
 
 import pathlib
@@ -12,7 +13,7 @@ README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
 
 def test_auditing_your_own_code_blocks_run(tmp_path, monkeypatch):
     text = README.read_text(encoding="utf-8")
-    section = text[text.index("### Auditing your own code"):text.index("## How the checks work")]
+    section = text[text.index("### Auditing your own code") : text.index("## How the checks work")]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     assert len(blocks) == 2 and blocks[0].startswith("# mymech.py")
     (tmp_path / "mymech.py").write_text(blocks[0])

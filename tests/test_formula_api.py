@@ -1,4 +1,5 @@
 """The formula-claim engine and user API (proofs/formula.py) and the pytest plugin."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,12 +29,15 @@ def _check_counterexample(res, derived, printed, assumptions):
     return a, b
 
 
-@pytest.mark.parametrize("derived,printed,assumptions", [
-    ("k*p + (d-k)*(1-p)", "k*p + (d-k)*(1-p)", {"k": "integer>=1", "d": "integer>=1", "p": "(0,1)"}),
-    ("P/(1-P)", "exp(eps)", {"P": "(0,1)", "eps": "positive"}),
-    ("exp(eps)/(exp(eps)+1) / (1/(exp(eps)+1))", "exp(eps)", {"eps": "positive"}),
-    ("(x*p + (1-x)*(1-p) - (1-p))/(2*p-1)", "x", {"x": "[0,1]", "p": "(1/2,1)"}),
-])
+@pytest.mark.parametrize(
+    "derived,printed,assumptions",
+    [
+        ("k*p + (d-k)*(1-p)", "k*p + (d-k)*(1-p)", {"k": "integer>=1", "d": "integer>=1", "p": "(0,1)"}),
+        ("P/(1-P)", "exp(eps)", {"P": "(0,1)", "eps": "positive"}),
+        ("exp(eps)/(exp(eps)+1) / (1/(exp(eps)+1))", "exp(eps)", {"eps": "positive"}),
+        ("(x*p + (1-x)*(1-p) - (1-p))/(2*p-1)", "x", {"x": "[0,1]", "p": "(1/2,1)"}),
+    ],
+)
 def test_right_formulas_hold(derived, printed, assumptions):
     if "P" in assumptions:
         derived = derived.replace("P", "(exp(eps)/(exp(eps)+1))")
@@ -43,13 +47,20 @@ def test_right_formulas_hold(derived, printed, assumptions):
     assert res.counterexample is None and not res.numeric_fallback
 
 
-@pytest.mark.parametrize("kind,derived,printed,assumptions", [
-    ("dropped factor", "n*p*(1-p)", "p*(1-p)", {"n": "integer>=1", "p": "(0,1)"}),
-    ("wrong exponent", "p*(1-p)/(2*p-1)^2", "p*(1-p)/(2*p-1)", {"p": "(1/2,1)"}),
-    ("sign error", "Phi(-e/m + m/2) - exp(e)*Phi(-e/m - m/2)", "Phi(-e/m + m/2) + exp(e)*Phi(-e/m - m/2)",
-     {"e": "nonnegative", "m": "positive"}),
-    ("sign error (inequality)", "a - b", "a + b", {"a": "positive", "b": "positive"}),
-])
+@pytest.mark.parametrize(
+    "kind,derived,printed,assumptions",
+    [
+        ("dropped factor", "n*p*(1-p)", "p*(1-p)", {"n": "integer>=1", "p": "(0,1)"}),
+        ("wrong exponent", "p*(1-p)/(2*p-1)^2", "p*(1-p)/(2*p-1)", {"p": "(1/2,1)"}),
+        (
+            "sign error",
+            "Phi(-e/m + m/2) - exp(e)*Phi(-e/m - m/2)",
+            "Phi(-e/m + m/2) + exp(e)*Phi(-e/m - m/2)",
+            {"e": "nonnegative", "m": "positive"},
+        ),
+        ("sign error (inequality)", "a - b", "a + b", {"a": "positive", "b": "positive"}),
+    ],
+)
 def test_planted_wrong_formulas_are_refuted_with_a_true_counterexample(kind, derived, printed, assumptions):
     res = compare(kind, derived, printed, assumptions)
     assert res.verdict == "refuted", kind
@@ -105,13 +116,16 @@ def test_grid_is_reproducible():
     assert a.counterexample == b.counterexample
 
 
-@pytest.mark.parametrize("kwargs,msg", [
-    ({"assumptions": {"p": "between 0 and 1"}}, "assumption"),
-    ({"assumptions": {"p": "(0,1)"}, "printed": "p + q"}, "undeclared"),
-    ({"assumptions": {"p": "(0,1)"}, "relation": "<"}, "relation"),
-    ({"assumptions": {"p": "(0,1)"}, "expect": "passes"}, "expect"),
-    ({"assumptions": {}}, "assumptions"),
-])
+@pytest.mark.parametrize(
+    "kwargs,msg",
+    [
+        ({"assumptions": {"p": "between 0 and 1"}}, "assumption"),
+        ({"assumptions": {"p": "(0,1)"}, "printed": "p + q"}, "undeclared"),
+        ({"assumptions": {"p": "(0,1)"}, "relation": "<"}, "relation"),
+        ({"assumptions": {"p": "(0,1)"}, "expect": "passes"}, "expect"),
+        ({"assumptions": {}}, "assumptions"),
+    ],
+)
 def test_bad_input_raises_usage_error(kwargs, msg):
     args = {"derived": "p", "printed": "p", "register": False}
     args.update(kwargs)
@@ -121,8 +135,16 @@ def test_bad_input_raises_usage_error(kwargs, msg):
 
 def test_formula_claim_registers_claim_and_check_with_expect():
     reg = Registry()
-    fc = formula_claim("user.var", derived="p - p^2", printed="p*(1-p)", assumptions={"p": "(0,1)"},
-                       expect="holds", source="notes", where="eq. 3", registry=reg)
+    fc = formula_claim(
+        "user.var",
+        derived="p - p^2",
+        printed="p*(1-p)",
+        assumptions={"p": "(0,1)"},
+        expect="holds",
+        source="notes",
+        where="eq. 3",
+        registry=reg,
+    )
     assert reg.claims["user.var"].methods == ("symbolic",)
     (chk,) = reg.checks["user.var"]
     assert chk.method == "symbolic" and chk.expect == "holds"
@@ -137,8 +159,13 @@ def test_formula_claim_registers_claim_and_check_with_expect():
 def test_substitutions_and_collecting():
     reg = Registry()
     with collecting(reg):
-        formula_claim("user.ratio", derived="P/(1-P)", printed="exp(eps)", assumptions={"P": "(0,1)", "eps": "positive"},
-                      substitutions={"P": "exp(eps)/(exp(eps)+1)"})
+        formula_claim(
+            "user.ratio",
+            derived="P/(1-P)",
+            printed="exp(eps)",
+            assumptions={"P": "(0,1)", "eps": "positive"},
+            substitutions={"P": "exp(eps)/(exp(eps)+1)"},
+        )
     assert "user.ratio" in reg.claims
     assert reg.checks["user.ratio"][0].fn(RunContext()).verdict == "holds"
 
@@ -153,8 +180,10 @@ def test_plugin_runs_the_example_file():
 
 def test_plugin_fails_on_a_wrong_expectation(tmp_path):
     f = tmp_path / "mine.py"
-    f.write_text('from proofs.formula import formula_claim\n'
-                 'formula_claim("mine.wrong", derived="2*p", printed="p", assumptions={"p": "(0,1)"}, expect="holds")\n')
+    f.write_text(
+        "from proofs.formula import formula_claim\n"
+        'formula_claim("mine.wrong", derived="2*p", printed="p", assumptions={"p": "(0,1)"}, expect="holds")\n'
+    )
     with pytest.raises(ClaimsMismatch, match="mine.wrong.*counterexample"):
         assert_claims(f)
     with pytest.raises(PrivcheckUsageError):

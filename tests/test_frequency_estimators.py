@@ -8,6 +8,7 @@ without any formula of the module under test. The estimators are then compared w
 states (eq. 4, unbiasedness, Thm 3.2, Thm 5.1) and with :func:`exact_moments`; the samplers are
 compared with the enumerated law of (C, S) by chi-square tests on fixed seeds.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -50,7 +51,7 @@ def _moments(table, estimator):
 # (values, pi, eps, m): small designs; value I = 0 held by some, none or all nodes
 UNIFORM = [
     ((0, 1, 2, 0), 0.3, 1.0, 3),
-    ((1, 2, 1, 2), 0.6, 0.5, 3),      # f_i = 0: the Var* limits are exact
+    ((1, 2, 1, 2), 0.6, 0.5, 3),  # f_i = 0: the Var* limits are exact
     ((0, 0, 0, 1, 2), 0.8, 2.0, 3),
     ((0, 1, 0, 1), 0.5, 1.5, 2),
 ]
@@ -73,12 +74,17 @@ def test_estimators_against_enumeration_uniform(values, pi, eps, m):
     g = fq.uniform_groups(n, n_i, pi)
     rel = dict(rel_tol=1e-9, abs_tol=1e-9)
 
-    for kind, est in (("c_de", lambda C, S: fq.c_de(C, n, p, q)), ("g_de", lambda C, S: fq.g_de(C, n, pi, p, q)),
-                      ("c_hat", lambda C, S: fq.c_hat(C, S, pi, p, q)),
-                      ("T", lambda C, S: fq.t_estimator(C, n, n * pi, p, q))):
+    for kind, est in (
+        ("c_de", lambda C, S: fq.c_de(C, n, p, q)),
+        ("g_de", lambda C, S: fq.g_de(C, n, pi, p, q)),
+        ("c_hat", lambda C, S: fq.c_hat(C, S, pi, p, q)),
+        ("T", lambda C, S: fq.t_estimator(C, n, n * pi, p, q)),
+    ):
         em, ev = _moments(table, est)  # exact_moments (a·C + b·S + c) against the enumeration
-        assert fq.exact_moments(kind, g, p, q) == (pytest.approx(em, rel=1e-9, abs=1e-9),
-                                                   pytest.approx(ev, rel=1e-9, abs=1e-12)), kind
+        assert fq.exact_moments(kind, g, p, q) == (
+            pytest.approx(em, rel=1e-9, abs=1e-9),
+            pytest.approx(ev, rel=1e-9, abs=1e-12),
+        ), kind
     # c_DE (eq. 3): biased, with mean eq. 4 (Thm 2.1)
     m_c, v_c = _moments(table, lambda C, S: fq.c_de(C, n, p, q))
     assert math.isclose(m_c, fq.eq4_mean(n, n_i / n, pi, p, q), **rel)
@@ -100,11 +106,14 @@ def test_estimators_against_enumeration_uniform(values, pi, eps, m):
     assert math.isclose(m_t, n_i, **rel) and math.isclose(v_t, v_g, **rel)
 
 
-@pytest.mark.parametrize("values,pis,eps,m", [
-    ((0, 1, 2, 0), (0.2, 0.5, 0.9, 0.7), 1.0, 3),
-    ((1, 2, 1, 2), (0.1, 0.4, 0.6, 1.0), 0.7, 3),    # f_i = 0: Thm 5.1's Var* is exact
-    ((0, 1, 1, 0, 1), (0.3, 0.3, 0.8, 0.8, 0.5), 2.0, 2),
-])
+@pytest.mark.parametrize(
+    "values,pis,eps,m",
+    [
+        ((0, 1, 2, 0), (0.2, 0.5, 0.9, 0.7), 1.0, 3),
+        ((1, 2, 1, 2), (0.1, 0.4, 0.6, 1.0), 0.7, 3),  # f_i = 0: Thm 5.1's Var* is exact
+        ((0, 1, 1, 0, 1), (0.3, 0.3, 0.8, 0.8, 0.5), 2.0, 2),
+    ],
+)
 def test_t_estimator_against_enumeration_personalised(values, pis, eps, m):
     p, q = de_probabilities(eps, m)
     n = len(values)
@@ -159,10 +168,13 @@ def _chi2_pvalue(pmf: dict, C, S) -> float:
     return float(stats.chisquare(obs, exp).pvalue)
 
 
-@pytest.mark.parametrize("values,pis,eps,m", [
-    ((0, 1, 2, 0), (0.3,) * 4, 1.0, 3),
-    ((0, 1, 2, 0, 1), (0.2, 0.5, 0.9, 0.7, 0.5), 0.8, 3),
-])
+@pytest.mark.parametrize(
+    "values,pis,eps,m",
+    [
+        ((0, 1, 2, 0), (0.3,) * 4, 1.0, 3),
+        ((0, 1, 2, 0, 1), (0.2, 0.5, 0.9, 0.7, 0.5), 0.8, 3),
+    ],
+)
 def test_draw_counts_has_the_enumerated_law(values, pis, eps, m):
     p, q = de_probabilities(eps, m)
     g = fq.groups_from_nodes(np.array(values), np.array(pis), I)
@@ -244,8 +256,9 @@ def test_printed_formulas_closed_forms():
     assert math.isclose(fq.thm32_var_star(n, pi, p, q), n * (q - q * q * pi) / ((p - q) ** 2 * pi), rel_tol=1e-15)
     g = fq.uniform_groups(n, 2, pi)
     # eq. 6 as printed: Var(S) q² / (π²(p−q)²), Var(S) = nπ(1−π)
-    assert math.isclose(fq.thm35_paper_difference(g, pi, p, q),
-                        n * pi * (1 - pi) * q * q / (pi * pi * (p - q) ** 2), rel_tol=1e-13)
+    assert math.isclose(
+        fq.thm35_paper_difference(g, pi, p, q), n * pi * (1 - pi) * q * q / (pi * pi * (p - q) ** 2), rel_tol=1e-13
+    )
     # the exact Thm 3.5 difference is π(1−π)Σ_j q(q − 2r_j)/(π²(p−q)²) < 0 for π < 1
     r = np.array([p, p] + [q] * 5)
     exact = pi * (1 - pi) * float((q * (q - 2 * r)).sum()) / (pi * pi * (p - q) ** 2)
@@ -257,43 +270,49 @@ def test_printed_formulas_closed_forms():
 P_, Q_ = de_probabilities(1.0, 3)
 
 
-@pytest.mark.parametrize("call,match", [
-    (lambda: fq.c_de([1], 3, Q_, P_), r"need 0 <= q < p <= 1"),
-    (lambda: fq.g_de([1], 3, 0.0, P_, Q_), r"^pi must be a probability in \(0, 1\]"),
-    (lambda: fq.g_de([1], 3, 1.5, P_, Q_), r"^pi must be"),
-    (lambda: fq.c_hat([1], [2], 0.0, P_, Q_), r"^pi must be a probability in \(0, 1\]"),
-    (lambda: fq.c_hat([1], [2], 0.5, Q_, P_), r"need 0 <= q < p"),
-    (lambda: fq.t_estimator([1], 3, 0.0, P_, Q_), r"^sum_pi must be > 0"),
-    (lambda: fq.t_estimator([1], 3, 1.0, Q_, P_), r"need 0 <= q < p"),
-    (lambda: fq.uniform_groups(0, 0, 0.5), r"^n must be"),
-    (lambda: fq.uniform_groups(3, 4, 0.5), r"^n_i must be an integer in \[0, 3\]"),
-    (lambda: fq.uniform_groups(3, 1, 0.0), r"^pi must be a probability in \(0, 1\]"),
-    (lambda: fq.groups([1, 2], [0.5], [True, False]), r"equal length"),
-    (lambda: fq.groups([[1]], [[0.5]], [[True]]), r"equal length"),
-    (lambda: fq.groups([1, -1], [0.5, 0.5], [True, False]), r"^group size must be"),
-    (lambda: fq.groups([1, 1], [0.5, 1.5], [True, False]), r"^pi must be"),
-    (lambda: fq.groups([1, 1], [0.0, 0.0], [True, False]), r"at least one node with pi > 0"),
-    (lambda: fq.groups([0, 0], [0.5, 0.5], [True, False]), r"at least one node with pi > 0"),
-    (lambda: fq.groups_from_nodes(np.array([0, 1]), np.array([0.5]), 0), r"equal length"),
-    (lambda: fq.draw_counts_iid([2], [0.5], 1.5, P_, Q_, np.random.default_rng(0), 3), r"^f_i must be"),
-    (lambda: fq.draw_counts_srswor(0, 0, 1, P_, Q_, np.random.default_rng(0), 3), r"^n must be"),
-    (lambda: fq.draw_counts_srswor(5, 6, 1, P_, Q_, np.random.default_rng(0), 3), r"^n_i must be"),
-    (lambda: fq.draw_counts_srswor(5, 2, 6, P_, Q_, np.random.default_rng(0), 3), r"^B must be an integer in \[1, 5\]"),
-    (lambda: fq.draw_counts_srswor(5, 2, 0, P_, Q_, np.random.default_rng(0), 3), r"^B must be"),
-    (lambda: fq.exact_moments("nope", fq.uniform_groups(4, 1, 0.5), P_, Q_), r"kind must be one of"),
-    (lambda: fq.exact_moments("c_hat", fq.groups([1, 3], [0.2, 0.5], [True, False]), P_, Q_), r"uniform sampling"),
-    (lambda: fq.exact_moments("g_de", fq.groups([3, 1], [0.2, 0.5], [True, False]), P_, Q_), r"uniform sampling"),
-    (lambda: fq.exact_moments("T", fq.uniform_groups(4, 1, 0.5), Q_, P_), r"need 0 <= q < p"),
-    (lambda: fq.optimal_design(0, 1.0, P_, Q_), r"^n must be"),
-    (lambda: fq.optimal_design(5, 0.0, P_, Q_), r"^B must be in \(0, n\]"),
-    (lambda: fq.optimal_design(5, 5.5, P_, Q_), r"^B must be in \(0, n\]"),
-    (lambda: fq.optimal_design(5, 2.0, Q_, P_), r"need 0 <= q < p"),
-    (lambda: fq.figure3_data(n=0), r"^n must be"),
-    (lambda: fq.figure3_data(n=10, m=1), r"^m must be"),
-    (lambda: fq.figure3_data(n=10, m=3, eps=0.0), r"eps"),
-    (lambda: fq.figure3_data(n=10, m=3, replicates=5), r"^replicates must be"),
-    (lambda: fq.figure3_data(n=10, m=3, pis=(0.0,)), r"^pi must be"),
-])
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda: fq.c_de([1], 3, Q_, P_), r"need 0 <= q < p <= 1"),
+        (lambda: fq.g_de([1], 3, 0.0, P_, Q_), r"^pi must be a probability in \(0, 1\]"),
+        (lambda: fq.g_de([1], 3, 1.5, P_, Q_), r"^pi must be"),
+        (lambda: fq.c_hat([1], [2], 0.0, P_, Q_), r"^pi must be a probability in \(0, 1\]"),
+        (lambda: fq.c_hat([1], [2], 0.5, Q_, P_), r"need 0 <= q < p"),
+        (lambda: fq.t_estimator([1], 3, 0.0, P_, Q_), r"^sum_pi must be > 0"),
+        (lambda: fq.t_estimator([1], 3, 1.0, Q_, P_), r"need 0 <= q < p"),
+        (lambda: fq.uniform_groups(0, 0, 0.5), r"^n must be"),
+        (lambda: fq.uniform_groups(3, 4, 0.5), r"^n_i must be an integer in \[0, 3\]"),
+        (lambda: fq.uniform_groups(3, 1, 0.0), r"^pi must be a probability in \(0, 1\]"),
+        (lambda: fq.groups([1, 2], [0.5], [True, False]), r"equal length"),
+        (lambda: fq.groups([[1]], [[0.5]], [[True]]), r"equal length"),
+        (lambda: fq.groups([1, -1], [0.5, 0.5], [True, False]), r"^group size must be"),
+        (lambda: fq.groups([1, 1], [0.5, 1.5], [True, False]), r"^pi must be"),
+        (lambda: fq.groups([1, 1], [0.0, 0.0], [True, False]), r"at least one node with pi > 0"),
+        (lambda: fq.groups([0, 0], [0.5, 0.5], [True, False]), r"at least one node with pi > 0"),
+        (lambda: fq.groups_from_nodes(np.array([0, 1]), np.array([0.5]), 0), r"equal length"),
+        (lambda: fq.draw_counts_iid([2], [0.5], 1.5, P_, Q_, np.random.default_rng(0), 3), r"^f_i must be"),
+        (lambda: fq.draw_counts_srswor(0, 0, 1, P_, Q_, np.random.default_rng(0), 3), r"^n must be"),
+        (lambda: fq.draw_counts_srswor(5, 6, 1, P_, Q_, np.random.default_rng(0), 3), r"^n_i must be"),
+        (
+            lambda: fq.draw_counts_srswor(5, 2, 6, P_, Q_, np.random.default_rng(0), 3),
+            r"^B must be an integer in \[1, 5\]",
+        ),
+        (lambda: fq.draw_counts_srswor(5, 2, 0, P_, Q_, np.random.default_rng(0), 3), r"^B must be"),
+        (lambda: fq.exact_moments("nope", fq.uniform_groups(4, 1, 0.5), P_, Q_), r"kind must be one of"),
+        (lambda: fq.exact_moments("c_hat", fq.groups([1, 3], [0.2, 0.5], [True, False]), P_, Q_), r"uniform sampling"),
+        (lambda: fq.exact_moments("g_de", fq.groups([3, 1], [0.2, 0.5], [True, False]), P_, Q_), r"uniform sampling"),
+        (lambda: fq.exact_moments("T", fq.uniform_groups(4, 1, 0.5), Q_, P_), r"need 0 <= q < p"),
+        (lambda: fq.optimal_design(0, 1.0, P_, Q_), r"^n must be"),
+        (lambda: fq.optimal_design(5, 0.0, P_, Q_), r"^B must be in \(0, n\]"),
+        (lambda: fq.optimal_design(5, 5.5, P_, Q_), r"^B must be in \(0, n\]"),
+        (lambda: fq.optimal_design(5, 2.0, Q_, P_), r"need 0 <= q < p"),
+        (lambda: fq.figure3_data(n=0), r"^n must be"),
+        (lambda: fq.figure3_data(n=10, m=1), r"^m must be"),
+        (lambda: fq.figure3_data(n=10, m=3, eps=0.0), r"eps"),
+        (lambda: fq.figure3_data(n=10, m=3, replicates=5), r"^replicates must be"),
+        (lambda: fq.figure3_data(n=10, m=3, pis=(0.0,)), r"^pi must be"),
+    ],
+)
 def test_bad_input_is_one_clear_error(call, match):
     from privcheck.base.errors import PrivcheckUsageError
 
@@ -402,8 +421,10 @@ def test_figure3_default_call_is_the_papers_setting():
     lo, hi = d.tv_chat_interval[0]
     narrow = fq.figure3_data(n=500, m=5, pis=(0.5,), replicates=30, seed=2, confidence=0.5)
     wide = fq.figure3_data(n=500, m=5, pis=(0.5,), replicates=30, seed=2, confidence=0.99)
-    for a, b in ((narrow.tv_chat_interval[0], wide.tv_chat_interval[0]),
-                 (narrow.tv_gde_interval[0], wide.tv_gde_interval[0])):
+    for a, b in (
+        (narrow.tv_chat_interval[0], wide.tv_chat_interval[0]),
+        (narrow.tv_gde_interval[0], wide.tv_gde_interval[0]),
+    ):
         assert b[0] < a[0] < a[1] < b[1]  # the intervals use the confidence asked for
 
 

@@ -12,7 +12,12 @@ from import_graph import breaches, circles, graph
 
 #: circles still being taken apart (the auditor's stages); the list may only shrink
 KNOWN_CIRCLES = [
-    ["privcheck.auditor.coding", "privcheck.auditor.events", "privcheck.auditor.outputs", "privcheck.auditor.selection"],
+    [
+        "privcheck.auditor.coding",
+        "privcheck.auditor.events",
+        "privcheck.auditor.outputs",
+        "privcheck.auditor.selection",
+    ],
     ["privcheck.auditor.adaptive", "privcheck.auditor.core", "privcheck.auditor.curves"],
     ["privcheck.auditor.autoviews", "privcheck.auditor.support_views"],
 ]

@@ -1,4 +1,5 @@
 """FedSel selectors (EXP, PE, PS) and the two-stage update: exact ε, enumeration, samplers, validation."""
+
 from __future__ import annotations
 
 import math
@@ -28,6 +29,7 @@ def _chi2_pvalue(samples: np.ndarray, outputs: list, probs: list[float]) -> floa
 
 
 # --------------------------------------------------------------------------- EXP
+
 
 @pytest.mark.parametrize("eps", [0.1, 1.0, 3.0])
 def test_exp_exact_equals_closed_form(eps):
@@ -64,6 +66,7 @@ def test_exp_sampler_matches_probabilities():
 
 
 # --------------------------------------------------------------------------- PE
+
 
 def test_pe_closed_form_d2_and_refutes_lemma2():
     # d = 2, k = 1: |S| given ż_j = 1 is 1 + Bern(1−p) (z_j = 1) or 1 + Bern(p) (z_j = 0), so
@@ -140,6 +143,7 @@ def test_pe_sampler_detects_a_wrong_law():
 
 # --------------------------------------------------------------------------- PS
 
+
 @pytest.mark.parametrize("d,k,eps", [(5, 2, 1.0), (100, 10, 0.3), (50, 49, 4.0)])
 def test_ps_exact_equals_claim(d, k, eps):
     ex = fs.ps_exact_epsilon(d, k, eps)
@@ -173,8 +177,10 @@ def test_ps_sampler_matches_probabilities():
 
 # --------------------------------------------------------------------------- scale
 
-@pytest.mark.parametrize("name,k", [("fedsel-exp", 1), ("fedsel-pe", 1), ("fedsel-pe", 50_000),
-                                    ("fedsel-pe", 99_999), ("fedsel-ps", 1000)])
+
+@pytest.mark.parametrize(
+    "name,k", [("fedsel-exp", 1), ("fedsel-pe", 1), ("fedsel-pe", 50_000), ("fedsel-pe", 99_999), ("fedsel-ps", 1000)]
+)
 def test_large_d_exact_is_fast(name, k):
     m = mechanism(name, d=100_000, k=k, eps=1.0)
     t0 = time.perf_counter()
@@ -193,19 +199,23 @@ def test_tiny_d_edge_cases():
 
 # --------------------------------------------------------------------------- validation
 
-@pytest.mark.parametrize("name,params,word", [
-    ("fedsel-pe", dict(d=5, k=2, eps=0.0), "eps"),
-    ("fedsel-pe", dict(d=5, k=2, eps=-1.0), "eps"),
-    ("fedsel-pe", dict(d=5, k=2, eps=float("nan")), "eps"),
-    ("fedsel-pe", dict(d=5, k=6, eps=1.0), "k"),
-    ("fedsel-ps", dict(d=5, k=0, eps=1.0), "k"),
-    ("fedsel-exp", dict(d=1, eps=1.0), "d"),
-    ("fedsel-ps", dict(d=5, k=2, eps=1.0, p=1.5), "p"),
-    ("fedsel-ps", dict(d=5, k=2, eps=1.0, p=float("nan")), "p"),
-    ("fedsel-ps", dict(d=5, k=5, eps=1.0, p=0.5), "p"),
-    ("fedsel-two-stage", dict(d=5, k=2, eps1=1.0, eps2=0.0), "eps2"),
-    ("fedsel-two-stage", dict(d=5, k=2, eps1=1.0, eps2=1.0, selector="top"), "selector"),
-])
+
+@pytest.mark.parametrize(
+    "name,params,word",
+    [
+        ("fedsel-pe", dict(d=5, k=2, eps=0.0), "eps"),
+        ("fedsel-pe", dict(d=5, k=2, eps=-1.0), "eps"),
+        ("fedsel-pe", dict(d=5, k=2, eps=float("nan")), "eps"),
+        ("fedsel-pe", dict(d=5, k=6, eps=1.0), "k"),
+        ("fedsel-ps", dict(d=5, k=0, eps=1.0), "k"),
+        ("fedsel-exp", dict(d=1, eps=1.0), "d"),
+        ("fedsel-ps", dict(d=5, k=2, eps=1.0, p=1.5), "p"),
+        ("fedsel-ps", dict(d=5, k=2, eps=1.0, p=float("nan")), "p"),
+        ("fedsel-ps", dict(d=5, k=5, eps=1.0, p=0.5), "p"),
+        ("fedsel-two-stage", dict(d=5, k=2, eps1=1.0, eps2=0.0), "eps2"),
+        ("fedsel-two-stage", dict(d=5, k=2, eps1=1.0, eps2=1.0, selector="top"), "selector"),
+    ],
+)
 def test_invalid_parameters_raise(name, params, word):
     with pytest.raises(PrivcheckUsageError) as err:
         mechanism(name, **params)
@@ -226,6 +236,7 @@ def test_invalid_inputs_raise():
 
 
 # --------------------------------------------------------------------------- two-stage
+
 
 def test_ranking_and_status():
     v = [0.3, -2.0, 0.0, 0.3]

@@ -1,4 +1,5 @@
 """Laplace and Gaussian mechanisms: exact ε / δ(ε), samplers, validation."""
+
 from __future__ import annotations
 
 import math
@@ -84,13 +85,16 @@ def test_gaussian_sampler():
     assert stats.kstest(y, stats.norm(-1.0, 1.6).cdf).pvalue < 1e-6
 
 
-@pytest.mark.parametrize("name,params,word", [
-    ("laplace", dict(sensitivity=0.0, eps=1.0), "sensitivity"),
-    ("laplace", dict(sensitivity=1.0, eps=float("nan")), "eps"),
-    ("gaussian", dict(sensitivity=1.0, sigma=-1.0), "sigma"),
-    ("gaussian", dict(sensitivity=1.0, sigma=1.0, delta=1.0), "delta"),
-    ("gaussian", dict(sensitivity=1.0, sigma=1.0, eps=0.0), "eps"),
-])
+@pytest.mark.parametrize(
+    "name,params,word",
+    [
+        ("laplace", dict(sensitivity=0.0, eps=1.0), "sensitivity"),
+        ("laplace", dict(sensitivity=1.0, eps=float("nan")), "eps"),
+        ("gaussian", dict(sensitivity=1.0, sigma=-1.0), "sigma"),
+        ("gaussian", dict(sensitivity=1.0, sigma=1.0, delta=1.0), "delta"),
+        ("gaussian", dict(sensitivity=1.0, sigma=1.0, eps=0.0), "eps"),
+    ],
+)
 def test_invalid_parameters_raise(name, params, word):
     with pytest.raises(PrivcheckUsageError) as err:
         mechanism(name, **params)

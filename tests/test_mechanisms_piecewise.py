@@ -1,4 +1,5 @@
 """PM, Duchi, HM and multi-dimensional PM: exact ε, exact moments, samplers, validation."""
+
 from __future__ import annotations
 
 import math
@@ -23,11 +24,14 @@ t_st = st.floats(-1.0, 1.0)
 
 # --------------------------------------------------------------------------- exact ε
 
+
 @pytest.mark.parametrize("eps", [0.05, 0.5, 1.0, 2.0, 8.0])
 def test_exact_eps_equals_closed_form(eps):
-    for ex, claim in ((pw.pm_exact_epsilon(eps), pw.pm_claimed_epsilon(eps)),
-                      (pw.duchi_exact_epsilon(eps), pw.duchi_claimed_epsilon(eps)),
-                      (pw.hm_exact_epsilon(eps), pw.hm_claimed_epsilon(eps))):
+    for ex, claim in (
+        (pw.pm_exact_epsilon(eps), pw.pm_claimed_epsilon(eps)),
+        (pw.duchi_exact_epsilon(eps), pw.duchi_claimed_epsilon(eps)),
+        (pw.hm_exact_epsilon(eps), pw.hm_claimed_epsilon(eps)),
+    ):
         assert ex.eps == pytest.approx(claim, rel=1e-13)
         assert mpmath.almosteq(mpmath.mpf(ex.eps_text), mpmath.mpf(eps), rel_eps=TIGHT)
 
@@ -65,6 +69,7 @@ def test_multidim_exact(d, eps):
 
 # --------------------------------------------------------------------------- moments
 
+
 @settings(max_examples=40, deadline=None)
 @given(t_st, eps_st)
 def test_exact_means_unbiased_and_variances(t, eps):
@@ -85,6 +90,7 @@ def test_shifted_pm_is_biased():
 
 
 # --------------------------------------------------------------------------- samplers
+
 
 @settings(max_examples=25, deadline=None)
 @given(t_st, eps_st, st.integers(0, 2**32 - 1))
@@ -152,14 +158,18 @@ def test_multidim_sampler():
 
 # --------------------------------------------------------------------------- validation
 
-@pytest.mark.parametrize("name,params,word", [
-    ("pm", dict(eps=0.0), "eps"),
-    ("pm", dict(eps=float("nan")), "eps"),
-    ("pm", dict(eps=1.0, shift=float("inf")), "shift"),
-    ("duchi", dict(eps=-2.0), "eps"),
-    ("hm", dict(eps=float("inf")), "eps"),
-    ("pm-multidim", dict(d=0, eps=1.0), "d"),
-])
+
+@pytest.mark.parametrize(
+    "name,params,word",
+    [
+        ("pm", dict(eps=0.0), "eps"),
+        ("pm", dict(eps=float("nan")), "eps"),
+        ("pm", dict(eps=1.0, shift=float("inf")), "shift"),
+        ("duchi", dict(eps=-2.0), "eps"),
+        ("hm", dict(eps=float("inf")), "eps"),
+        ("pm-multidim", dict(d=0, eps=1.0), "d"),
+    ],
+)
 def test_invalid_parameters_raise(name, params, word):
     with pytest.raises(PrivcheckUsageError) as err:
         mechanism(name, **params)

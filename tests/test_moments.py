@@ -1,4 +1,5 @@
 """Tests of privcheck.base.moments: coverage sanity, TOST, Bonett variance interval, paired test, log-log fits."""
+
 import numpy as np
 import pytest
 
@@ -73,6 +74,7 @@ def test_variance_interval_coverage_non_normal():
     assert hi >= 0.92 and lo <= 0.95  # Bonett is approximate under kurtosis 9 (≈0.925); 90 % gives ≈0.87
     chi2_cover = 0  # the normal-theory chi-square interval, for contrast
     from scipy import stats
+
     for row in x:
         s2, n = row.var(ddof=1), row.size
         chi2_cover += (n - 1) * s2 / stats.chi2.ppf(0.975, n - 1) <= 1.0 <= (n - 1) * s2 / stats.chi2.ppf(0.025, n - 1)
@@ -102,7 +104,7 @@ def test_paired_variance_difference_covers_truth():
 def test_scaling_fit_on_synthetic_power_law():
     rng = generator(7, "slope")
     x = np.array([10, 30, 100, 300, 1000, 3000.0])
-    y = 3 * x ** -0.5 * np.exp(rng.normal(0, 0.01, x.size))
+    y = 3 * x**-0.5 * np.exp(rng.normal(0, 0.01, x.size))
     fit = fit_loglog(x, y)
     assert fit.interval[0] <= -0.5 <= fit.interval[1]
     assert compare_slope(fit, -0.5, 0.05) == "holds"
@@ -111,15 +113,18 @@ def test_scaling_fit_on_synthetic_power_law():
     assert compare_slope(wide, -0.5, 0.05) in ("inconclusive", "refuted")
 
 
-@pytest.mark.parametrize("call", [
-    lambda: mean_interval([1.0, np.nan, 2.0, 3.0]),
-    lambda: mean_interval([1.0, 2.0]),
-    lambda: tost_equivalence(np.ones(10) + np.arange(10), 0.0, -1.0),
-    lambda: variance_interval(np.ones(20)),
-    lambda: paired_variance_difference(np.arange(20.0), np.arange(21.0)),
-    lambda: fit_loglog([1, 2, 3], [1, -1, 2]),
-    lambda: compare_slope(fit_loglog([1, 2, 3], [1, 2, 3]), 1.0, 0.0),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: mean_interval([1.0, np.nan, 2.0, 3.0]),
+        lambda: mean_interval([1.0, 2.0]),
+        lambda: tost_equivalence(np.ones(10) + np.arange(10), 0.0, -1.0),
+        lambda: variance_interval(np.ones(20)),
+        lambda: paired_variance_difference(np.arange(20.0), np.arange(21.0)),
+        lambda: fit_loglog([1, 2, 3], [1, -1, 2]),
+        lambda: compare_slope(fit_loglog([1, 2, 3], [1, 2, 3]), 1.0, 0.0),
+    ],
+)
 def test_invalid_inputs_one_line_errors(call):
     with pytest.raises(PrivcheckUsageError) as e:
         call()

@@ -1,5 +1,6 @@
 """Standard-library normal functions (privcheck/base/normal.py) against mpmath at both tails, and the
 pure-Python Brent root finder of accountants/roots.py against scipy's brentq (same iterates)."""
+
 from __future__ import annotations
 
 import math
@@ -19,7 +20,9 @@ from privcheck.base.normal import erfcx, normal_cdf, normal_quantile
 def test_erfcx_matches_mpmath(x):
     with mpmath.workdps(60):
         xm = mpmath.mpf(x)  # beyond 1e15 the two-term asymptotic series is exact to 1e-60
-        exact = mpmath.exp(xm**2) * mpmath.erfc(xm) if x < 1e15 else (1 - 1 / (2 * xm**2)) / (mpmath.sqrt(mpmath.pi) * xm)
+        exact = (
+            mpmath.exp(xm**2) * mpmath.erfc(xm) if x < 1e15 else (1 - 1 / (2 * xm**2)) / (mpmath.sqrt(mpmath.pi) * xm)
+        )
         assert abs(erfcx(x) / exact - 1) < 4e-15
 
 
@@ -52,8 +55,15 @@ def test_bad_input(bad):
         normal_quantile(1.0)
 
 
-@pytest.mark.parametrize("f,lo,hi", [(lambda x: x**3 - 2 * x - 5, 2.0, 3.0), (lambda x: math.exp(x) - 1e-5, -20.0, 5.0),
-                                     (lambda x: math.tanh(x - 0.3), -1.0, 40.0), (lambda x: x * x - 1e-200, 0.0, 1.0)])
+@pytest.mark.parametrize(
+    "f,lo,hi",
+    [
+        (lambda x: x**3 - 2 * x - 5, 2.0, 3.0),
+        (lambda x: math.exp(x) - 1e-5, -20.0, 5.0),
+        (lambda x: math.tanh(x - 0.3), -1.0, 40.0),
+        (lambda x: x * x - 1e-200, 0.0, 1.0),
+    ],
+)
 def test_brentq_port_gives_scipys_iterates(f, lo, hi):
     for xtol, rtol in [(1e-300, 8.9e-16), (5e-324, 1e-12)]:
         ours = _brentq(f, lo, hi, xtol, rtol, 1000)

@@ -1,4 +1,5 @@
 """The standard LDP frequency oracles (estimators/oracles.py): exact ε, samplers against reference samplers."""
+
 from __future__ import annotations
 
 import itertools
@@ -53,8 +54,11 @@ def ref_ss(x, n, rng, d, eps, k):
     rest = [v for v in range(d) if v != x]
     rows = []
     for _ in range(n):
-        z = ([x] + list(rng.choice(rest, k - 1, replace=False))) if rng.random() < p else list(
-            rng.choice(rest, k, replace=False))
+        z = (
+            ([x] + list(rng.choice(rest, k - 1, replace=False)))
+            if rng.random() < p
+            else list(rng.choice(rest, k, replace=False))
+        )
         rows.append([int(i in z) for i in range(d)])
     return np.array(rows)
 
@@ -232,10 +236,16 @@ def test_oracles_listed_and_bad_parameters():
 
 
 @settings(max_examples=60, deadline=None)
-@given(x=st.integers(0, oracles.HASH_PRIME - 2), a=st.integers(1, oracles.HASH_PRIME - 1),
-       b=st.integers(0, oracles.HASH_PRIME - 1), g=st.integers(2, 1000))
+@given(
+    x=st.integers(0, oracles.HASH_PRIME - 2),
+    a=st.integers(1, oracles.HASH_PRIME - 1),
+    b=st.integers(0, oracles.HASH_PRIME - 1),
+    g=st.integers(2, 1000),
+)
 def test_hash_values_is_exact_integer_arithmetic(x, a, b, g):
     """blh/olh hash on int64 without overflow: equal to Python's unbounded integers at the extremes too."""
     got = oracles.hash_values(x, np.array([a, oracles.HASH_PRIME - 1]), np.array([b, oracles.HASH_PRIME - 1]), g)
-    assert got.tolist() == [((a * x + b) % oracles.HASH_PRIME) % g,
-                            (((oracles.HASH_PRIME - 1) * x + oracles.HASH_PRIME - 1) % oracles.HASH_PRIME) % g]
+    assert got.tolist() == [
+        ((a * x + b) % oracles.HASH_PRIME) % g,
+        (((oracles.HASH_PRIME - 1) * x + oracles.HASH_PRIME - 1) % oracles.HASH_PRIME) % g,
+    ]

@@ -7,6 +7,7 @@
   exact pmf of all 2^d patterns (chi-square and per-cell exact binomial tests, d ≤ 4) and against the
   straightforward float-per-bit sampler; marginals over (d, eps, x) by hypothesis (derandomized, fixed seeds).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -136,8 +137,9 @@ def test_audit_identical_packed_and_unpacked(d, monkeypatch):
     calls = []
     packed_count = OutputCoding._count_packed
     monkeypatch.setattr(OutputCoding, "_count_packed", lambda self, data: calls.append(1) or packed_count(self, data))
-    runs = [monte_carlo_bound(_unary_sampler(d, p, q, packed), [0, 1], 20_000, seed=3, jobs=1)
-            for packed in (True, False)]
+    runs = [
+        monte_carlo_bound(_unary_sampler(d, p, q, packed), [0, 1], 20_000, seed=3, jobs=1) for packed in (True, False)
+    ]
     assert calls  # the packed rows were counted from their bytes
     assert runs[0].eps_lower == runs[1].eps_lower
     assert runs[0].candidates == runs[1].candidates

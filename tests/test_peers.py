@@ -4,6 +4,7 @@ Library-free tests use fake "libraries" (queries whose answers we choose) agains
 oracles; tests with the real libraries skip cleanly when a library is absent; the not-installed
 path is tested by making the imports fail.
 """
+
 from __future__ import annotations
 
 import math
@@ -22,13 +23,23 @@ DPSGD_100 = (P.gaussian(10.0, count=100),)  # exact ε(1e-5) = 4.377178096 (μ =
 
 def fake(value, role="upper", events=DPSGD_100, target="eps", at=1e-5, **kw) -> P.Query:
     """A query to a fake library that answers ``value`` (or raises it, if it is an exception)."""
+
     def ask():
         if isinstance(value, Exception):
             raise value
         return value
 
-    return P.Query(label=f"fake {value}", relation="add_remove", target=target, at=at, role=role, ask=ask,
-                   code=f"answer = {value!r}  # fake library", events=events, **kw)
+    return P.Query(
+        label=f"fake {value}",
+        relation="add_remove",
+        target=target,
+        at=at,
+        role=role,
+        ask=ask,
+        code=f"answer = {value!r}  # fake library",
+        events=events,
+        **kw,
+    )
 
 
 def one_row(q: P.Query) -> tuple[str, dict]:
@@ -149,7 +160,7 @@ def test_exact_oracles_against_independent_computations():
     c = P.certified((P.gaussian(2.0, count=10), P.gaussian(5.0, count=50)), "add_remove", "eps", 1e-6)
     assert c.lower <= 11.81115994 <= c.upper  # μ² = 10/4 + 50/25 = 4.5
     # Laplace b = 1 profile against mpmath quadrature of the hockey-stick divergence at ε = 0.5
-    f = lambda x: max(0, 0.5 * mpmath.e ** (-abs(x)) - mpmath.e ** 0.5 * 0.5 * mpmath.e ** (-abs(x - 1)))  # noqa: E731
+    f = lambda x: max(0, 0.5 * mpmath.e ** (-abs(x)) - mpmath.e**0.5 * 0.5 * mpmath.e ** (-abs(x - 1)))  # noqa: E731
     hs = float(mpmath.quad(f, [-mpmath.inf, 0, 0.25, 1, mpmath.inf]))  # the crossing is at x = 1/4
     c = P.certified((P.laplace(1.0),), "add_remove", "delta", 0.5)
     assert c.lower <= hs <= c.upper
@@ -163,13 +174,25 @@ def test_exact_oracles_against_independent_computations():
 def test_peers_claims_are_registered():
     load_catalogue()
     ids = {c.claim_id for c in select(["peers.*"])}
-    assert {"peers.dp_accounting.pld", "peers.prv_accountant.prv", "peers.autodp.rdp",
-            "peers.opacus.accountants"} <= ids
+    assert {
+        "peers.dp_accounting.pld",
+        "peers.prv_accountant.prv",
+        "peers.autodp.rdp",
+        "peers.opacus.accountants",
+    } <= ids
     assert all(CATALOGUE.claims[i].kind == "bound" for i in ids)
 
 
-@pytest.mark.parametrize("claim_id", ["peers.dp_accounting.pld", "peers.dp_accounting.calibration",
-                                      "peers.prv_accountant.prv", "peers.autodp.rdp", "peers.opacus.calibration"])
+@pytest.mark.parametrize(
+    "claim_id",
+    [
+        "peers.dp_accounting.pld",
+        "peers.dp_accounting.calibration",
+        "peers.prv_accountant.prv",
+        "peers.autodp.rdp",
+        "peers.opacus.calibration",
+    ],
+)
 def test_library_not_installed_gives_a_skip_note_not_an_error(monkeypatch, claim_id):
     for mod in ("dp_accounting", "prv_accountant", "autodp", "opacus"):
         monkeypatch.setitem(sys.modules, mod, None)  # import raises ImportError
@@ -199,9 +222,17 @@ def _consistent(row):
 def test_dp_accounting_pld_rows():
     pytest.importorskip("dp_accounting")
     qs = P.dp_accounting_pld_queries(QUICK)
-    rows = _rows(qs, {"100 × Gaussian σ=10", "Gaussian σ=1 at δ=1e-50", "replace-one: 400 × RR ε=0.1",
-                      "replace-one: 400 × RR ε=0.1, composed one by one", "Laplace b=1",
-                      "replace-one: 20 × 4-RR ε=1"})
+    rows = _rows(
+        qs,
+        {
+            "100 × Gaussian σ=10",
+            "Gaussian σ=1 at δ=1e-50",
+            "replace-one: 400 × RR ε=0.1",
+            "replace-one: 400 × RR ε=0.1, composed one by one",
+            "Laplace b=1",
+            "replace-one: 20 × 4-RR ε=1",
+        },
+    )
     g = rows["100 × Gaussian σ=10"]
     assert g["status"] == "holds" and g["answer"] == pytest.approx(4.377178100, abs=1e-8)  # REFERENCE value
     assert rows["Gaussian σ=1 at δ=1e-50"]["status"] in ("vacuous", "holds")
@@ -278,7 +309,11 @@ def test_pld_adapter_maps_events_to_the_accountant_api(monkeypatch):
     c = P._pld_oracle(evs, "add_remove", "eps", 1e-5)
     assert (c.lower, c.upper) == (1.0, 2.0) and "PLDAccountant(relation='add_remove')" in c.code
     assert calls[0] == ("relation", "add_remove")
-    assert calls[1] == ("compose", ("PoissonSampledEvent", ("GaussianEvent", {"sigma": 1.1, "sensitivity": 1.0}), 0.01), 7)
+    assert calls[1] == (
+        "compose",
+        ("PoissonSampledEvent", ("GaussianEvent", {"sigma": 1.1, "sensitivity": 1.0}), 0.01),
+        7,
+    )
     assert calls[2] == ("compose", ("LaplaceEvent", {"b": 2.0}), 3)
     assert calls[3] == ("compose", ("RandomizedResponseEvent", {"eps": 1.0, "k": 4}), 1)
     assert calls[4] == ("epsilon", 1e-5)
@@ -295,8 +330,9 @@ def test_cli_verify_peers_json(tmp_path):
 
     pytest.importorskip("autodp")
     js = tmp_path / "p.json"
-    res = CliRunner().invoke(main, ["verify", "peers.autodp.gaussian", "--quick", "--jobs", "1", "--json", str(js)],
-                             catch_exceptions=False)
+    res = CliRunner().invoke(
+        main, ["verify", "peers.autodp.gaussian", "--quick", "--jobs", "1", "--json", str(js)], catch_exceptions=False
+    )
     assert res.exit_code == 0, res.output
     (rec,) = json.loads(js.read_text())
     assert rec["id"] == "peers.autodp.gaussian" and rec["verdict"] == "holds"
@@ -319,8 +355,13 @@ def test_opacus_rows_when_installed():
 def test_full_grids_sweep_large_eps_long_runs_and_several_calibration_targets():
     """Issue 18 §5: q up to 0.5, σ down to 0.5, T up to 10⁵, calibration at several targets (queries only, not run)."""
     full, quick = type("Ctx", (), {"quick": False})(), type("Ctx", (), {"quick": True})()
-    for build in (P.dp_accounting_pld_queries, P.dp_accounting_rdp_queries, P.prv_queries, P.autodp_rdp_queries,
-                  P.opacus_queries):
+    for build in (
+        P.dp_accounting_pld_queries,
+        P.dp_accounting_rdp_queries,
+        P.prv_queries,
+        P.autodp_rdp_queries,
+        P.opacus_queries,
+    ):
         evs = [e for q in build(full) for e in q.events if e.kind == "subsampled_gaussian"]
         params = [(dict(e.params)["q"], dict(e.params)["sigma"], e.count) for e in evs]
         assert max(p[0] for p in params) >= 0.5 and min(p[1] for p in params) <= 0.5, build.__name__
@@ -339,7 +380,10 @@ def test_library_logging_goes_to_the_record_not_the_terminal(capsys):
         logging.getLogger("absl").warning("failed to converge")
         return 4.5
 
-    row = P.judge(P.Query(label="logs", relation="add_remove", target="eps", at=1e-5, role="upper", ask=ask,
-                          code="", events=DPSGD_100))
+    row = P.judge(
+        P.Query(
+            label="logs", relation="add_remove", target="eps", at=1e-5, role="upper", ask=ask, code="", events=DPSGD_100
+        )
+    )
     assert row["library_log"] == ["WARNING: failed to converge"]
     assert "failed to converge" not in capsys.readouterr().err

@@ -3,6 +3,7 @@
 Tolerances: an interval must contain the exact value (no tolerance on the side it certifies) and,
 where stated, be narrower than a width bound.
 """
+
 from __future__ import annotations
 
 import math
@@ -70,8 +71,16 @@ def _enumerate_delta(P, Q, T, e):
 
 # ----------------------------------------------------------------------------- discretisation
 
-@pytest.mark.parametrize("event", [GaussianEvent(1.0), LaplaceEvent(b=0.7), PoissonSampledEvent(GaussianEvent(1.1), 0.01),
-                                   RandomizedResponseEvent(1.0, 3)])
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        GaussianEvent(1.0),
+        LaplaceEvent(b=0.7),
+        PoissonSampledEvent(GaussianEvent(1.1), 0.01),
+        RandomizedResponseEvent(1.0, 3),
+    ],
+)
 def test_grid_measures_bracket_the_profile(event):
     for prof in event.profiles():
         P, O = discretise(prof, 1e-3)
@@ -83,6 +92,7 @@ def test_grid_measures_bracket_the_profile(event):
 
 
 # ----------------------------------------------------------------------------- oracles
+
 
 @pytest.mark.parametrize("mu,T", [(1.0, 1), (0.1, 100), (0.5, 7)])
 def test_gaussian_fft_route_contains_closed_form(mu, T):
@@ -237,6 +247,7 @@ def test_interval_api():
 
 # ----------------------------------------------------------------------------- properties
 
+
 @settings(max_examples=10, deadline=None)
 @given(eps=st.floats(0.05, 2.0), T=st.integers(1, 30), e=st.floats(0.0, 3.0))
 def test_property_rr_upper_exact_lower(eps, T, e):
@@ -251,6 +262,7 @@ def test_property_rr_upper_exact_lower(eps, T, e):
 def test_property_monotone_and_directions_agree(sigma, q, T):
     def acc(s, qq, TT):
         return PLDAccountant(target_fft_size=2**15).compose(PoissonSampledEvent(GaussianEvent(s), qq), TT)
+
     base = acc(sigma, q, T)
     iv = base.epsilon(1e-4)
     # more steps, less noise, higher rate: never a smaller certified ε
@@ -265,6 +277,7 @@ def test_property_monotone_and_directions_agree(sigma, q, T):
 
 
 # ----------------------------------------------------------------------------- planners and CLI
+
 
 @pytest.fixture()
 def small_planner_grids(monkeypatch):
@@ -318,12 +331,18 @@ def test_cli_pld_contract():
     data = json.loads(res.output)
     assert data["eps_lower"] <= 4.377178096 <= data["eps_upper"]
     assert data["relation"] == "add_remove" and data["events"][0]["count"] == 100 and "seconds" in data
-    res = run.invoke(main, ["budget", "pld", "--event", "rr:eps=1,k=3x5", "--event", "pure:eps=0.5", "--eps", "1", "--json", "-"])
+    res = run.invoke(
+        main, ["budget", "pld", "--event", "rr:eps=1,k=3x5", "--event", "pure:eps=0.5", "--eps", "1", "--json", "-"]
+    )
     data = json.loads(res.output)
     assert 0 <= data["delta_lower"] <= data["delta_upper"] <= 1 and data["eps"] == 1
-    for bad in (["--event", "gaussian:sigma=1"], ["--event", "nope:x=1", "--delta", "1e-5"],
-                ["--event", "gaussian:sigma=abc", "--delta", "1e-5"], ["--event", "laplace:b=1,eps=1", "--delta", "1e-5"],
-                ["--event", "gaussian:sigma=1x0", "--delta", "1e-5"]):
+    for bad in (
+        ["--event", "gaussian:sigma=1"],
+        ["--event", "nope:x=1", "--delta", "1e-5"],
+        ["--event", "gaussian:sigma=abc", "--delta", "1e-5"],
+        ["--event", "laplace:b=1,eps=1", "--delta", "1e-5"],
+        ["--event", "gaussian:sigma=1x0", "--delta", "1e-5"],
+    ):
         res = run.invoke(main, ["budget", "pld", *bad])
         assert res.exit_code == 2, (bad, res.output)
         assert "Traceback" not in res.output

@@ -1,6 +1,7 @@
 """Certified PLD intervals at tiny δ (issues 18 §5, 19 §4–5): rigorous mpmath brackets of the product
 form (tests/pld_reference.py), exact single-event and optimal-composition values, outward rounding,
 the grid-snap shift direction, the --event parser and the gdp.composition check."""
+
 from __future__ import annotations
 
 import math
@@ -36,12 +37,17 @@ def test_issue18_mix_at_1e100_contains_truth_both_directions():
 
 
 @settings(max_examples=4, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
-@given(ng=st.integers(0, 2), sigma=st.floats(0.7, 2.0), lap=st.lists(st.floats(0.2, 1.5), max_size=2),
-       rr=st.lists(st.floats(0.2, 1.5), max_size=2), u=st.floats(10, 300))
+@given(
+    ng=st.integers(0, 2),
+    sigma=st.floats(0.7, 2.0),
+    lap=st.lists(st.floats(0.2, 1.5), max_size=2),
+    rr=st.lists(st.floats(0.2, 1.5), max_size=2),
+    u=st.floats(10, 300),
+)
 def test_property_mixes_against_rigorous_brackets(ng, sigma, lap, rr, u):
     if len(lap) + len(rr) == 0 or ng + len(lap) + len(rr) < 2:
         return
-    delta = 10.0 ** -u
+    delta = 10.0**-u
     gauss = [sigma] * ng
     ref = MixReference(gauss=gauss, laplace=lap, rr=rr, bins=32)
     iv = _acc(gauss, lap, rr).epsilon(delta)
@@ -56,7 +62,7 @@ def test_single_rr_contains_exact_value(eps, k, delta):
     with mpmath.workdps(50):
         E = mpmath.e ** mpmath.mpf(eps)
         exact = mpmath.log(E - mpmath.mpf(delta) * (E + k - 1))
-    for ev in ([RandomizedResponseEvent(eps, k)] + ([PureDPEvent(eps)] if k == 2 else [])):
+    for ev in [RandomizedResponseEvent(eps, k)] + ([PureDPEvent(eps)] if k == 2 else []):
         iv = PLDAccountant().compose(ev).epsilon(delta)
         assert iv.lower <= exact <= iv.upper, (ev, iv, exact)
 
@@ -114,13 +120,16 @@ def test_grid_snap_shift_applied_in_the_safe_direction():
     assert p1.chernoff_eps(1e-6) >= p0.chernoff_eps(1e-6) - p0.shift + s
 
 
-@pytest.mark.parametrize("spec,first", [
-    ("rr:eps=1,k=2.5", "k must be a whole number"),
-    ("gaussian:sigma=1,sigma=2", "sigma is given twice"),
-    ("rr:eps=1x2.5", "the count after 'x' must be a whole number"),
-    ("rr:eps=1x0", "the count after 'x' must be a whole number"),
-    ("approx:eps=1", "missing delta"),
-])
+@pytest.mark.parametrize(
+    "spec,first",
+    [
+        ("rr:eps=1,k=2.5", "k must be a whole number"),
+        ("gaussian:sigma=1,sigma=2", "sigma is given twice"),
+        ("rr:eps=1x2.5", "the count after 'x' must be a whole number"),
+        ("rr:eps=1x0", "the count after 'x' must be a whole number"),
+        ("approx:eps=1", "missing delta"),
+    ],
+)
 def test_event_parser_refuses(spec, first):
     from privcheck.cli.budget import parse_pld_event
 

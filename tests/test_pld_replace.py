@@ -1,6 +1,7 @@
 """Replace-one accounting of Poisson-subsampled Gaussian / Laplace events (issue 18 §5 bullet 3;
 accountants/pld/replace.py): the profile against an independent mpmath quadrature of the mixture's
 hockey-stick divergence, the certified interval against dp_accounting, the CLI and refusals."""
+
 from __future__ import annotations
 
 import math
@@ -29,10 +30,18 @@ def _hockey_stick(kind: str, d: float, q: float, x: float):
         return mpmath.log(mpmath.quad(lambda o: P(o) - ex * Q(o), [-mpmath.inf] + pts))
 
 
-@pytest.mark.parametrize("kind,d,q,x", [("gaussian", 1 / 1.1, 0.01, 0.0), ("gaussian", 1 / 1.1, 0.01, 0.1),
-                                        ("gaussian", 1.0, 0.2, 1.0), ("gaussian", 2.0, 0.05, 3.0),
-                                        ("laplace", 0.7, 0.1, 0.01), ("laplace", 0.7, 0.1, 0.1),
-                                        ("laplace", 2.0, 0.3, 1.0)])
+@pytest.mark.parametrize(
+    "kind,d,q,x",
+    [
+        ("gaussian", 1 / 1.1, 0.01, 0.0),
+        ("gaussian", 1 / 1.1, 0.01, 0.1),
+        ("gaussian", 1.0, 0.2, 1.0),
+        ("gaussian", 2.0, 0.05, 3.0),
+        ("laplace", 0.7, 0.1, 0.01),
+        ("laplace", 0.7, 0.1, 0.1),
+        ("laplace", 2.0, 0.3, 1.0),
+    ],
+)
 def test_profile_matches_quadrature(kind, d, q, x):
     ev = PoissonSampledEvent(GaussianEvent(1 / d) if kind == "gaussian" else LaplaceEvent(eps=d), q)
     rem, add = ev.profiles("replace_one")
@@ -65,11 +74,14 @@ def test_interval_against_dp_accounting(base):
     if base == "laplace":  # and at most the 2-group bound of pure DP: each run is 2·log(1+q(e^1−1))-DP
         assert iv.upper <= 10 * 2 * math.log1p(0.1 * math.expm1(1.0))
         return
-    loss = (M.GaussianPrivacyLoss(1.0, sensitivity=1.0, sampling_prob=0.1, adjacency_type=M.AdjacencyType.REPLACE)
-            if base == "gaussian" else
-            M.LaplacePrivacyLoss(1.0, sensitivity=1.0, sampling_prob=0.1, adjacency_type=M.AdjacencyType.REPLACE))
-    pmf = D._create_pld_pmf_from_monotone_privacy_loss(loss, pessimistic_estimate=True,
-                                                       value_discretization_interval=1e-4, use_connect_dots=True)
+    loss = (
+        M.GaussianPrivacyLoss(1.0, sensitivity=1.0, sampling_prob=0.1, adjacency_type=M.AdjacencyType.REPLACE)
+        if base == "gaussian"
+        else M.LaplacePrivacyLoss(1.0, sensitivity=1.0, sampling_prob=0.1, adjacency_type=M.AdjacencyType.REPLACE)
+    )
+    pmf = D._create_pld_pmf_from_monotone_privacy_loss(
+        loss, pessimistic_estimate=True, value_discretization_interval=1e-4, use_connect_dots=True
+    )
     e = D.PrivacyLossDistribution(pmf).self_compose(10).get_epsilon_for_delta(1e-5)
     assert iv.lower <= iv.upper and iv.width < 0.01 * iv.upper
     assert e >= iv.lower * (1 - 1e-9)  # their (pessimistic) value is inside or above our interval
@@ -87,10 +99,24 @@ def test_cli_replace_one(capsys):
     from privcheck.cli import main
 
     with pytest.raises(SystemExit) as ex:
-        main(["budget", "pld", "--relation", "replace_one", "--event", "subsampled-gaussian:q=0.1,sigma=1x10",
-              "--delta", "1e-5", "--grid-step", "0.01"])
+        main(
+            [
+                "budget",
+                "pld",
+                "--relation",
+                "replace_one",
+                "--event",
+                "subsampled-gaussian:q=0.1,sigma=1x10",
+                "--delta",
+                "1e-5",
+                "--grid-step",
+                "0.01",
+            ]
+        )
     assert ex.value.code in (0, None)
     assert "replace_one" in capsys.readouterr().out
     with pytest.raises(SystemExit) as ex:
-        main(["budget", "pld", "--relation", "replace_one", "--event", "subsampled-rr:q=0.1,eps=1x10", "--delta", "1e-5"])
+        main(
+            ["budget", "pld", "--relation", "replace_one", "--event", "subsampled-rr:q=0.1,eps=1x10", "--delta", "1e-5"]
+        )
     assert ex.value.code == 2

@@ -6,6 +6,7 @@ mpmath sum (it must stay an upper bound), the sparse repeated squaring against a
 within its own error bound, the float RDP screen against the certified mpmath route, and the
 bisection search against a linear scan. No timing is asserted.
 """
+
 from __future__ import annotations
 
 import mpmath
@@ -31,8 +32,7 @@ def _hull_reference(t, v):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=2, max_size=300),
-       st.integers(0, 2**32 - 1))
+@given(st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=2, max_size=300), st.integers(0, 2**32 - 1))
 def test_vectorised_lower_hull_equals_monotone_chain(vals, seed):
     rng = np.random.default_rng(seed)
     t = np.cumsum(rng.random(len(vals)) + 1e-3).astype(np.longdouble)
@@ -44,7 +44,7 @@ def test_vectorised_lower_hull_equals_monotone_chain(vals, seed):
 
 def test_lower_hull_of_a_concave_and_a_zigzag_sequence():
     t = np.linspace(0, 1, 2001).astype(np.longdouble)
-    v = -(t - 0.5) ** 2  # concave: the hull is the chord of the end points
+    v = -((t - 0.5) ** 2)  # concave: the hull is the chord of the end points
     assert np.allclose(_lower_hull(t, v).astype(float), -0.25 * np.ones(t.size), atol=1e-15)
     z = np.where(np.arange(t.size) % 2 == 0, 0.0, 1.0).astype(np.longdouble)
     assert np.all(_lower_hull(t, z) == 0)
@@ -59,8 +59,13 @@ def test_blocked_log_mgf_is_an_upper_bound_on_the_exact_sum():
         got = log_mgf(m, lams, sign)
         with mpmath.workdps(40):
             for lam, g in zip(lams, got):
-                exact = mpmath.log(mpmath.fsum(mpmath.mpf(float(pi)) * mpmath.exp(sign * mpmath.mpf(float(lam)) * float(xi))
-                                               for pi, xi in zip(m.p, m.x) if pi > 0))
+                exact = mpmath.log(
+                    mpmath.fsum(
+                        mpmath.mpf(float(pi)) * mpmath.exp(sign * mpmath.mpf(float(lam)) * float(xi))
+                        for pi, xi in zip(m.p, m.x)
+                        if pi > 0
+                    )
+                )
                 assert g >= exact
                 assert g - exact <= 1e-11 * (1 + abs(float(exact)))
 
@@ -79,10 +84,13 @@ def test_sparse_power_within_its_error_bound():
         assert np.count_nonzero(P) <= np.count_nonzero(B >= 1e-140)  # only the active components are powered
 
 
-@pytest.mark.parametrize("events", [
-    [(PoissonSampledEvent(GaussianEvent(1.1), 0.01), 1000)],
-    [(LaplaceEvent(b=1.0), 5), (RandomizedResponseEvent(1.0), 3), (GaussianEvent(2.0), 4)],
-])
+@pytest.mark.parametrize(
+    "events",
+    [
+        [(PoissonSampledEvent(GaussianEvent(1.1), 0.01), 1000)],
+        [(LaplaceEvent(b=1.0), 5), (RandomizedResponseEvent(1.0), 3), (GaussianEvent(2.0), 4)],
+    ],
+)
 def test_float_rdp_screen_matches_the_certified_route(events):
     for delta in (1e-5, 1e-10):
         assert rdp_estimate(events, delta=delta) == pytest.approx(rdp_epsilon(events, delta).value, rel=1e-9)

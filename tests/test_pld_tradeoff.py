@@ -7,6 +7,7 @@ Gaussian as the lower convex hull of the two parametric Neyman–Pearson curves 
 Every interval must contain the exact value (no tolerance on the certified side) at ≥ 200
 hypothesis-drawn α per mechanism, and be narrower than a stated width (so a loose answer fails).
 """
+
 from __future__ import annotations
 
 import functools
@@ -41,7 +42,7 @@ def _gauss(mu, a):
 @functools.lru_cache(maxsize=None)
 def _acc(name: str) -> PLDAccountant:
     if name == "gauss-exact":
-        return PLDAccountant().compose(GaussianEvent(sigma=2.0), count=9)          # μ = 1.5
+        return PLDAccountant().compose(GaussianEvent(sigma=2.0), count=9)  # μ = 1.5
     if name == "gauss-fft":
         return PLDAccountant(method="pld", target_fft_size=2**14).compose(GaussianEvent(sigma=2.0), count=9)
     if name == "laplace":
@@ -52,7 +53,8 @@ def _acc(name: str) -> PLDAccountant:
         return PLDAccountant().compose(PoissonSampledEvent(GaussianEvent(sigma=0.8), q=0.2))
     if name == "sub-fft":
         return PLDAccountant(method="pld", target_fft_size=2**14).compose(
-            PoissonSampledEvent(GaussianEvent(sigma=0.8), q=0.2))
+            PoissonSampledEvent(GaussianEvent(sigma=0.8), q=0.2)
+        )
     raise KeyError(name)
 
 
@@ -273,14 +275,17 @@ def test_cli_tradeoff_gdp_risk_json():
     assert res.exit_code == 0 and "alpha=     0.5" in res.output
 
 
-@pytest.mark.parametrize("args, msg", [
-    (("--tradeoff", "--alpha", "1.5"), "--alpha must be a probability in [0, 1]"),
-    (("--risk", "--fpr", "-0.1"), "--fpr must be a probability in [0, 1]"),
-    (("--gdp", "--alpha-min", "0.7"), "--alpha-min must be in (0, 0.5)"),
-    (("--gdp", "--alpha", "0.1"), "--alpha is only used with --tradeoff"),
-    (("--tradeoff", "--gdp"), "give exactly one of"),
-    (("--tradeoff", "--delta", "1e-5"), "give exactly one of"),
-])
+@pytest.mark.parametrize(
+    "args, msg",
+    [
+        (("--tradeoff", "--alpha", "1.5"), "--alpha must be a probability in [0, 1]"),
+        (("--risk", "--fpr", "-0.1"), "--fpr must be a probability in [0, 1]"),
+        (("--gdp", "--alpha-min", "0.7"), "--alpha-min must be in (0, 0.5)"),
+        (("--gdp", "--alpha", "0.1"), "--alpha is only used with --tradeoff"),
+        (("--tradeoff", "--gdp"), "give exactly one of"),
+        (("--tradeoff", "--delta", "1e-5"), "give exactly one of"),
+    ],
+)
 def test_cli_bad_curve_flags(args, msg):
     res = _cli("--event", "gaussian:sigma=1", *args)
     assert res.exit_code == 2 and msg in res.output and "Traceback" not in res.output
@@ -294,11 +299,19 @@ def _row(quantity, value, at=None):
     return CurveRow(f"{quantity}-row", quantity, 2.0, 1.0, 9, at, lambda: value, "lib.call()")
 
 
-@pytest.mark.parametrize("quantity, value, status", [
-    ("mu", 1.6, "holds"), ("mu", 1.4, "refuted"), ("mu", 1.5, "undecided"),
-    ("advantage", 0.6, "holds"), ("advantage", 0.5, "refuted"),
-    ("beta", 0.40, "holds"), ("beta", 0.42, "refuted"), ("beta", float(_gauss(1.5, 0.1)), "undecided"),
-])
+@pytest.mark.parametrize(
+    "quantity, value, status",
+    [
+        ("mu", 1.6, "holds"),
+        ("mu", 1.4, "refuted"),
+        ("mu", 1.5, "undecided"),
+        ("advantage", 0.6, "holds"),
+        ("advantage", 0.5, "refuted"),
+        ("beta", 0.40, "holds"),
+        ("beta", 0.42, "refuted"),
+        ("beta", float(_gauss(1.5, 0.1)), "undecided"),
+    ],
+)
 def test_curve_peer_rule(quantity, value, status):
     """μ/advantage are safe when high, β when low; inside the certified interval: undecided."""
     from privcheck.catalogue.peers.curves import certified_interval, judge_curve_row

@@ -1,6 +1,7 @@
 """Vectorised δ(ε) of a PLD composition (Composition.delta_bounds, PLDAccountant.delta_bounds):
 equal bit for bit to the scalar ``delta_bound`` whatever the batch, and still bracketing rigorous
 mpmath references (tests/pld_reference.py) for untilted and tilted compositions."""
+
 from __future__ import annotations
 
 import mpmath
@@ -12,21 +13,33 @@ from pld_reference import MixReference
 
 from accountants.pld import GaussianEvent, PLDAccountant, PoissonSampledEvent
 
-SETTINGS = settings(max_examples=6, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck),
-                    phases=[Phase.explicit, Phase.generate])
+SETTINGS = settings(
+    max_examples=6,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+    phases=[Phase.explicit, Phase.generate],
+)
 
 
 def _mix(gauss, laplace, rr, subsampled=None):
     return mix_accountant(gauss, laplace, rr, subsampled, target_fft_size=2**12, method="pld")
 
 
-mixes = st.tuples(st.lists(st.floats(0.6, 3.0), max_size=2), st.lists(st.floats(0.1, 1.5), max_size=2),
-                  st.lists(st.floats(0.1, 1.5), max_size=2))
+mixes = st.tuples(
+    st.lists(st.floats(0.6, 3.0), max_size=2),
+    st.lists(st.floats(0.1, 1.5), max_size=2),
+    st.lists(st.floats(0.1, 1.5), max_size=2),
+)
 
 
 @SETTINGS
-@given(mix=mixes, sub=st.none() | st.tuples(st.floats(0.6, 2.0), st.floats(0.01, 0.3), st.integers(1, 50)),
-       tilt=st.sampled_from([0.0, 0.5, 3.0]), seed=st.integers(0, 2**31 - 1))
+@given(
+    mix=mixes,
+    sub=st.none() | st.tuples(st.floats(0.6, 2.0), st.floats(0.01, 0.3), st.integers(1, 50)),
+    tilt=st.sampled_from([0.0, 0.5, 3.0]),
+    seed=st.integers(0, 2**31 - 1),
+)
 def test_vectorised_equals_scalar_bit_for_bit(mix, sub, tilt, seed):
     gauss, laplace, rr = mix
     if len(gauss) + len(laplace) + len(rr) + (sub is not None) == 0:
@@ -56,7 +69,7 @@ def test_vectorised_bounds_bracket_rigorous_reference(mix, tilt):
     ref = MixReference(gauss=gauss, laplace=laplace, rr=rr, bins=24)
     acc = _mix(gauss, laplace, rr)
     eps = np.linspace(0.0, 1.2 * (sum(laplace) + sum(rr)) + 3.0, 25)
-    (pess, opt), = acc._build(tilt)["comps"]
+    ((pess, opt),) = acc._build(tilt)["comps"]
     up, lo = pess.delta_bounds(eps), opt.delta_bounds(eps)
     for e, u, l in zip(eps, up, lo):
         assert mpmath.mpf(u) >= ref.delta(e, False), (e, u)

@@ -3,6 +3,7 @@
 Each refuted paper claim is re-derived here without the engine: by brute-force enumeration
 with Fractions or by numpy, at the reported counterexample.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -24,11 +25,25 @@ def _run(cid: str):
     return chk.fn(RunContext())
 
 
-@pytest.mark.parametrize("cid", ["fedsel.pe.sparsity", "fedsel.ps.ratio", "fedsel.duchi.ldp", "gdp.composition",
-                                 "spriFed.sensitivity", "biswas.cde.bias", "biswas.gde.variance",
-                                 "biswas.T.variance", "seif.cor1", "seif.taylor", "seif.cor2",
-                                 "sqsgd.quantize.unbiased.corrected", "sqsgd.rotation.orthogonal.corrected",
-                                 "seif.thm3.uniform.corrected"])
+@pytest.mark.parametrize(
+    "cid",
+    [
+        "fedsel.pe.sparsity",
+        "fedsel.ps.ratio",
+        "fedsel.duchi.ldp",
+        "gdp.composition",
+        "spriFed.sensitivity",
+        "biswas.cde.bias",
+        "biswas.gde.variance",
+        "biswas.T.variance",
+        "seif.cor1",
+        "seif.taylor",
+        "seif.cor2",
+        "sqsgd.quantize.unbiased.corrected",
+        "sqsgd.rotation.orthogonal.corrected",
+        "seif.thm3.uniform.corrected",
+    ],
+)
 def test_fast_catalogue_checks_hold(cid):
     out = _run(cid)
     assert out.verdict == "holds", out.details
@@ -60,8 +75,11 @@ def test_privquant_m_matches_brute_force_enumeration():
     u = (levels[2], levels[0], levels[1])
     for kappa in range(d):
         tau = -(-(d + kappa + 1) // 2)
-        hi = [v for v in itertools.product(levels, repeat=d)
-              if sum(a == b for a, b in zip(v, u)) - sum(a != b for a, b in zip(v, u)) > kappa]
+        hi = [
+            v
+            for v in itertools.product(levels, repeat=d)
+            if sum(a == b for a, b in zip(v, u)) - sum(a != b for a, b in zip(v, u)) > kappa
+        ]
         lo = [v for v in itertools.product(levels, repeat=d) if v not in hi]
         p = Fraction(3, 4)
         ev = p * sum(v[0] for v in hi) / len(hi) + (1 - p) * sum(v[0] for v in lo) / len(lo)
@@ -98,7 +116,7 @@ def _enumerate_node_estimates(pis, holds, p, q):
 def _moments(dist, f):
     m1 = sum(w * f(N, S) for (N, S), w in dist.items())
     m2 = sum(w * f(N, S) ** 2 for (N, S), w in dist.items())
-    return m1, m2 - m1 ** 2
+    return m1, m2 - m1**2
 
 
 def test_thm35_reversed_by_enumeration():
@@ -145,8 +163,12 @@ def test_thm3_uniform_counterexample_and_correction():
     K, p = pt["K"], pt["p"]
     zeta = 1 - (1 - p) ** K
     E1, E2 = wl.taylor_inverse(K * p, K * p * (1 - p))
-    derived = 2 * pt["mu_F"] / (pt["lam"] ** 2 * pt["T"]) * (
-        pt["L"] ** 2 / zeta + pt["d"] / zeta**2 * (pt["s2"] * E1 + E2 * pt["N0"]))
+    derived = (
+        2
+        * pt["mu_F"]
+        / (pt["lam"] ** 2 * pt["T"])
+        * (pt["L"] ** 2 / zeta + pt["d"] / zeta**2 * (pt["s2"] * E1 + E2 * pt["N0"]))
+    )
     assert derived == pytest.approx(float(Fraction(out.details["counterexample"]["derived"])), rel=1e-12)
     assert derived != pytest.approx(float(Fraction(out.details["counterexample"]["printed"])), rel=1e-3)
     # the corrected factors: Kp·E[1/|K|] ≈ 1 + (1−p)/(Kp), (Kp)²·E[1/|K|²] ≈ 1 + 3(1−p)/(Kp), not (1−p)²
@@ -182,7 +204,7 @@ def test_gdp_conversion_symbolic_and_value():
     with mpmath.workdps(50):
         for mu, eps in ((1.0, 1.0), (0.5, 3.0), (2.0, 0.0), (0.3, 20.0), (3.0, 12.0)):
             m, e = mpmath.mpf(mu), mpmath.mpf(eps)
-            ref = mpmath.ncdf(-e / m + m / 2) - mpmath.e ** e * mpmath.ncdf(-e / m - m / 2)
+            ref = mpmath.ncdf(-e / m + m / 2) - mpmath.e**e * mpmath.ncdf(-e / m - m / 2)
             assert gdp.gdp_delta(mu, eps) == pytest.approx(float(ref), rel=1e-9), (mu, eps)
 
 

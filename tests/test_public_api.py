@@ -1,4 +1,5 @@
 """The README's Python API examples run and give the documented results."""
+
 from __future__ import annotations
 
 import pathlib
@@ -18,8 +19,13 @@ def test_estimator_api_single_result_decides_with_its_own_family():
     eps, t, n = 1.0, 0.3, 100
     duchi = privcheck.mechanism("duchi", eps=eps)
     B = (np.exp(eps) + 1) / (np.exp(eps) - 1)
-    good = privcheck.Scenario(name="duchi mean", draw=lambda rng, size: duchi.sample(t, size * n, rng).reshape(size, n),
-                              target=t, claimed_variance=(B**2 - t**2) / n, tolerance=0.01)
+    good = privcheck.Scenario(
+        name="duchi mean",
+        draw=lambda rng, size: duchi.sample(t, size * n, rng).reshape(size, n),
+        target=t,
+        claimed_variance=(B**2 - t**2) / n,
+        tolerance=0.01,
+    )
     res = privcheck.check_estimator(lambda r: r.mean(axis=1), good, replicates=20_000, seed=0)
     assert res.family == 2 and decide([res]).verdict == "holds"
     # a variance formula missing the −t² term is refuted

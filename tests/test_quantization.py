@@ -1,4 +1,5 @@
 """Tests of estimators/quantization.py: sqSGD's quantiser (eq. 5–6) and PrivQuant (Alg. 1, Thm 1)."""
+
 from __future__ import annotations
 
 import itertools
@@ -78,8 +79,13 @@ def test_quantizer_sampler_frequencies():
 
 
 @settings(max_examples=60, deadline=None)
-@given(K=st.integers(2, 12), U=st.floats(0.1, 50), corrected=st.booleans(),
-       xs=st.lists(st.floats(-1, 1), min_size=1, max_size=6), seed=st.integers(0, 2**32 - 1))
+@given(
+    K=st.integers(2, 12),
+    U=st.floats(0.1, 50),
+    corrected=st.booleans(),
+    xs=st.lists(st.floats(-1, 1), min_size=1, max_size=6),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_quantizer_output_on_grid(K, U, corrected, xs, seed):
     x = np.array(xs) * U
     mech = q.Quantizer(d=len(xs), K=K, U=U, corrected=corrected)
@@ -97,10 +103,10 @@ def test_quantizer_output_on_grid(K, U, corrected, xs, seed):
 @pytest.mark.parametrize("p", [Fraction(1, 2), Fraction(3, 4), Fraction(9, 10)])
 def test_lhs_eq8_small_closed_forms(p):
     odds = p / (1 - p)
-    assert q.lhs_eq8(1, 2, 0, p, exact=True) == odds                      # |S̄| = |S| = 1
-    assert q.lhs_eq8(3, 2, 0, p, exact=True) == odds                      # τ = 2: 4 and 4
-    assert q.lhs_eq8(2, 3, 1, p, exact=True) == 8 * odds                  # τ = 2: 1 and 8
-    assert q.lhs_eq8(3, 4, 2, p, exact=True) == 63 * odds                 # τ = 3: 1 and 63
+    assert q.lhs_eq8(1, 2, 0, p, exact=True) == odds  # |S̄| = |S| = 1
+    assert q.lhs_eq8(3, 2, 0, p, exact=True) == odds  # τ = 2: 4 and 4
+    assert q.lhs_eq8(2, 3, 1, p, exact=True) == 8 * odds  # τ = 2: 1 and 8
+    assert q.lhs_eq8(3, 4, 2, p, exact=True) == 63 * odds  # τ = 3: 1 and 63
     assert mpmath.almosteq(q.lhs_eq8(2, 3, 1, p), mpmath.mpf(8 * odds.numerator) / odds.denominator, 1e-45)
 
 
@@ -146,10 +152,18 @@ def test_tau_matches_definition():
 # ----------------------------------------------------------------------------- exact ε
 
 
-@pytest.mark.parametrize("d,K,kappa,p", [
-    (1, 2, 0, 0.75), (5, 3, 2, 0.75), (10, 4, 0, 0.6), (100, 16, 30, 0.9),
-    (1000, 16, 500, 0.9), (1024, 2, 0, 0.6), (64, 128, 63, "0.999"),
-])
+@pytest.mark.parametrize(
+    "d,K,kappa,p",
+    [
+        (1, 2, 0, 0.75),
+        (5, 3, 2, 0.75),
+        (10, 4, 0, 0.6),
+        (100, 16, 30, 0.9),
+        (1000, 16, 500, 0.9),
+        (1024, 2, 0, 0.6),
+        (64, 128, 63, "0.999"),
+    ],
+)
 def test_exact_eps_equals_log_lhs8(d, K, kappa, p):
     ex = q.privquant_exact_epsilon(d, K, kappa, p)
     ref = q.log_lhs_eq8(d, K, kappa, p)
@@ -166,8 +180,9 @@ def test_exact_eps_p_one_is_infinite():
 def test_bruteforce_over_all_inputs_matches_symmetry(d, K):
     for kappa in range(d):
         for p in (Fraction(3, 5), Fraction(7, 8)):
-            table = {u: q.privquant_distribution_bruteforce(u, K, kappa, p)
-                     for u in itertools.product(range(K), repeat=d)}
+            table = {
+                u: q.privquant_distribution_bruteforce(u, K, kappa, p) for u in itertools.product(range(K), repeat=d)
+            }
             brute = worst_case_ratio(table)
             sym = q.privquant_exact_epsilon(d, K, kappa, p)
             assert brute.eps_text[:30] == sym.eps_text[:30], (d, K, kappa, p)
@@ -176,8 +191,12 @@ def test_bruteforce_over_all_inputs_matches_symmetry(d, K):
 def test_off_grid_inputs_do_not_exceed_grid_worst_case():
     d, K, kappa, p = 2, 3, 0, Fraction(4, 5)
     grid = {u: q.privquant_distribution_bruteforce(u, K, kappa, p) for u in itertools.product(range(K), repeat=d)}
-    xs = [(Fraction(-1), Fraction(1)), (Fraction(-1, 3), Fraction(2, 5)), (Fraction(1), Fraction(-1)),
-          (Fraction(1, 7), Fraction(-6, 7))]
+    xs = [
+        (Fraction(-1), Fraction(1)),
+        (Fraction(-1, 3), Fraction(2, 5)),
+        (Fraction(1), Fraction(-1)),
+        (Fraction(1, 7), Fraction(-6, 7)),
+    ]
     table = {}
     for x in xs:
         per = [q.quantize_exact(xj, K, 1) for xj in x]
@@ -286,8 +305,9 @@ def test_privquant_match_count_distribution_d50():
     assert np.array_equal(matches, mech.match_counts(out, x))
     zmech = mechanism("privquant", d=d, K=K, kappa=kappa, p=p)
     lv7 = mech.sample(x, 7, np.random.default_rng(9))
-    assert np.array_equal(zmech.match_counts(zmech.sample(x, 7, np.random.default_rng(9)), x),
-                          (lv7 == xl[None, :]).sum(axis=1))
+    assert np.array_equal(
+        zmech.match_counts(zmech.sample(x, 7, np.random.default_rng(9)), x), (lv7 == xl[None, :]).sum(axis=1)
+    )
     terms, _, _ = q._terms_mp(d, K)
     tau = q.tau_of(d, kappa)
     up, low = q.binomial_sums(d, K, tau)
@@ -338,13 +358,24 @@ def test_expected_z_equals_xhat_exactly(d, K, data):
 # ----------------------------------------------------------------------------- validation
 
 
-@pytest.mark.parametrize("kw", [
-    dict(d=4, K=1, kappa=0, p=0.8), dict(d=0, K=2, kappa=0, p=0.8), dict(d=4, K=2, kappa=4, p=0.8),
-    dict(d=4, K=2, kappa=-1, p=0.8), dict(d=4, K=2, kappa=0, p=0.3), dict(d=4, K=2, kappa=0, p=1.5),
-    dict(d=4, K=2, kappa=0, p=0.8, U=-1), dict(d=4, K=2, kappa=0), dict(d=4, K=2),
-    dict(d=3, K=2, kappa=0, p=0.5), dict(d=4, K=2, kappa=0, p=0.8, output="bits"),
-    dict(d=4, K=2, kappa=0, p="abc"), dict(d=4, K=2, kappa=0, p=0.8, eps=-1),
-])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        dict(d=4, K=1, kappa=0, p=0.8),
+        dict(d=0, K=2, kappa=0, p=0.8),
+        dict(d=4, K=2, kappa=4, p=0.8),
+        dict(d=4, K=2, kappa=-1, p=0.8),
+        dict(d=4, K=2, kappa=0, p=0.3),
+        dict(d=4, K=2, kappa=0, p=1.5),
+        dict(d=4, K=2, kappa=0, p=0.8, U=-1),
+        dict(d=4, K=2, kappa=0),
+        dict(d=4, K=2),
+        dict(d=3, K=2, kappa=0, p=0.5),
+        dict(d=4, K=2, kappa=0, p=0.8, output="bits"),
+        dict(d=4, K=2, kappa=0, p="abc"),
+        dict(d=4, K=2, kappa=0, p=0.8, eps=-1),
+    ],
+)
 def test_invalid_parameters_one_line(kw):
     with pytest.raises(PrivcheckUsageError) as e:
         mechanism("privquant", **kw)

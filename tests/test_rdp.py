@@ -1,6 +1,7 @@
 """The certified RDP route (accountants/rdp.py; issue 18 §5 bullet 2): per-order RDP against an
 independent mpmath quadrature and against autodp / dp_accounting, the conversion against exact ε(δ),
 and the PLD accountant's upper end = min(PLD, RDP)."""
+
 from __future__ import annotations
 
 import math
@@ -32,7 +33,7 @@ def test_laplace_and_subsampled_gaussian_match_quadrature(alpha):
         ours = event_rdp(LaplaceEvent(eps=0.7))[idx]
         assert abs(ours - ref) <= 1e-12 * abs(ref)
         q, s = mpmath.mpf("0.05"), mpmath.mpf("0.9")
-        phi = lambda x, m: -(x - m) ** 2 / (2 * s * s) - mpmath.log(mpmath.sqrt(2 * mpmath.pi) * s)  # noqa: E731
+        phi = lambda x, m: -((x - m) ** 2) / (2 * s * s) - mpmath.log(mpmath.sqrt(2 * mpmath.pi) * s)  # noqa: E731
         lmix = lambda x: mpmath.log((1 - q) * mpmath.exp(phi(x, 0)) + q * mpmath.exp(phi(x, 1)))  # noqa: E731
         # the larger direction: D_α(mixture ‖ N(0)) (Mironov, Talwar & Zhang 2019)
         ref = _quad_renyi(lmix, lambda x: phi(x, 0), alpha, -mpmath.inf, mpmath.inf, [0, 1, 10])

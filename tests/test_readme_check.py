@@ -3,6 +3,7 @@
 The light blocks of README.md and examples/README.md run here (CI); heavy ones with
 ``python docs/readme_check.py --heavy``. The unit tests show that the checker can fail.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -28,12 +29,19 @@ def test_mask_hides_only_volatile_fields():
 
 
 def test_parse_markers_kinds_and_refusals():
-    page = ("<!-- readme-check: heavy -->\n```\n$ privcheck papers\nx\n```\n\n"
-            "<!-- readme-check: skip: installs -->\n```\npip install x\n```\n"
-            "```python\n# mod.py — a file\nX = 1\n```\n```python\nimport mod\n```\n```yaml\na: 1\n```\n")
+    page = (
+        "<!-- readme-check: heavy -->\n```\n$ privcheck papers\nx\n```\n\n"
+        "<!-- readme-check: skip: installs -->\n```\npip install x\n```\n"
+        "```python\n# mod.py — a file\nX = 1\n```\n```python\nimport mod\n```\n```yaml\na: 1\n```\n"
+    )
     blocks = rc.parse("p.md", page)
-    assert [(b.kind, b.mode) for b in blocks] == [("transcript", "heavy"), ("other", "skip"), ("file", "light"),
-                                                  ("python", "light"), ("other", "light")]
+    assert [(b.kind, b.mode) for b in blocks] == [
+        ("transcript", "heavy"),
+        ("other", "skip"),
+        ("file", "light"),
+        ("python", "light"),
+        ("other", "light"),
+    ]
     assert blocks[1].reason == "installs" and blocks[0].line == 2
     with pytest.raises(ValueError, match="needs a reason"):
         rc.parse("p.md", "<!-- readme-check: skip -->\n```\nx\n```\n")
@@ -44,10 +52,12 @@ def test_parse_markers_kinds_and_refusals():
 
 def test_checker_fails_on_stale_output_and_unmarked_blocks_and_update_fixes(tmp_path):
     page = tmp_path / "page.md"
-    page.write_text("```python\n# helper.py — a module\nVALUE = 42\n```\n\n"
-                    "```\n$ python -c \"import helper; print(helper.VALUE)\"\n41\n```\n\n"
-                    "```python\nimport helper\nassert helper.VALUE == 42\n```\n\n```\nnot a command\n```\n",
-                    encoding="utf-8")
+    page.write_text(
+        "```python\n# helper.py — a module\nVALUE = 42\n```\n\n"
+        '```\n$ python -c "import helper; print(helper.VALUE)"\n41\n```\n\n'
+        "```python\nimport helper\nassert helper.VALUE == 42\n```\n\n```\nnot a command\n```\n",
+        encoding="utf-8",
+    )
     problems = rc.check_page(str(page), heavy=False, update=False, log=lambda s: None)
     messages = [p.message for p in problems]
     assert len(problems) == 2 and "prints something else" in messages[0] and "no readme-check marker" in messages[1]

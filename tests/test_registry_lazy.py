@@ -1,5 +1,6 @@
 """The lazy mechanism registry (estimators/registry.py): its table names exactly what a full import
 registers, and building one mechanism imports only that mechanism's module (fresh interpreters)."""
+
 from __future__ import annotations
 
 import pytest
@@ -26,16 +27,23 @@ def test_table_names_every_mechanism_class_under_its_own_name():
     named = {}
     for mod in modules:
         for obj in vars(importlib.import_module(mod)).values():
-            if isinstance(obj, type) and issubclass(obj, Mechanism) and obj.__dict__.get("name") and obj.__module__ == mod:
+            if (
+                isinstance(obj, type)
+                and issubclass(obj, Mechanism)
+                and obj.__dict__.get("name")
+                and obj.__module__ == mod
+            ):
                 named[obj.name] = f"{obj.__module__}:{obj.__qualname__}"
     assert named == WHERE
 
 
 @pytest.mark.parametrize("name", ["de", "laplace", "fedsel-pe"])
 def test_building_one_mechanism_imports_only_its_module(name):
-    code = ("import json, sys\nfrom estimators.registry import mechanism, WHERE\nmechanism(%r)\n"
-            "print(json.dumps(sorted(m.partition(':')[0] for m in set(WHERE.values()) if m.partition(':')[0] in sys.modules)))"
-            % name)
+    code = (
+        "import json, sys\nfrom estimators.registry import mechanism, WHERE\nmechanism(%r)\n"
+        "print(json.dumps(sorted(m.partition(':')[0] for m in set(WHERE.values()) if m.partition(':')[0] in sys.modules)))"
+        % name
+    )
     own = WHERE[name].partition(":")[0]
     loaded = _run(code)
     assert own in loaded

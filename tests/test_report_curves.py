@@ -2,6 +2,7 @@
 
 The reports must contain the figure (its file / embedded image and caption), not its pixels.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,8 +15,19 @@ P002 = "002_x.txt"
 
 
 def _record(id_: str, outcome, method: str = "mc") -> VerdictRecord:
-    return VerdictRecord(id_, f"{P002} Alg. 1", "privacy", method, outcome.verdict, outcome.claimed, outcome.measured,
-                         outcome.details, 0, outcome.samples, 0.1)
+    return VerdictRecord(
+        id_,
+        f"{P002} Alg. 1",
+        "privacy",
+        method,
+        outcome.verdict,
+        outcome.claimed,
+        outcome.measured,
+        outcome.details,
+        0,
+        outcome.samples,
+        0.1,
+    )
 
 
 def _broken_noisysmpc():
@@ -53,17 +65,39 @@ def test_records_with_their_own_curve_points_and_with_a_certified_curve(tmp_path
         return x + rng.normal(0.0, 1.0, size)
 
     res = privcheck.audit(gauss, inputs=[0.0, 1.0], mu=1.0, samples=4000, seed=1).to_dict()
-    own = VerdictRecord("user.gauss", "claims.toml privacy #1", "privacy", "mc", res["verdict"], 1.0,
-                        res["mu_lower"], res, 0, 4000, 0.1)
+    own = VerdictRecord(
+        "user.gauss", "claims.toml privacy #1", "privacy", "mc", res["verdict"], 1.0, res["mu_lower"], res, 0, 4000, 0.1
+    )
     assert [a["mu_claimed"] for a in audit_curve_data(own)] == [1.0]
     iv = PLDAccountant().compose(GaussianEvent(sigma=1.0), 1).tradeoff(np.linspace(0, 1, 21))
     band = {"alpha": np.linspace(0, 1, 21).tolist(), "beta_lower": iv.lower.tolist(), "beta_upper": iv.upper.tolist()}
-    both = VerdictRecord("user.acc", "claims.toml privacy #2", "privacy", "mc", "holds", None, None,
-                         {"tradeoff": band, "curve_points": res["curve_points"]}, 0, 4000, 0.1)
+    both = VerdictRecord(
+        "user.acc",
+        "claims.toml privacy #2",
+        "privacy",
+        "mc",
+        "holds",
+        None,
+        None,
+        {"tradeoff": band, "curve_points": res["curve_points"]},
+        0,
+        4000,
+        0.1,
+    )
     assert tradeoff_data(both)["alpha"] == band["alpha"]
-    bad = VerdictRecord("user.bad", "x", "privacy", "mc", "holds", None, None,
-                        {"alpha": [0.1, 0.2], "beta_lower": [0.5], "beta_upper": [0.6, 0.7],
-                         "curve_points": [{"alpha": "x"}]}, 0, 1, 0.1)
+    bad = VerdictRecord(
+        "user.bad",
+        "x",
+        "privacy",
+        "mc",
+        "holds",
+        None,
+        None,
+        {"alpha": [0.1, 0.2], "beta_lower": [0.5], "beta_upper": [0.6, 0.7], "curve_points": [{"alpha": "x"}]},
+        0,
+        1,
+        0.1,
+    )
     assert tradeoff_data(bad) is None and audit_curve_data(bad) == []
     figs = write_figures([own, both, bad], str(tmp_path))
     assert [f.filename for f in figs.figures] == ["user.gauss_mc_audit1.png", "user.acc_mc_tradeoff.png"]

@@ -1,5 +1,6 @@
 """Reports say exactly what happened (issue 18 §4): verdicts are never shown as "not run", reasons are
 shown at default verbosity, (ε, δ) audits read the same however δ is given, no internal file names."""
+
 from __future__ import annotations
 
 import json
@@ -16,9 +17,19 @@ _HASHED = re.compile(r"\d{3}_[0-9a-f]{8,}\.txt")
 
 
 def _record(verdict, details, **kw):
-    base = dict(id="x.claim", source="001_30a1c1c8dca8a50f.txt Thm 1", kind="unbiased", method="exact",
-                verdict=verdict, claimed="E[Z] = X", measured={"E[Z|X]=X": "fails"}, details=details, seed=0,
-                samples=None, seconds=0.5)
+    base = dict(
+        id="x.claim",
+        source="001_30a1c1c8dca8a50f.txt Thm 1",
+        kind="unbiased",
+        method="exact",
+        verdict=verdict,
+        claimed="E[Z] = X",
+        measured={"E[Z|X]=X": "fails"},
+        details=details,
+        seed=0,
+        samples=None,
+        seconds=0.5,
+    )
     base.update(kw)
     return VerdictRecord(**base)
 
@@ -47,11 +58,14 @@ def test_an_inconclusive_check_carries_its_reason():
 
 
 def test_delta_mode_without_a_separating_event_is_inconclusive():
-    res = privcheck.audit(lambda x, n, rng: rng.integers(0, 2, n), inputs=[0, 1], eps=1.0, delta=1e-5,
-                          samples=20_000, seed=0)
+    res = privcheck.audit(
+        lambda x, n, rng: rng.integers(0, 2, n), inputs=[0, 1], eps=1.0, delta=1e-5, samples=20_000, seed=0
+    )
     assert res.verdict == "inconclusive" and "no event separated" in res.reason
-    assert privcheck.audit(lambda x, n, rng: rng.integers(0, 2, n), inputs=[0, 1], eps=1.0,
-                           samples=20_000, seed=0).verdict == "inconclusive"
+    assert (
+        privcheck.audit(lambda x, n, rng: rng.integers(0, 2, n), inputs=[0, 1], eps=1.0, samples=20_000, seed=0).verdict
+        == "inconclusive"
+    )
 
 
 def test_delta_given_as_option_or_parameter_audits_the_same_claim():

@@ -1,4 +1,5 @@
 """Report writers on synthetic records: terminal table, JSON, JUnit, Markdown, HTML and figures."""
+
 from __future__ import annotations
 
 import json
@@ -30,45 +31,127 @@ P3 = "003_e5d52747d9985dd0.txt"
 P4 = "004_cc7ee25c83388ef6.txt"
 
 
-def _rec(id_, source, kind, method, verdict, claimed=None, measured=None, details=None, expect=None, part="",
-         seconds=0.5):
-    return VerdictRecord(id_, source, kind, method, verdict, claimed, measured, details or {}, 0, None, seconds,
-                         expect=expect, part=part)
+def _rec(
+    id_, source, kind, method, verdict, claimed=None, measured=None, details=None, expect=None, part="", seconds=0.5
+):
+    return VerdictRecord(
+        id_, source, kind, method, verdict, claimed, measured, details or {}, 0, None, seconds, expect=expect, part=part
+    )
 
 
 def _estimator_record(scenario, bias_iv, var_iv, claimed_var):
-    return {"scenario": scenario, "estimator": "c_hat", "replicates": 1000, "confidence": 0.975, "family": 2,
-            "params": {}, "components": {
-                "mean": {"claimed": 1.0, "exact": 1.0, "simulated": 1.01, "interval": [0.98, 1.04]},
-                "bias": {"simulated": 0.01, "interval": bias_iv, "p": 0.5, "tost_tolerance": 0.05,
-                         "tost_p": 0.01, "equivalent": True},
-                "variance": {"claimed": claimed_var, "exact": claimed_var, "simulated": var_iv[0] * 1.02,
-                             "interval": var_iv, "p": 0.4, "equivalent": True, "kurtosis": 3.0}}}
+    return {
+        "scenario": scenario,
+        "estimator": "c_hat",
+        "replicates": 1000,
+        "confidence": 0.975,
+        "family": 2,
+        "params": {},
+        "components": {
+            "mean": {"claimed": 1.0, "exact": 1.0, "simulated": 1.01, "interval": [0.98, 1.04]},
+            "bias": {
+                "simulated": 0.01,
+                "interval": bias_iv,
+                "p": 0.5,
+                "tost_tolerance": 0.05,
+                "tost_p": 0.01,
+                "equivalent": True,
+            },
+            "variance": {
+                "claimed": claimed_var,
+                "exact": claimed_var,
+                "simulated": var_iv[0] * 1.02,
+                "interval": var_iv,
+                "p": 0.4,
+                "equivalent": True,
+                "kurtosis": 3.0,
+            },
+        },
+    }
 
 
 @pytest.fixture
 def records():
     Ks = [1e3, 1e4, 1e5, 1e6]
     return [
-        _rec("fedsel.pe.ldp", f"{P0} Alg. 3, Lemma 2", "privacy", "exact", "refuted",
-             {f"case{i}": 1.0 for i in range(4)}, {f"case{i}": 1.2 + i for i in range(4)}),
-        _rec("fedsel.pe.ldp", f"{P0} Alg. 3, Lemma 2", "privacy", "mc", "holds", 1.0, 0.97,
-             {"interval": [0.97, math.inf], "confidence": 0.95}, part="ldp"),
-        _rec("biswas.fig3", f"{P3} Sec. 4, Fig. 3", "estimator", "mc", "holds", "TV falls", None,
-             {"figure3": [{"eps": 1.0, "pi": [0.1, 0.5, 0.9], "tv_chat_mean": [3.0, 1.5, 1.0],
-                           "tv_chat_interval": [[2.9, 3.1], [1.4, 1.6], [0.9, 1.1]],
-                           "tv_gde_mean": [3.1, 1.6, 1.05], "tv_gde_interval": [[3, 3.2], [1.5, 1.7], [1, 1.1]],
-                           "communication_cost_expected": [5000, 25000, 45000],
-                           "communication_cost_simulated": [5001, 24990, 45010]}]}),
-        _rec("biswas.chat.unbiased", f"{P3} Thm 3.4", "estimator", "mc", "holds", {"mean": 1.0}, {"mean": 1.01},
-             {"scenarios": [_estimator_record("a", [-0.02, 0.04], [9.0, 11.0], 10.0),
-                            _estimator_record("b", [-0.03, 0.01], [1.9, 2.2], 2.0)],
-              "interval": [0.98, 1.04], "confidence": 0.975}),
-        _rec("biswas.broken", f"{P3} Sec. 5", "estimator", "mc", "error", details={
-            "error": "ValueError: something broke\nsecond line", "traceback": "Traceback ..."}),
-        _rec("seif.lemma1.eps", f"{P4} Lemma 1, eq. 16", "bound", "scaling", "holds", {"slope": -0.75},
-             {"slope": -0.76}, {"Ks": Ks, "eps_c": [k ** -0.75 for k in Ks], "slope": -0.75,
-                                "interval": [-0.76, -0.74], "confidence": 0.95}),
+        _rec(
+            "fedsel.pe.ldp",
+            f"{P0} Alg. 3, Lemma 2",
+            "privacy",
+            "exact",
+            "refuted",
+            {f"case{i}": 1.0 for i in range(4)},
+            {f"case{i}": 1.2 + i for i in range(4)},
+        ),
+        _rec(
+            "fedsel.pe.ldp",
+            f"{P0} Alg. 3, Lemma 2",
+            "privacy",
+            "mc",
+            "holds",
+            1.0,
+            0.97,
+            {"interval": [0.97, math.inf], "confidence": 0.95},
+            part="ldp",
+        ),
+        _rec(
+            "biswas.fig3",
+            f"{P3} Sec. 4, Fig. 3",
+            "estimator",
+            "mc",
+            "holds",
+            "TV falls",
+            None,
+            {
+                "figure3": [
+                    {
+                        "eps": 1.0,
+                        "pi": [0.1, 0.5, 0.9],
+                        "tv_chat_mean": [3.0, 1.5, 1.0],
+                        "tv_chat_interval": [[2.9, 3.1], [1.4, 1.6], [0.9, 1.1]],
+                        "tv_gde_mean": [3.1, 1.6, 1.05],
+                        "tv_gde_interval": [[3, 3.2], [1.5, 1.7], [1, 1.1]],
+                        "communication_cost_expected": [5000, 25000, 45000],
+                        "communication_cost_simulated": [5001, 24990, 45010],
+                    }
+                ]
+            },
+        ),
+        _rec(
+            "biswas.chat.unbiased",
+            f"{P3} Thm 3.4",
+            "estimator",
+            "mc",
+            "holds",
+            {"mean": 1.0},
+            {"mean": 1.01},
+            {
+                "scenarios": [
+                    _estimator_record("a", [-0.02, 0.04], [9.0, 11.0], 10.0),
+                    _estimator_record("b", [-0.03, 0.01], [1.9, 2.2], 2.0),
+                ],
+                "interval": [0.98, 1.04],
+                "confidence": 0.975,
+            },
+        ),
+        _rec(
+            "biswas.broken",
+            f"{P3} Sec. 5",
+            "estimator",
+            "mc",
+            "error",
+            details={"error": "ValueError: something broke\nsecond line", "traceback": "Traceback ..."},
+        ),
+        _rec(
+            "seif.lemma1.eps",
+            f"{P4} Lemma 1, eq. 16",
+            "bound",
+            "scaling",
+            "holds",
+            {"slope": -0.75},
+            {"slope": -0.76},
+            {"Ks": Ks, "eps_c": [k**-0.75 for k in Ks], "slope": -0.75, "interval": [-0.76, -0.74], "confidence": 0.95},
+        ),
         _rec("user.claim", "claims.toml privacy #1", "privacy", "exact", "holds", 1.0, 1.0, expect="refuted"),
         _rec("user.ok", "claims.toml accountant #1", "bound", "numeric", "refuted", 5.0, 5.85, expect="refuted"),
     ]
@@ -111,8 +194,19 @@ def test_json_roundtrip(records, tmp_path):
     write_json(records, str(path))
     data = json.loads(path.read_text())
     assert [d["id"] for d in data] == [r.id for r in records]
-    assert set(data[0]) >= {"id", "source", "kind", "method", "verdict", "claimed", "measured", "details", "seed",
-                            "samples", "seconds"}
+    assert set(data[0]) >= {
+        "id",
+        "source",
+        "kind",
+        "method",
+        "verdict",
+        "claimed",
+        "measured",
+        "details",
+        "seed",
+        "samples",
+        "seconds",
+    }
     assert data[1]["details"]["interval"][1] == "inf"  # JSON has no infinity
     assert json.loads(records_to_json(records)) == data
 
@@ -160,8 +254,16 @@ def test_plot_data_extraction(records):
 
 
 def test_k_slope_from_parameters_only():
-    rec = _rec("seif.lemma1.eps", f"{P4} Lemma 1", "bound", "scaling", "holds", {"slope": -0.75}, None,
-               {"parameters": {"c": 2.9, "delta_prime": 1e-4}, "interval": [-0.77, -0.75]})
+    rec = _rec(
+        "seif.lemma1.eps",
+        f"{P4} Lemma 1",
+        "bound",
+        "scaling",
+        "holds",
+        {"slope": -0.75},
+        None,
+        {"parameters": {"c": 2.9, "delta_prime": 1e-4}, "interval": [-0.77, -0.75]},
+    )
     d, note = k_slope_data(rec)
     assert d is not None and len(d["K"]) == len(d["eps"]) > 10 and "eq. 16" in note
     assert d["eps"][0] > d["eps"][-1]
@@ -170,8 +272,13 @@ def test_k_slope_from_parameters_only():
 def test_write_figures_and_markdown(records, tmp_path):
     figs = write_figures(records, str(tmp_path / "figs"))
     names = {f.filename for f in figs.figures}
-    assert names == {"seif.lemma1.eps_scaling.png", "biswas.fig3_mc.png", "biswas.chat.unbiased_mc.png",
-                     "fedsel.pe.ldp_exact.png", "user.ok_numeric.png"}  # the last two: refuted comparisons
+    assert names == {
+        "seif.lemma1.eps_scaling.png",
+        "biswas.fig3_mc.png",
+        "biswas.chat.unbiased_mc.png",
+        "fedsel.pe.ldp_exact.png",
+        "user.ok_numeric.png",
+    }  # the last two: refuted comparisons
     for n in names:
         data = (tmp_path / "figs" / n).read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
@@ -225,10 +332,20 @@ def test_write_html_is_self_contained(records, tmp_path):
 
 
 def test_formulas_render_as_mathml_side_by_side(tmp_path):
-    rec = _rec("sqsgd.quantize.unbiased", "001_30a1c1c8dca8a50f.txt eq. 5-6", "formula", "symbolic", "refuted",
-               "E[X] = X", "E[X] = U*(K - 1)", {"printed": {"text": "U*(2*k - 2)/(K - 1)"},
-                                               "derived": {"text": "U*(-K**2 + 2*K*k)/(K - 1)**2"},
-                                               "difference": "2*U*theta"})
+    rec = _rec(
+        "sqsgd.quantize.unbiased",
+        "001_30a1c1c8dca8a50f.txt eq. 5-6",
+        "formula",
+        "symbolic",
+        "refuted",
+        "E[X] = X",
+        "E[X] = U*(K - 1)",
+        {
+            "printed": {"text": "U*(2*k - 2)/(K - 1)"},
+            "derived": {"text": "U*(-K**2 + 2*K*k)/(K - 1)**2"},
+            "difference": "2*U*theta",
+        },
+    )
     write_html([rec], str(tmp_path / "f.html"), curves=False)
     html = (tmp_path / "f.html").read_text()
     assert html.count("<math xmlns='http://www.w3.org/1998/Math/MathML'") >= 3
@@ -268,8 +385,15 @@ def test_comparison_data_puts_claim_and_measurements_on_one_axis():
     cases, series = comparison_data(_rec("a.c", P0, "privacy", "mc", "refuted", 1.0, {"x": 1.1, "y": 1.3}))
     assert series[0] == ("claimed", [1.0, 1.0])
     # measured lists (simulated, exact, the paper's values) with claimed values of the same length
-    rec = _rec("b.T", P3, "estimator", "mc", "refuted", {"E[T]": "n f_i", "values": [500, 500]},
-               {"simulated": [501.0, 1399.0], "exact": [500, 1400], "intervals": [[498, 503], [1395, 1402]]})
+    rec = _rec(
+        "b.T",
+        P3,
+        "estimator",
+        "mc",
+        "refuted",
+        {"E[T]": "n f_i", "values": [500, 500]},
+        {"simulated": [501.0, 1399.0], "exact": [500, 1400], "intervals": [[498, 503], [1395, 1402]]},
+    )
     cases, series = comparison_data(rec)
     assert cases == ["case 1", "case 2"] and [n for n, _ in series] == ["claimed", "simulated", "exact"]
     # nothing numeric to compare

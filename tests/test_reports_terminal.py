@@ -1,4 +1,5 @@
 """Terminal layout: one grep-able line per check at any width, findings, -q/-v, generic verdicts, JSON."""
+
 from __future__ import annotations
 
 import json
@@ -23,18 +24,37 @@ P3 = "003_e5d52747d9985dd0.txt"
 LONG = "biswas.gde.unbiased.under.a.very.long.user.scenario.name.that.exceeds.sixty.columns"
 
 
-def _rec(id_, verdict, claimed=None, measured=None, details=None, method="mc", part="", source=f"{P3} Thm 3.4",
-         expect=None):
-    return VerdictRecord(id_, source, "estimator", method, verdict, claimed, measured, details or {}, 0, 1000, 1.25,
-                         expect=expect, part=part)
+def _rec(
+    id_, verdict, claimed=None, measured=None, details=None, method="mc", part="", source=f"{P3} Thm 3.4", expect=None
+):
+    return VerdictRecord(
+        id_,
+        source,
+        "estimator",
+        method,
+        verdict,
+        claimed,
+        measured,
+        details or {},
+        0,
+        1000,
+        1.25,
+        expect=expect,
+        part=part,
+    )
 
 
 @pytest.fixture
 def records():
     many = {f"d={d}, k=2, eps1=1.0": 1.0 + d / 1000 for d in range(5, 40)}
     return [
-        _rec("biswas.gde.unbiased", "holds", {"mean": 1.0}, {"mean": 1.0012}, {"interval": [0.99, 1.01],
-                                                                              "confidence": 0.99875}),
+        _rec(
+            "biswas.gde.unbiased",
+            "holds",
+            {"mean": 1.0},
+            {"mean": 1.0012},
+            {"interval": [0.99, 1.01], "confidence": 0.99875},
+        ),
         _rec(LONG, "refuted", "x" * 150, "y" * 150),
         _rec("fedsel.pe.ldp", "refuted", {k: 1.0 for k in many}, many, method="exact", source=f"{P0} Alg. 3"),
         _rec("fedsel.pe.ldp", "inconclusive", 1.0, 0.9, part="ldp", source=f"{P0} Alg. 3"),
@@ -64,13 +84,14 @@ def test_one_line_per_check_holds_full_id_method_and_verdict(records, width):
     i = next(i for i, ln in enumerate(lines) if ln.startswith("refuted") and LONG in ln)
     if width < 200:
         assert lines[i + 1].startswith("    claimed ") and len(lines[i + 1]) <= width
-    assert text.splitlines()[-1].startswith("privcheck: 6 checks of 5 claims: 1 holds, 2 refuted, 1 inconclusive, 1 error, "
-                                "1 computed")
+    assert text.splitlines()[-1].startswith(
+        "privcheck: 6 checks of 5 claims: 1 holds, 2 refuted, 1 inconclusive, 1 error, 1 computed"
+    )
 
 
 def test_findings_block_prints_refuted_values_in_full(records):
     text = _out(records, 80)
-    block = text[text.index("findings (2 refuted):"):]
+    block = text[text.index("findings (2 refuted):") :]
     assert "x" * 150 in block and "y" * 150 in block  # in full, never shortened
     assert "d=39, k=2, eps1=1.0: 1.039" in block  # every case of a dict, not a range summary
     assert "[000] FedSel (Liu et al.) Alg. 3" in block  # cited by paper, not by file name
@@ -80,7 +101,8 @@ def test_findings_block_prints_refuted_values_in_full(records):
 def test_quiet_prints_only_the_summary(records):
     text = _out(records, 80, verbosity=-1, seconds=2.0)
     assert text.strip().splitlines() == [
-        "privcheck: 6 checks of 5 claims: 1 holds, 2 refuted, 1 inconclusive, 1 error, 1 computed (2.0 s)"]
+        "privcheck: 6 checks of 5 claims: 1 holds, 2 refuted, 1 inconclusive, 1 error, 1 computed (2.0 s)"
+    ]
 
 
 def test_verbose_prints_every_number(records):
@@ -114,8 +136,10 @@ def test_quick_label_in_summary_and_json(records):
     assert len(records_from_json(json.dumps({"records": json.loads(plain)}))) == 2
 
 
-@pytest.mark.parametrize("c, text", [(0.95, "0.95"), (0.99875, "0.99875"), (1 - 0.05 / 48, "0.998958"),
-                                     (0.9999999, "0.9999999"), (0.5, "0.5")])
+@pytest.mark.parametrize(
+    "c, text",
+    [(0.95, "0.95"), (0.99875, "0.99875"), (1 - 0.05 / 48, "0.998958"), (0.9999999, "0.9999999"), (0.5, "0.5")],
+)
 def test_confidence_keeps_its_digits(c, text):
     assert fmt_confidence(c) == text
     assert float(fmt_confidence(c)) < 1.0 or math.isclose(c, 1.0)

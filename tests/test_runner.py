@@ -1,4 +1,5 @@
 """The runner: family-wise confidence over random checks, seeds, errors become records."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,5 +1,6 @@
 """Scale-out backends: threads, worker processes and Dask give identical results; bounded windows,
 progress, Ctrl-C, unpicklable samplers and a missing Dask give one clear line."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -133,8 +134,12 @@ def test_ctrl_c_cancels_promptly(dask_client, processes):
         assert time.perf_counter() - t < 5.0, b.name  # 100 chunks would take 15 s
     # the process pool restarts and the cluster is still usable afterwards
     assert map_chunks(_slow, 2, np.random.SeedSequence(0), chunk=1, backend=processes) == [1, 1]
-    assert map_chunks(_chunk_stats, 100, np.random.SeedSequence(0), chunk=50, backend=DaskBackend(dask_client),
-                      reduce=np.add) is not None
+    assert (
+        map_chunks(
+            _chunk_stats, 100, np.random.SeedSequence(0), chunk=50, backend=DaskBackend(dask_client), reduce=np.add
+        )
+        is not None
+    )
 
 
 def test_whole_tasks_map_in_order(dask_client, processes):
@@ -165,8 +170,22 @@ def test_audit_identical_on_threads_processes_and_dask(dask_client, processes):
 
 
 def test_cli_audit_dask_local_matches_threads():
-    args = ["audit", "de", "--param", "m=4", "--param", "eps=1.5", "--samples", "20000", "--seed", "5",
-            "--jobs", "2", "--json", "-"]
+    args = [
+        "audit",
+        "de",
+        "--param",
+        "m=4",
+        "--param",
+        "eps=1.5",
+        "--samples",
+        "20000",
+        "--seed",
+        "5",
+        "--jobs",
+        "2",
+        "--json",
+        "-",
+    ]
     a = CliRunner().invoke(main, args)
     b = CliRunner().invoke(main, args + ["--dask", "local"])
     assert a.exit_code == 0 and b.exit_code == 0, (a.output, b.output)
@@ -265,7 +284,8 @@ def test_user_claims_files_travel_to_dask(dask_client, tmp_path, name):
 def test_worker_without_the_module_is_one_line(dask_client, tmp_path, monkeypatch):
     """A sampler from a module only the client can import: the worker's ImportError becomes one clear line."""
     (tmp_path / "only_here_sampler.py").write_text(
-        "def draw(rng, size):\n    return int(rng.integers(0, 2, size).sum())\n")
+        "def draw(rng, size):\n    return int(rng.integers(0, 2, size).sum())\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     import only_here_sampler
 
@@ -296,5 +316,6 @@ def test_minimal_backend_objects_still_work():
             return [fn(chunk_generator(seed_seq, i), s) for i, s in enumerate(sizes)]
 
     ss = np.random.SeedSequence(9)
-    assert [r.tolist() for r in map_chunks(_chunk_stats, 300, ss, chunk=100, backend=Minimal())] == \
-        [r.tolist() for r in map_chunks(_chunk_stats, 300, ss, chunk=100, jobs=2)]
+    assert [r.tolist() for r in map_chunks(_chunk_stats, 300, ss, chunk=100, backend=Minimal())] == [
+        r.tolist() for r in map_chunks(_chunk_stats, 300, ss, chunk=100, jobs=2)
+    ]

@@ -1,4 +1,5 @@
 """SPriFed-OMP end to end (002 Alg. 1–5): inputs, reproducibility, NOISY-SMPC, accounting, limits, privacy audit."""
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -22,15 +23,18 @@ def _ds(n=120, d=40, s=3, seed=0, sigma_e=0.1):
     return synthetic(n, d, s, sigma_e, np.random.default_rng(seed))
 
 
-@pytest.mark.parametrize("args, message", [
-    ((10, 5, 6, 1.0, 1.0, 1.0, 1.0), "s must be at most d"),
-    ((0, 5, 2, 1.0, 1.0, 1.0, 1.0), "n (clients) must be"),
-    ((10, 5, 2, 0.0, 1.0, 1.0, 1.0), "mu1 must be"),
-    ((10, 5, 2, 1.0, -1.0, 1.0, 1.0), "mu2 must be"),
-    ((10, 5, 2, 1.0, 1.0, 0.0, 1.0), "c_x (clipping bound)"),
-    ((10, 5, 2, 1.0, 1.0, 1.0, -2.0), "c_y (clipping bound)"),
-    ((10, 5, 2, float("nan"), 1.0, 1.0, 1.0), "mu1 must be"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ((10, 5, 6, 1.0, 1.0, 1.0, 1.0), "s must be at most d"),
+        ((0, 5, 2, 1.0, 1.0, 1.0, 1.0), "n (clients) must be"),
+        ((10, 5, 2, 0.0, 1.0, 1.0, 1.0), "mu1 must be"),
+        ((10, 5, 2, 1.0, -1.0, 1.0, 1.0), "mu2 must be"),
+        ((10, 5, 2, 1.0, 1.0, 0.0, 1.0), "c_x (clipping bound)"),
+        ((10, 5, 2, 1.0, 1.0, 1.0, -2.0), "c_y (clipping bound)"),
+        ((10, 5, 2, float("nan"), 1.0, 1.0, 1.0), "mu1 must be"),
+    ],
+)
 def test_bad_input_is_one_line_value_error(args, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")) as e:
         validate_run(*args)
@@ -50,8 +54,9 @@ def test_algorithms_validate_their_inputs():
         spriFed_omp(ds.X, ds.y[:-1], 3, 1.0, 1.0, ds.c_x, ds.c_y, rng)
 
 
-@pytest.mark.parametrize("args", [["--d", "10", "-s", "20"], ["--n", "0"], ["--mu1", "0"], ["--clip-x", "-1"],
-                                  ["--clip-y", "0"]])
+@pytest.mark.parametrize(
+    "args", [["--d", "10", "-s", "20"], ["--n", "0"], ["--mu1", "0"], ["--clip-x", "-1"], ["--clip-y", "0"]]
+)
 def test_cli_bad_input_exits_2_with_one_line(args):
     from click.testing import CliRunner
 
@@ -71,7 +76,7 @@ def test_cli_run_reports_theorem6_total():
 
     res = CliRunner().invoke(main, ["omp", "--n", "100", "--d", "60", "-s", "3", "--algorithm", "grad", "--json", "-"])
     assert res.exit_code == 0, res.output
-    out = json.loads(res.output[res.output.index("{"):])
+    out = json.loads(res.output[res.output.index("{") :])
     assert (out["n1"], out["n2"]) == (3, 3)
     assert out["mu_total"] == pytest.approx(out["theorem6_mu_total"], rel=1e-12)
 
@@ -176,8 +181,10 @@ def test_baselines_spend_at_most_the_budget():
     ds = _ds()
     mt = spriFed_budget(3, 2.0, 0.5).mu_total
     rng = np.random.default_rng(0)
-    for r in (dp_sgd_l1(ds.X, ds.y, 3, 2.0, mt, ds.c_x, ds.c_y, rng),
-              dp_gcd(ds.X, ds.y, 3, 2.0, 0.5, mt, ds.c_x, ds.c_y, rng)):
+    for r in (
+        dp_sgd_l1(ds.X, ds.y, 3, 2.0, mt, ds.c_x, ds.c_y, rng),
+        dp_gcd(ds.X, ds.y, 3, 2.0, 0.5, mt, ds.c_x, ds.c_y, rng),
+    ):
         assert r.ledger.mu_total <= mt * (1 + 1e-12)
         assert len(r.support) == 3 and np.count_nonzero(r.beta) <= 3
 
@@ -190,8 +197,14 @@ def test_fig1_first_gradient_is_the_correlation():
 
 
 @settings(max_examples=15, deadline=None)
-@given(n=st.integers(2, 30), d=st.integers(1, 12), s=st.integers(1, 12), mu1=st.floats(0.1, 10), mu2=st.floats(0.1, 10),
-       seed=st.integers(0, 2**16))
+@given(
+    n=st.integers(2, 30),
+    d=st.integers(1, 12),
+    s=st.integers(1, 12),
+    mu1=st.floats(0.1, 10),
+    mu2=st.floats(0.1, 10),
+    seed=st.integers(0, 2**16),
+)
 def test_property_ledger_and_support(n, d, s, mu1, mu2, seed):
     s = min(s, d)
     rng = np.random.default_rng(seed)
@@ -199,7 +212,9 @@ def test_property_ledger_and_support(n, d, s, mu1, mu2, seed):
     for fn, variant in ((spriFed_omp, "omp"), (spriFed_omp_grad, "grad")):
         r = fn(X, y, s, mu1, mu2, 1.5, 1.5, rng)
         assert len(set(r.support)) == s and all(0 <= j < d for j in r.support)
-        assert np.all(np.isfinite(r.beta)) and np.count_nonzero(r.beta[[j for j in range(d) if j not in r.support]]) == 0
+        assert (
+            np.all(np.isfinite(r.beta)) and np.count_nonzero(r.beta[[j for j in range(d) if j not in r.support]]) == 0
+        )
         assert r.ledger.mu_total == pytest.approx(spriFed_budget(s, mu1, mu2, variant).mu_total, rel=1e-12)
 
 
@@ -239,11 +254,30 @@ def test_curve_figures_are_drawn_from_details(tmp_path):
     from privcheck.claims import VerdictRecord
     from privcheck.reports.plots import curve_figures, write_figures
 
-    fig = {"title": "t", "x": [100, 200, 400], "xlabel": "n", "ylabel": "share", "statement": "grows with n",
-           "series": {"omp": {"mean": [0.1, 0.5, 0.9], "interval": [[0, 0.3], [0.3, 0.7], [0.7, 1.0]]},
-                      "bad": {"mean": [1.0]}}}
-    rec = VerdictRecord("spriFed.omp.recovery", "002 x", "estimator", "mc", "holds", None, None,
-                        {"figure": fig, "figures": [{"x": "junk"}]}, 0, 10, 0.1)
+    fig = {
+        "title": "t",
+        "x": [100, 200, 400],
+        "xlabel": "n",
+        "ylabel": "share",
+        "statement": "grows with n",
+        "series": {
+            "omp": {"mean": [0.1, 0.5, 0.9], "interval": [[0, 0.3], [0.3, 0.7], [0.7, 1.0]]},
+            "bad": {"mean": [1.0]},
+        },
+    }
+    rec = VerdictRecord(
+        "spriFed.omp.recovery",
+        "002 x",
+        "estimator",
+        "mc",
+        "holds",
+        None,
+        None,
+        {"figure": fig, "figures": [{"x": "junk"}]},
+        0,
+        10,
+        0.1,
+    )
     figs = curve_figures(rec)
     assert len(figs) == 1 and list(figs[0]["series"]) == ["omp"]
     out = write_figures([rec], str(tmp_path))
@@ -274,7 +308,10 @@ def test_released_noise_inside_the_algorithm_has_the_ledgers_variance():
     runs = [spriFed_omp(X, y, 1, 1.5, 1.0, 1.0, 1.0, rng, keep=True) for _ in range(600)]
     corr = np.array([r.ledger.releases[0] for r in runs]) - X.T @ y
     ols = np.array([r.ledger.releases[1][0] - X[:, r.support[0]] @ y for r in runs])
-    for x, var in ((corr.ravel(), (corr_sensitivity(1, 1, 3) / 1.5) ** 2), (ols, (ols_sensitivity(1, 1, 1) / 1.0) ** 2)):
+    for x, var in (
+        (corr.ravel(), (corr_sensitivity(1, 1, 3) / 1.5) ** 2),
+        (ols, (ols_sensitivity(1, 1, 1) / 1.0) ** 2),
+    ):
         k = len(x)
-        s2 = float(np.sum(x ** 2)) / k  # known mean 0
+        s2 = float(np.sum(x**2)) / k  # known mean 0
         assert k * s2 / stats.chi2.ppf(0.9995, k) <= var <= k * s2 / stats.chi2.ppf(0.0005, k)

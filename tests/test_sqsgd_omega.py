@@ -1,4 +1,5 @@
 """ω(a) of sqSGD Theorem 1, eq. 9, is project code (estimators.quantization) checked by the catalogue."""
+
 from __future__ import annotations
 
 import math
@@ -40,8 +41,9 @@ def test_nonvacuous_a_is_the_smallest_informative_a(r, eps, rho0):
         assert Q.reconstruction_omega(max(0.0, a_star - 1e-7), r, eps, rho0) > 1
 
 
-@pytest.mark.parametrize("args", [(-0.1, 10, 1, 0), (1.5, 10, 1, 0), (0.5, 0.5, 1, 0), (0.5, 10, -1, 0),
-                                  (0.5, 10, 1, float("nan"))])
+@pytest.mark.parametrize(
+    "args", [(-0.1, 10, 1, 0), (1.5, 10, 1, 0), (0.5, 0.5, 1, 0), (0.5, 10, -1, 0), (0.5, 10, 1, float("nan"))]
+)
 def test_bad_input_is_a_one_line_refusal(args):
     with pytest.raises(PrivcheckUsageError):
         Q.reconstruction_omega(*args)

@@ -2,6 +2,7 @@
 
 No timing is asserted (timings are noisy); benchmarks/bench_cli.py measures the start-up ratios.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,8 +17,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _modules_after(code: str) -> set[str]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", code + "\nimport sys; print(' '.join(sorted(sys.modules)))"],
-                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", code + "\nimport sys; print(' '.join(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     return set(out.stdout.strip().splitlines()[-1].split())
 
@@ -25,8 +32,10 @@ def _modules_after(code: str) -> set[str]:
 _CLI = "import sys\nfrom privcheck.cli import main\nsys.argv = ['privcheck'] + {args!r}\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
 
 
-@pytest.mark.parametrize("args", [["audit", "de", "--samples", "2000"],
-                                  ["budget", "gdp", "--sigma", "10", "--steps", "100", "--delta", "1e-5"]])
+@pytest.mark.parametrize(
+    "args",
+    [["audit", "de", "--samples", "2000"], ["budget", "gdp", "--sigma", "10", "--steps", "100", "--delta", "1e-5"]],
+)
 def test_light_cli_paths_do_not_import_scipy(args):
     mods = _modules_after(_CLI.format(args=args))
     assert "privcheck.cli" in mods
@@ -56,14 +65,18 @@ def test_verify_a_symbolic_claim_imports_only_its_proof_module():
 def test_tiny_audit_imports_only_its_mechanism_module():
     mods = _modules_after(_CLI.format(args=["audit", "de", "--samples", "200"]))
     assert "estimators.direct_encoding" in mods
-    assert not {"estimators.quantization", "estimators.oracles", "rich", "sympy",
-                "statsmodels", "privcheck.catalogue"} & mods
+    assert (
+        not {"estimators.quantization", "estimators.oracles", "rich", "sympy", "statsmodels", "privcheck.catalogue"}
+        & mods
+    )
 
 
 def test_a_claims_file_imports_only_the_accountant_modules_it_queries(tmp_path):
     f = tmp_path / "gdp_only.toml"
-    f.write_text('[[accountant]]\nid = "t.gdp"\nquery = "gdp.eps"\nparams = { mu = 1.0, delta = 1e-5 }\n'
-                 'bound = 4.38\nrelation = "<="\n')
+    f.write_text(
+        '[[accountant]]\nid = "t.gdp"\nquery = "gdp.eps"\nparams = { mu = 1.0, delta = 1e-5 }\n'
+        'bound = 4.38\nrelation = "<="\n'
+    )
     mods = _modules_after(_CLI.format(args=["verify", "--file", str(f), "-q"]))
     assert "accountants.gdp" in mods
     assert not {"accountants.wireless", "accountants.planners", "proofs.gdp", "sympy"} & mods
@@ -81,8 +94,19 @@ def test_verify_gdp_conversion_does_not_import_the_other_accountants():
     # accountant (scipy.signal), the wireless, composition or amplification modules
     mods = _modules_after(_CLI.format(args=["verify", "gdp.conversion", "--method", "numeric", "-q"]))
     assert {"accountants.gdp", "autodp"} <= mods
-    assert not {"accountants.pld", "accountants.wireless", "accountants.composition", "accountants.amplification",
-                "scipy.signal", "statsmodels", "sympy", "proofs.formula"} & mods  # proofs.gdp registers without sympy
+    assert (
+        not {
+            "accountants.pld",
+            "accountants.wireless",
+            "accountants.composition",
+            "accountants.amplification",
+            "scipy.signal",
+            "statsmodels",
+            "sympy",
+            "proofs.formula",
+        }
+        & mods
+    )  # proofs.gdp registers without sympy
 
 
 def test_verify_gdp_conversion_symbolic_does_not_import_scipy():

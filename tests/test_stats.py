@@ -6,6 +6,7 @@ scipy or statsmodels import on the audit path). They must agree with statsmodels
 exact limit: P(Bin(n, L) ≥ k) ≤ α for the lower limit L, and
 P(Bin(n, U) ≤ k) ≤ α for the upper limit U.
 """
+
 from __future__ import annotations
 
 import mpmath

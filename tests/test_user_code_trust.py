@@ -11,6 +11,7 @@
   guard, from ``python -`` and ``python -c`` (threads with a note when worker
   processes would re-import ``__main__``), and the README block runs verbatim.
 """
+
 from __future__ import annotations
 
 import os
@@ -56,14 +57,16 @@ def test_fixed_internal_seed_is_refused_not_refuted():
 
 def test_unseedable_sampler_is_valid_and_says_not_reproducible():
     # view=False: the real-valued law is 1-DP; its float representation is not (auto-views, tests/test_autoviews.py)
-    res = privcheck.audit(laplace_os_entropy, inputs=[0.0, 1.0], eps=1.0, samples=20_000, confidence=0.999, jobs=1,
-                          view=False)
+    res = privcheck.audit(
+        laplace_os_entropy, inputs=[0.0, 1.0], eps=1.0, samples=20_000, confidence=0.999, jobs=1, view=False
+    )
     assert res.reproducible is False
     assert res.details["reproducibility"] == NOT_REPRODUCIBLE
     assert NOT_REPRODUCIBLE in res.summary()
     assert res.verdict != "refuted" and res.eps_lower <= 1.0  # fresh draws per stage: still a valid bound
-    seeded = privcheck.audit(lambda x, n, rng: x + rng.laplace(0.0, 1.0, n), inputs=[0.0, 1.0], eps=1.0,
-                             samples=2_000, jobs=1)
+    seeded = privcheck.audit(
+        lambda x, n, rng: x + rng.laplace(0.0, 1.0, n), inputs=[0.0, 1.0], eps=1.0, samples=2_000, jobs=1
+    )
     assert seeded.reproducible is True and "reproducibility" not in seeded.details
 
 
@@ -73,6 +76,7 @@ def test_deterministic_and_low_entropy_samplers_are_not_refused():
     assert res.verdict == "refuted"
     # randomised response keeping the bit with probability 0.999 often repeats a batch of 64 by chance
     for s in range(20):
+
         def rr(x, n, rng):
             return np.where(rng.random(n) < 0.999, x, 1 - x)
 
@@ -118,8 +122,9 @@ class _SameSeedEveryChunk(PerSample):
 
 def test_seed_global_mutation_seeding_chunks_alike_is_refused():
     with pytest.raises(PrivcheckUsageError, match="ignores the generator"):
-        privcheck.audit(_SameSeedEveryChunk(_global_rng_fn, seed_global=True), inputs=[0, 1], eps=1.0,
-                        samples=3_000, jobs=1)
+        privcheck.audit(
+            _SameSeedEveryChunk(_global_rng_fn, seed_global=True), inputs=[0, 1], eps=1.0, samples=3_000, jobs=1
+        )
 
 
 # --------------------------------------------------------------------------- failures of user code
@@ -149,12 +154,15 @@ def _returns_inf(x, n, rng):
     return out
 
 
-@pytest.mark.parametrize("fn, kind, words", [
-    (_exits, "exit", "called sys.exit(0)"),
-    (_memory, "memory", "ran out of memory (MemoryError)"),
-    (_raises_on_large_chunks, "raised", "raised ValueError: chunk too large"),
-    (_returns_inf, "nonfinite", "returned -inf"),
-])
+@pytest.mark.parametrize(
+    "fn, kind, words",
+    [
+        (_exits, "exit", "called sys.exit(0)"),
+        (_memory, "memory", "ran out of memory (MemoryError)"),
+        (_raises_on_large_chunks, "raised", "raised ValueError: chunk too large"),
+        (_returns_inf, "nonfinite", "returned -inf"),
+    ],
+)
 def test_user_code_failures_name_the_function(fn, kind, words):
     with pytest.raises(UserCodeError) as info:
         privcheck.audit(fn, inputs=[0, 1], eps=1.0, samples=2_000, jobs=1)
@@ -194,11 +202,14 @@ def _hang():
         pass
 
 
-@pytest.mark.parametrize("fn, words", [
-    (_os_exit, "ended the process running it with exit code 0"),
-    (_segfault, "crashed the process running it (SIGSEGV"),
-    (_hang, "timed out after 1 s"),
-])
+@pytest.mark.parametrize(
+    "fn, words",
+    [
+        (_os_exit, "ended the process running it with exit code 0"),
+        (_segfault, "crashed the process running it (SIGSEGV"),
+        (_hang, "timed out after 1 s"),
+    ],
+)
 def test_isolated_user_code_cannot_end_the_run(fn, words):
     with pytest.raises(UserCodeError) as info:
         run_isolated(fn, (), timeout=1.0, name="mod:fn")
@@ -233,12 +244,15 @@ def _children() -> set[int]:
 # --------------------------------------------------------------------------- worker processes and __main__
 
 
-@pytest.mark.parametrize("source, file, expected", [
-    ("import privcheck\nprivcheck.audit(f)\n", "script.py", "has no \"if __name__ == '__main__':\" guard"),
-    ("def main():\n    pass\nif __name__ == '__main__':\n    main()\n", "script.py", None),
-    ("", "<stdin>", "is not a file"),
-    (None, None, None),  # python -c, the REPL, notebooks: no main file
-])
+@pytest.mark.parametrize(
+    "source, file, expected",
+    [
+        ("import privcheck\nprivcheck.audit(f)\n", "script.py", "has no \"if __name__ == '__main__':\" guard"),
+        ("def main():\n    pass\nif __name__ == '__main__':\n    main()\n", "script.py", None),
+        ("", "<stdin>", "is not a file"),
+        (None, None, None),  # python -c, the REPL, notebooks: no main file
+    ],
+)
 def test_process_obstacle(tmp_path, monkeypatch, source, file, expected):
     main = types.ModuleType("__main__")
     if file is not None:
@@ -268,8 +282,15 @@ def test_per_sample_jobs2_runs_without_main_guard(tmp_path, how):
     script.write_text(PER_SAMPLE_SCRIPT)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     args = {"script": [PYTHON, str(script)], "stdin": [PYTHON, "-"], "dash-c": [PYTHON, "-c", PER_SAMPLE_SCRIPT]}[how]
-    r = subprocess.run(args, input=PER_SAMPLE_SCRIPT if how == "stdin" else None, capture_output=True, text=True,
-                       cwd=tmp_path, env=env, timeout=300)
+    r = subprocess.run(
+        args,
+        input=PER_SAMPLE_SCRIPT if how == "stdin" else None,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == ["holds", "True"]
     notes = [ln for ln in r.stderr.splitlines() if ln.startswith("privcheck: note:")]
@@ -292,7 +313,7 @@ privcheck.audit = _capped
 def test_readme_auditing_your_own_code_runs_verbatim(tmp_path, how):
     text = README.read_text(encoding="utf-8")
     start = text.index("### Auditing your own code")
-    section = text[start:text.index("\n## ", start)]
+    section = text[start : text.index("\n## ", start)]
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     assert len(blocks) >= 2 and blocks[0].startswith("# mymech.py")
     (tmp_path / "mymech.py").write_text(blocks[0])
@@ -300,8 +321,15 @@ def test_readme_auditing_your_own_code_runs_verbatim(tmp_path, how):
     (tmp_path / "sitecustomize.py").write_text(_CAP)  # runs before the script; the script stays verbatim
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]), PRIVCHECK_README_CAP="30000")
     args = [PYTHON, "audit_readme.py"] if how == "script" else [PYTHON, "-"]
-    r = subprocess.run(args, input=blocks[1] if how == "stdin" else None, capture_output=True, text=True,
-                       cwd=tmp_path, env=env, timeout=600)
+    r = subprocess.run(
+        args,
+        input=blocks[1] if how == "stdin" else None,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-3000:]
     assert "Traceback" not in r.stderr
     lines = r.stdout.splitlines()

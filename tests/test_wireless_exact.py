@@ -1,4 +1,5 @@
 """accountants.wireless_exact: exact hockey-stick divergence of 004's wireless mechanism, and Thm 1 against it."""
+
 from __future__ import annotations
 
 import itertools
@@ -117,11 +118,14 @@ def test_covariance_change_is_what_makes_d_matter():
     pk, eps = 0.9, 0.5
     pi = wl.participation_pmf([pk] * 9)
     v = np.arange(pi.size, dtype=float) + 1.0
-    P = wx.IsoMixture(np.concatenate([(1 - pk) * pi, pk * pi]), np.concatenate([0 * v, 0 * v + 1]),
-                      np.concatenate([v, v]))
+    P = wx.IsoMixture(
+        np.concatenate([(1 - pk) * pi, pk * pi]), np.concatenate([0 * v, 0 * v + 1]), np.concatenate([v, v])
+    )
     Q = wx.IsoMixture(pi, 0 * v, v)
-    known = sum(w * wx.hockey_stick(wx.IsoMixture([1 - pk, pk], [0, 1], [vr, vr]), _single(0, vr), eps, 1).delta
-                for w, vr in zip(pi, v))
+    known = sum(
+        w * wx.hockey_stick(wx.IsoMixture([1 - pk, pk], [0, 1], [vr, vr]), _single(0, vr), eps, 1).delta
+        for w, vr in zip(pi, v)
+    )
     same = [wx.hockey_stick(P, Q, eps, d).delta for d in (1, 100, 3000)]
     assert max(same) <= known + 1e-12
     P_true, Q_true = wx.neighbouring_pair("remove", [pk] * 10, 0, 1.0, 1.0, 0.0)
@@ -145,16 +149,19 @@ def test_profile_eps_inverts_profile_delta():
     assert wx.profile_delta("remove", p, 0, L, sigma, N0, d, e).delta == pytest.approx(target, rel=1e-4)
 
 
-@pytest.mark.parametrize("call", [
-    lambda: wx.neighbouring_pair("swap", [0.5], 0, 1.0, 1.0, 0.0),
-    lambda: wx.neighbouring_pair("remove", [0.5, 0.5], 0, 1.0, 1.0, 0.0, grad_norm=2.0),
-    lambda: wx.neighbouring_pair("remove", [0.5, 1.5], 0, 1.0, 1.0, 0.0),
-    lambda: wx.neighbouring_pair("remove", [0.5, 0.5], 2, 1.0, 1.0, 0.0),
-    lambda: wx.hockey_stick(_single(0, 1), _single(0, 1), 0.1, 0),
-    lambda: wx.hockey_stick(_single(0, 1), _single(0, 1), -0.1, 3),
-    lambda: wx.IsoMixture([1.0], [0.0], [-1.0]),
-    lambda: wx.chi2_pair_delta(1.0, 1.0, 0.1, 3),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: wx.neighbouring_pair("swap", [0.5], 0, 1.0, 1.0, 0.0),
+        lambda: wx.neighbouring_pair("remove", [0.5, 0.5], 0, 1.0, 1.0, 0.0, grad_norm=2.0),
+        lambda: wx.neighbouring_pair("remove", [0.5, 1.5], 0, 1.0, 1.0, 0.0),
+        lambda: wx.neighbouring_pair("remove", [0.5, 0.5], 2, 1.0, 1.0, 0.0),
+        lambda: wx.hockey_stick(_single(0, 1), _single(0, 1), 0.1, 0),
+        lambda: wx.hockey_stick(_single(0, 1), _single(0, 1), -0.1, 3),
+        lambda: wx.IsoMixture([1.0], [0.0], [-1.0]),
+        lambda: wx.chi2_pair_delta(1.0, 1.0, 0.1, 3),
+    ],
+)
 def test_bad_input_raises_usage_error(call):
     with pytest.raises(PrivcheckUsageError):
         call()

@@ -1,4 +1,5 @@
 """The zoo machinery without the libraries: discovery, calculators, the missing-library path, robustness."""
+
 from __future__ import annotations
 
 import math
@@ -50,8 +51,16 @@ def test_pure_ldp_112_unary_law_calculator():
 
 
 def test_missing_library_is_inconclusive_with_install_hint():
-    entry = Entry("zoo.fake.missing", "fake", "fake-dist", ("no_such_module_xyz",), "fake.where", "fake is 1-DP",
-                  "none", lambda: [])
+    entry = Entry(
+        "zoo.fake.missing",
+        "fake",
+        "fake-dist",
+        ("no_such_module_xyz",),
+        "fake.where",
+        "fake is 1-DP",
+        "none",
+        lambda: [],
+    )
     out = run_entry(entry, _ctx())
     assert out.verdict == "inconclusive"
     assert "pip install 'privcheck[zoo]'" in out.details["reason"] and out.details["skipped"]
@@ -134,38 +143,106 @@ def test_scorecard_tables_and_findings_from_records():
     from privcheck.catalogue.zoo.scorecard import findings_markdown, scorecard_markdown
     from privcheck.claims import VerdictRecord
 
-    row = {"case": "eps=1, d=8", "eps_claimed": 1.0, "eps_true": 1.0, "eps_lower": 1.43, "certified": 1.43,
-           "verdict": "refuted", "seconds": 3.0, "draws_per_second": 3000.0, "library_calls_per_second": 7000.0,
-           "worst_pair": ["1", "2"], "event": "{out[0]=1 ∧ out[1]=0}", "reproducible": True}
-    rec = VerdictRecord("zoo.pure_ldp.sue", "pure-ldp x", "privacy", "mc", "refuted", {}, {},
-                        {"cases": [row], "library": "pure-ldp", "versions": {"pure-ldp": "1.1.2"}}, 0, 1, 3.0)
+    row = {
+        "case": "eps=1, d=8",
+        "eps_claimed": 1.0,
+        "eps_true": 1.0,
+        "eps_lower": 1.43,
+        "certified": 1.43,
+        "verdict": "refuted",
+        "seconds": 3.0,
+        "draws_per_second": 3000.0,
+        "library_calls_per_second": 7000.0,
+        "worst_pair": ["1", "2"],
+        "event": "{out[0]=1 ∧ out[1]=0}",
+        "reproducible": True,
+    }
+    rec = VerdictRecord(
+        "zoo.pure_ldp.sue",
+        "pure-ldp x",
+        "privacy",
+        "mc",
+        "refuted",
+        {},
+        {},
+        {"cases": [row], "library": "pure-ldp", "versions": {"pure-ldp": "1.1.2"}},
+        0,
+        1,
+        3.0,
+    )
     other = VerdictRecord("fedsel.pe.ldp", "p", "privacy", "exact", "holds", 1, 1, {}, 0, None, 0.1)
     table = scorecard_markdown([rec, other])
-    assert "### pure-ldp (pure-ldp 1.1.2)" in table and "| `sue` | eps=1, d=8 | 1 | 1 | 1.43 | 1.43 | refuted |" in table
+    assert (
+        "### pure-ldp (pure-ldp 1.1.2)" in table and "| `sue` | eps=1, d=8 | 1 | 1 | 1.43 | 1.43 | refuted |" in table
+    )
     assert "fedsel" not in table
     found = findings_markdown([rec])
     assert "privcheck verify 'zoo.pure_ldp.sue' --seed 0`" in found
     assert scorecard_markdown([other]) == "" and findings_markdown([other]) == ""
     # a case refuted by the adaptive full run (round sizes depend on the clock): a fixed-size reproducer
     adaptive = dict(row, draws_per_input=65536, adaptive={"stopped": "claim refuted", "rounds": [65536]})
-    rec2 = VerdictRecord("zoo.pure_ldp.sue", "pure-ldp x", "privacy", "mc", "refuted", {}, {},
-                         {"cases": [adaptive], "library": "pure-ldp", "versions": {"pure-ldp": "1.1.2"}}, 0, 1, 3.0)
+    rec2 = VerdictRecord(
+        "zoo.pure_ldp.sue",
+        "pure-ldp x",
+        "privacy",
+        "mc",
+        "refuted",
+        {},
+        {},
+        {"cases": [adaptive], "library": "pure-ldp", "versions": {"pure-ldp": "1.1.2"}},
+        0,
+        1,
+        3.0,
+    )
     assert "privcheck verify 'zoo.pure_ldp.sue' --seed 0 --samples 65536`" in findings_markdown([rec2])
-    quick = VerdictRecord("zoo.pure_ldp.sue", "pure-ldp x", "privacy", "mc", "refuted", {}, {},
-                          {"cases": [row], "quick": True, "library": "pure-ldp", "versions": {"pure-ldp": "1.1.2"}},
-                          0, 1, 3.0)
+    quick = VerdictRecord(
+        "zoo.pure_ldp.sue",
+        "pure-ldp x",
+        "privacy",
+        "mc",
+        "refuted",
+        {},
+        {},
+        {"cases": [row], "quick": True, "library": "pure-ldp", "versions": {"pure-ldp": "1.1.2"}},
+        0,
+        1,
+        3.0,
+    )
     assert "--seed 0 --quick`" in findings_markdown([quick])
 
 
 def test_false_refutation_summary_counts_only_cases_not_known_broken():
     from privcheck.catalogue.zoo.scorecard import false_refutation_summary
 
-    rows = [{"claim": "zoo.a.x", "case": "eps=1", "seeds": 20, "alpha_case": 0.0125, "refuted": 1,
-             "known_broken": None, "validity_failure": False},
-            {"claim": "zoo.a.x", "case": "eps=4", "seeds": 20, "alpha_case": 0.0125, "refuted": 20,
-             "known_broken": "true eps 5 > claimed 4", "validity_failure": False},
-            {"claim": "zoo.b.y", "case": "eps=1", "seeds": 20, "alpha_case": 0.05, "refuted": 9,
-             "known_broken": None, "validity_failure": True}]
+    rows = [
+        {
+            "claim": "zoo.a.x",
+            "case": "eps=1",
+            "seeds": 20,
+            "alpha_case": 0.0125,
+            "refuted": 1,
+            "known_broken": None,
+            "validity_failure": False,
+        },
+        {
+            "claim": "zoo.a.x",
+            "case": "eps=4",
+            "seeds": 20,
+            "alpha_case": 0.0125,
+            "refuted": 20,
+            "known_broken": "true eps 5 > claimed 4",
+            "validity_failure": False,
+        },
+        {
+            "claim": "zoo.b.y",
+            "case": "eps=1",
+            "seeds": 20,
+            "alpha_case": 0.05,
+            "refuted": 9,
+            "known_broken": None,
+            "validity_failure": True,
+        },
+    ]
     s = false_refutation_summary(rows)
     assert (s["cases"], s["claims"], s["known_broken"], s["refuted"], s["audits"]) == (3, 2, 1, 10, 40)
     assert s["expected_at_most"] == pytest.approx(20 * 0.0125 + 20 * 0.05)

@@ -1,6 +1,7 @@
 """The central-mechanism true-ε calculators (privcheck/catalogue/zoo/calculators_central.py) against
 independent computations: the laws rebuilt from their sampling descriptions, evaluated by mpmath
 quadrature on fine grids, brute-force enumeration, and the exact Gaussian δ(ε) formula."""
+
 from __future__ import annotations
 
 import itertools
@@ -35,8 +36,12 @@ def test_laplace_truncated_against_quadrature(eps, pair):
     b, (x0, x1) = 1.0 / eps, pair
     atoms = []
     for x in pair:  # atoms by quadrature of the Laplace density beyond each bound
-        atoms.append((mpmath.quad(lambda t: _lap_pdf(t - x, b), [-mpmath.inf, min(0, x), 0]),
-                      mpmath.quad(lambda t: _lap_pdf(t - x, b), [1, max(1, x), mpmath.inf])))
+        atoms.append(
+            (
+                mpmath.quad(lambda t: _lap_pdf(t - x, b), [-mpmath.inf, min(0, x), 0]),
+                mpmath.quad(lambda t: _lap_pdf(t - x, b), [1, max(1, x), mpmath.inf]),
+            )
+        )
     inner = _sup_log_ratio(lambda y: _lap_pdf(y - x0, b), lambda y: _lap_pdf(y - x1, b), _grid(0, 1))
     want = max(inner, abs(mpmath.log(atoms[0][0] / atoms[1][0])), abs(mpmath.log(atoms[0][1] / atoms[1][1])))
     assert cc.laplace_truncated(eps, 1.0, 0.0, 1.0, list(pair)) == pytest.approx(float(want), rel=1e-9)
@@ -44,24 +49,30 @@ def test_laplace_truncated_against_quadrature(eps, pair):
 
 def _folded_by_images(y, x, b, lo, hi, terms=50):
     D = hi - lo
-    return mpmath.fsum(_lap_pdf(y + 2 * k * D - x, b) + _lap_pdf(2 * lo - y + 2 * k * D - x, b)
-                       for k in range(-terms, terms + 1))
+    return mpmath.fsum(
+        _lap_pdf(y + 2 * k * D - x, b) + _lap_pdf(2 * lo - y + 2 * k * D - x, b) for k in range(-terms, terms + 1)
+    )
 
 
 @pytest.mark.parametrize("eps", [0.25, 1.0, 4.0])
 @pytest.mark.parametrize("pair", [(0.0, 1.0), (0.3, 0.8)])
 def test_laplace_folded_against_image_sum(eps, pair):
     b, (x0, x1) = 1.0 / eps, pair
-    want = _sup_log_ratio(lambda y: _folded_by_images(y, x0, b, 0, 1), lambda y: _folded_by_images(y, x1, b, 0, 1),
-                          _grid(0, 1, 100) + [mpmath.mpf(x0), mpmath.mpf(x1)])
+    want = _sup_log_ratio(
+        lambda y: _folded_by_images(y, x0, b, 0, 1),
+        lambda y: _folded_by_images(y, x1, b, 0, 1),
+        _grid(0, 1, 100) + [mpmath.mpf(x0), mpmath.mpf(x1)],
+    )
     got = cc.laplace_folded(eps, 1.0, 0.0, 1.0, list(pair))
     assert got == pytest.approx(float(want), rel=1e-9)
     if pair == (0.0, 1.0):  # closed form at the two bounds
         assert got == pytest.approx(math.log(math.cosh(eps)), rel=1e-12)
 
 
-@pytest.mark.parametrize("eps, sens, pair", [(0.25, 1.0, (0.0, 1.0)), (1.0, 0.5, (0.0, 0.5)), (4.0, 0.3, (0.7, 1.0)),
-                                             (1.0, 0.09, (0.0, 0.09))])
+@pytest.mark.parametrize(
+    "eps, sens, pair",
+    [(0.25, 1.0, (0.0, 1.0)), (1.0, 0.5, (0.0, 0.5)), (4.0, 0.3, (0.7, 1.0)), (1.0, 0.09, (0.0, 0.09))],
+)
 def test_laplace_bounded_domain_against_quadrature(eps, sens, pair):
     m = pytest.importorskip("diffprivlib.mechanisms")  # the library's own float bisection: an independent check
     b = cc.bounded_domain_scale(eps, sens, 0.0, 1.0)
@@ -110,8 +121,9 @@ def test_staircase_against_sampler_density(eps, pair):
     gamma = 1 / (1 + mpmath.exp(eps / 2))
     x0, x1 = pair
     ys = [y + mpmath.mpf(1) / 1e7 for y in _grid(-3, 4, 2800)]
-    want = _sup_log_ratio(lambda y: _staircase_pdf(y - x0, eps, gamma), lambda y: _staircase_pdf(y - x1, eps, gamma),
-                          ys)
+    want = _sup_log_ratio(
+        lambda y: _staircase_pdf(y - x0, eps, gamma), lambda y: _staircase_pdf(y - x1, eps, gamma), ys
+    )
     assert cc.staircase(eps, 1.0, list(pair)) == pytest.approx(float(want), rel=1e-9)
 
 
@@ -131,8 +143,9 @@ def test_snapping_against_quadrature(eps):
                 a = -mpmath.inf
             if k == 50:
                 c = mpmath.inf
-            law[out] = law.get(out, 0) + mpmath.quad(lambda t: _lap_pdf(t - xs, lam), [a, xs, c] if a < xs < c
-                                                    else [a, c])
+            law[out] = law.get(out, 0) + mpmath.quad(
+                lambda t: _lap_pdf(t - xs, lam), [a, xs, c] if a < xs < c else [a, c]
+            )
         table[x] = law
     want = max(abs(mpmath.log(table[0.0][o] / table[1.0][o])) for o in table[0.0])
     assert cc.snapping(eps, 1.0, 0.0, 1.0, [0.0, 1.0]) == pytest.approx(float(want), rel=1e-9)
@@ -148,8 +161,7 @@ def test_laplace_family_never_exceeds_epsilon(eps, u, v, sens):
         return
     for fn in (cc.laplace_truncated, cc.laplace_folded, cc.laplace_bounded_domain):
         assert fn(eps, sens, 0.0, 1.0, [x0, x1]) <= eps * (1 + 1e-12)
-    assert cc.laplace_truncated(eps, sens, 0.0, 1.0, [x0, x1]) == pytest.approx(eps * abs(x1 - x0) / sens,
-                                                                                  rel=1e-9)
+    assert cc.laplace_truncated(eps, sens, 0.0, 1.0, [x0, x1]) == pytest.approx(eps * abs(x1 - x0) / sens, rel=1e-9)
 
 
 # ------------------------------------------------------------------ discrete laws
@@ -218,10 +230,10 @@ def test_exponential_categorical_balanced_and_unbalanced():
     bal = {("a", "b"): 1.0, ("a", "c"): 1.0, ("b", "c"): 1.0}
     assert cc.exponential_categorical(1.0, bal, dom, ["a", "b"]) == pytest.approx(1.0, rel=1e-12)
     unbal = {("a", "b"): 1.0, ("a", "c"): 2.0, ("b", "c"): 1.0}  # rows differ: β = 2, ε/2 per unit of d/Δ
-    p = {x: [math.exp(-1.0 * (0 if x == v else unbal.get((x, v), unbal.get((v, x)))) / 2 / 2) for v in dom]
-         for x in dom}
-    want = max(abs(math.log(p[x][i] / sum(p[x]) / (p[y][i] / sum(p[y]))))
-               for x in dom for y in dom for i in range(3))
+    p = {
+        x: [math.exp(-1.0 * (0 if x == v else unbal.get((x, v), unbal.get((v, x)))) / 2 / 2) for v in dom] for x in dom
+    }
+    want = max(abs(math.log(p[x][i] / sum(p[x]) / (p[y][i] / sum(p[y])))) for x in dom for y in dom for i in range(3))
     assert cc.exponential_categorical(1.0, unbal, dom, dom) == pytest.approx(want, rel=1e-9)
 
 
@@ -249,7 +261,7 @@ def test_classic_gaussian_is_loose():
 
 def _dg_delta(eps, sigma):
     """δ(ε) of the discrete Gaussian with shift 1 by mpmath.nsum over all integers."""
-    w = lambda k: mpmath.exp(-mpmath.mpf(k) ** 2 / (2 * mpmath.mpf(sigma) ** 2))  # noqa: E731
+    w = lambda k: mpmath.exp(-(mpmath.mpf(k) ** 2) / (2 * mpmath.mpf(sigma) ** 2))  # noqa: E731
     z = mpmath.nsum(w, [-mpmath.inf, mpmath.inf])
     kstar = int(mpmath.floor((1 - 2 * mpmath.mpf(sigma) ** 2 * eps) / 2))  # P(k) > e^ε P(k−1) iff k ≤ k*
     return mpmath.nsum(lambda k: w(k) - mpmath.exp(eps) * w(k - 1), [-mpmath.inf, kstar]) / z
@@ -268,6 +280,7 @@ def test_median_law_matches_the_library():
     """diffprivlib.tools.median's interval masses (:func:`diffprivlib_quantile_law`) against 4000 library
     draws: every interval's count within a Bonferroni-corrected Clopper–Pearson interval of its mass."""
     import numpy as np
+
     tools = pytest.importorskip("diffprivlib.tools")
 
     from privcheck.base.stats import clopper_pearson
@@ -299,8 +312,9 @@ def test_tools_dispatch_matches_mechanism_calculators():
 def test_zoo_cases_carry_the_calculators():
     from privcheck.catalogue.zoo import ENTRIES
 
-    rows = [(e.claim_id, c) for e in ENTRIES if e.claim_id.startswith("zoo.diffprivlib") for c in e.cases()
-            if not c.outside]
+    rows = [
+        (e.claim_id, c) for e in ENTRIES if e.claim_id.startswith("zoo.diffprivlib") for c in e.cases() if not c.outside
+    ]
     missing = sorted({cid for cid, c in rows if c.true_eps is None})
     assert missing == [], missing
 
@@ -308,6 +322,7 @@ def test_zoo_cases_carry_the_calculators():
 # ------------------------------------------------------------------ OpenDP selection laws
 def _rnm_exponential(scores, scale):
     """P(argmax = i) of report-noisy-max with Exp(scale) noise, by quadrature: ∫ f_i(t) Π_{j≠i} F_j(t) dt."""
+
     def pdf(t, u):
         return mpmath.exp(-(t - u) / scale) / scale if t >= u else mpmath.mpf(0)
 
@@ -315,8 +330,10 @@ def _rnm_exponential(scores, scale):
         return 1 - mpmath.exp(-(t - u) / scale) if t >= u else mpmath.mpf(0)
 
     pts = sorted(set(scores)) + [mpmath.inf]
-    return [mpmath.quad(lambda t: pdf(t, u) * mpmath.fprod(cdf(t, v) for j, v in enumerate(scores) if j != i), pts)
-            for i, u in enumerate(scores)]
+    return [
+        mpmath.quad(lambda t: pdf(t, u) * mpmath.fprod(cdf(t, v) for j, v in enumerate(scores) if j != i), pts)
+        for i, u in enumerate(scores)
+    ]
 
 
 @pytest.mark.parametrize("scale", [0.5, 2.0, 8.0])
@@ -331,13 +348,19 @@ def test_noisy_top_k_law_matches_opendp():
     """The peeled permute-and-flip law of ordered pairs against 3000 draws of OpenDP's make_noisy_top_k (OS
     entropy: not seedable, so the family-wise error is set to 1e-6)."""
     import numpy as np
+
     dp = pytest.importorskip("opendp.prelude")
     from privcheck.base.stats import clopper_pearson
 
     dp.enable_features("contrib")
     scores, scale, n = [1.0, 0.0, 0.0, 0.5], 1.0, 3000
-    m = dp.m.make_noisy_top_k(dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.linf_distance(T=float),
-                              dp.max_divergence(), k=2, scale=scale)
+    m = dp.m.make_noisy_top_k(
+        dp.vector_domain(dp.atom_domain(T=float, nan=False)),
+        dp.linf_distance(T=float),
+        dp.max_divergence(),
+        k=2,
+        scale=scale,
+    )
     draws = [tuple(m(scores)) for _ in range(n)]
     scaled = [mpmath.mpf(v) / scale for v in scores]
     outcomes = list(itertools.permutations(range(4), 2))
@@ -353,8 +376,10 @@ def test_noisy_top_k_law_matches_opendp():
 def _bitvec_law(x, f):
     """The full product law over {0,1}^len(x): bit kept with probability 1 − f/2."""
     keep, flip = 1 - mpmath.mpf(f) / 2, mpmath.mpf(f) / 2
-    return {y: mpmath.fprod(keep if a == b else flip for a, b in zip(x, y))
-            for y in itertools.product((0, 1), repeat=len(x))}
+    return {
+        y: mpmath.fprod(keep if a == b else flip for a, b in zip(x, y))
+        for y in itertools.product((0, 1), repeat=len(x))
+    }
 
 
 @pytest.mark.parametrize("f", [0.1, 0.5, 0.95, 1.0])
@@ -372,11 +397,11 @@ def test_bitvector_rr_matches_the_opendp_map_and_rejects_bad_input():
 
     for eps in (0.25, 1.0, 4.0):
         f = zo._bitvec_f(eps)
-        assert cc.bitvector_rr(f, zo.BITVEC_INPUTS) == pytest.approx(float(zo._bitvec_measurement(f).map(1)),
-                                                                   rel=1e-12)
+        assert cc.bitvector_rr(f, zo.BITVEC_INPUTS) == pytest.approx(float(zo._bitvec_measurement(f).map(1)), rel=1e-12)
         # weight max_weight + 1: the documented per-bit law on these inputs exceeds the map by (2m + 2)/(2m)
-        assert cc.bitvector_rr(f, zo.BITVEC_OUTSIDE) == pytest.approx(eps * (2 * zo.MAX_WEIGHT + 2)
-                                                                      / (2 * zo.MAX_WEIGHT), rel=1e-9)
+        assert cc.bitvector_rr(f, zo.BITVEC_OUTSIDE) == pytest.approx(
+            eps * (2 * zo.MAX_WEIGHT + 2) / (2 * zo.MAX_WEIGHT), rel=1e-9
+        )
     with pytest.raises(ValueError, match="f must be"):
         cc.bitvector_rr(0.0, zo.BITVEC_INPUTS)
 
@@ -385,6 +410,7 @@ def test_bitvec_adapter_returns_the_library_output_as_packed_rows():
     """f = 1: every bit is a fair coin (RAPPOR), so 4000 decoded draws have per-bit means near 1/2; f close to 0
     keeps the input (the decoding is in the right bit order)."""
     import numpy as np
+
     pytest.importorskip("opendp")
     from privcheck.catalogue.zoo import opendp as zo
 
@@ -404,8 +430,9 @@ def test_laplace_rounded_against_quadrature(eps, pair):
     lo, hi = min(pair) - 25, max(pair) + 25
 
     def mass(k, x):
-        return mpmath.quad(lambda t: _lap_pdf(t - x, b), [k - 0.5, k + 0.5] if not k - 0.5 < x < k + 0.5
-                           else [k - 0.5, x, k + 0.5])
+        return mpmath.quad(
+            lambda t: _lap_pdf(t - x, b), [k - 0.5, k + 0.5] if not k - 0.5 < x < k + 0.5 else [k - 0.5, x, k + 0.5]
+        )
 
     want = max(abs(mpmath.log(mass(k, x0) / mass(k, x1))) for k in range(lo, hi + 1))
     assert cc.laplace_rounded(eps, 1.0, list(pair)) == pytest.approx(float(want), rel=1e-9)

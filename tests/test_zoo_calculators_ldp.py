@@ -6,6 +6,7 @@ decomposition; Hadamard response is enumerated by driving the library's own ``en
 every value of its random draws. A calculator with a wrong law, a wrong decomposition or a wrong
 probability fails these comparisons.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -247,8 +248,11 @@ def _frac_grr(p, k):
 
 def _frac_ue(p, q, k):
     def law(x):
-        return {y: math.prod(((p if i == x else q) if bit else 1 - (p if i == x else q)) for i, bit in enumerate(y))
-                for y in itertools.product((0, 1), repeat=k)}
+        return {
+            y: math.prod(((p if i == x else q) if bit else 1 - (p if i == x else q)) for i, bit in enumerate(y))
+            for y in itertools.product((0, 1), repeat=k)
+        }
+
     return law
 
 

@@ -1,4 +1,5 @@
 """The zoo's adaptive full run, without the libraries: target from the true ε, budgets, power statements."""
+
 from __future__ import annotations
 
 import math
@@ -14,13 +15,13 @@ from privcheck.claims import RunContext
 
 
 def _ctx(samples=None, quick=False, seed=0):
-    return RunContext(seed=seed, seed_seq=np.random.SeedSequence(seed), samples=samples, quick=quick,
-                      confidence=0.95)
+    return RunContext(seed=seed, seed_seq=np.random.SeedSequence(seed), samples=samples, quick=quick, confidence=0.95)
 
 
 def _entry(cases, name="fake"):
-    return Entry(f"zoo.fake.{name}", "fake", "numpy", ("numpy",), "fake.where", "fake is eps-DP", "direct",
-                 lambda: cases)
+    return Entry(
+        f"zoo.fake.{name}", "fake", "numpy", ("numpy",), "fake.where", "fake is eps-DP", "direct", lambda: cases
+    )
 
 
 def test_target_is_a_fraction_of_the_true_eps_expressed_against_the_claim():
@@ -57,8 +58,9 @@ def test_broken_fake_mechanism_refuted_by_the_adaptive_run():
 def test_correct_fake_mechanism_reaches_the_target_of_its_true_eps():
     """k-RR over 2 values at claimed eps 2 whose true eps is 1: the target is 0.95 of 1, not of 2."""
     rr = privcheck.mechanism("grr", d=2, eps=1.0)
-    cases = [Case("eps=1 claimed 2", lambda: rr, [0, 1], 2.0, true_eps=lambda: rr.exact_epsilon().eps,
-                  calculator="pmf")]
+    cases = [
+        Case("eps=1 claimed 2", lambda: rr, [0, 1], 2.0, true_eps=lambda: rr.exact_epsilon().eps, calculator="pmf")
+    ]
     out = run_entry(_entry(cases, "good"), _ctx(), timeout=False)
     row = out.details["cases"][0]
     assert row["verdict"] == "holds" and row["adaptive"]["stopped"] == "target reached"
@@ -95,15 +97,49 @@ def test_scorecard_shows_certified_of_true_and_power_statements():
     from privcheck.catalogue.zoo.scorecard import power_summary, scorecard_markdown
     from privcheck.claims import VerdictRecord
 
-    good = {"case": "eps=1", "eps_claimed": 1.0, "eps_true": 1.0, "eps_lower": 0.97, "certified": 0.97,
-            "certified_of_true": 0.97, "certified_basis": "true", "verdict": "holds", "draws_per_input": 262144}
-    weak = {"case": "eps=0.25", "eps_claimed": 0.24999999999999994, "eps_lower": 0.2, "certified": 0.8, "certified_of_true": 0.8,
-            "certified_basis": "claimed", "verdict": "holds", "draws_per_input": 10**7,
-            "power": "budget cannot reach the target: 10000000 draws/input in 5 rounds; about 2e7 draws/input would be needed"}
-    broken = {"case": "eps=2", "eps_claimed": 2.0, "eps_true": 3.0, "eps_lower": 2.5, "certified_of_true": 2.5 / 3,
-              "verdict": "refuted"}
-    rec = VerdictRecord("zoo.fake.mech", "fake", "privacy", "mc", "refuted", {}, {},
-                        {"cases": [good, weak, broken], "library": "fake", "versions": {"fake": "1"}}, 0, 1, 3.0)
+    good = {
+        "case": "eps=1",
+        "eps_claimed": 1.0,
+        "eps_true": 1.0,
+        "eps_lower": 0.97,
+        "certified": 0.97,
+        "certified_of_true": 0.97,
+        "certified_basis": "true",
+        "verdict": "holds",
+        "draws_per_input": 262144,
+    }
+    weak = {
+        "case": "eps=0.25",
+        "eps_claimed": 0.24999999999999994,
+        "eps_lower": 0.2,
+        "certified": 0.8,
+        "certified_of_true": 0.8,
+        "certified_basis": "claimed",
+        "verdict": "holds",
+        "draws_per_input": 10**7,
+        "power": "budget cannot reach the target: 10000000 draws/input in 5 rounds; about 2e7 draws/input would be needed",
+    }
+    broken = {
+        "case": "eps=2",
+        "eps_claimed": 2.0,
+        "eps_true": 3.0,
+        "eps_lower": 2.5,
+        "certified_of_true": 2.5 / 3,
+        "verdict": "refuted",
+    }
+    rec = VerdictRecord(
+        "zoo.fake.mech",
+        "fake",
+        "privacy",
+        "mc",
+        "refuted",
+        {},
+        {},
+        {"cases": [good, weak, broken], "library": "fake", "versions": {"fake": "1"}},
+        0,
+        1,
+        3.0,
+    )
     table = scorecard_markdown([rec])
     assert "| `mech` | eps=1 | 1 | 1 | 0.97 | 0.97 | holds | 0.97 | 2.62e+05 |" in table
     assert "| holds | 0.80* |" in table  # basis: the claimed eps (no calculator)
@@ -112,8 +148,19 @@ def test_scorecard_shows_certified_of_true_and_power_statements():
     assert line.startswith("Power: 1 of 2 correct cases") and "median 0.89" in line and "1 below target" in line
     assert "By ε: claimed ε = 0.25: 0 of 1, median 0.80; claimed ε = 1: 1 of 1, median 0.97." in line
     twin = dict(weak, eps_claimed=0.25, case="eps=0.25 (exact)")  # the same claimed eps, written differently
-    rec2 = VerdictRecord("zoo.fake.mech", "fake", "privacy", "mc", "holds", {}, {},
-                         {"cases": [good, weak, twin], "library": "fake", "versions": {"fake": "1"}}, 0, 1, 3.0)
+    rec2 = VerdictRecord(
+        "zoo.fake.mech",
+        "fake",
+        "privacy",
+        "mc",
+        "holds",
+        {},
+        {},
+        {"cases": [good, weak, twin], "library": "fake", "versions": {"fake": "1"}},
+        0,
+        1,
+        3.0,
+    )
     assert "By ε: claimed ε = 0.25: 0 of 2, median 0.80; claimed ε = 1: 1 of 1" in power_summary([rec2])
 
 

@@ -14,6 +14,7 @@ Example::
     acc.compose(PoissonSampledEvent(GaussianEvent(sigma=1.1), q=0.01), count=10_000)
     acc.epsilon(delta=1e-5)   # Interval(lower, upper) with lower <= exact ε(δ) <= upper
 """
+
 from accountants.pld.accountant import PLDAccountant
 from accountants.pld.events import (
     ApproxDPEvent,

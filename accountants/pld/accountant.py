@@ -19,6 +19,7 @@ Routes (the result's ``method`` says which one answered):
   (integer orders, CKS 2020 conversion, rounded up) replaces the PLD upper end where it is smaller.
 Every end is rounded one ulp outward after the last float operation (``_outward``).
 """
+
 from __future__ import annotations
 
 import math
@@ -52,9 +53,16 @@ class PLDAccountant:
     untilted FFT answers, TILT_BELOW, and keeps the window ~30 % narrower than 1e−30). max_fft_size: refuse larger FFTs.
     """
 
-    def __init__(self, relation: str = "add_remove", *, grid_step: float | None = None,
-                 tail_mass: float = 1e-15, max_fft_size: int = 2**23, target_fft_size: int = 2**18,
-                 method: str = "auto"):
+    def __init__(
+        self,
+        relation: str = "add_remove",
+        *,
+        grid_step: float | None = None,
+        tail_mass: float = 1e-15,
+        max_fft_size: int = 2**23,
+        target_fft_size: int = 2**18,
+        method: str = "auto",
+    ):
         if relation not in RELATIONS:
             raise PrivcheckUsageError(f"relation must be one of {', '.join(RELATIONS)}, got {relation!r}")
         self.relation = relation
@@ -74,7 +82,9 @@ class PLDAccountant:
     def compose(self, event: PLDEvent, count: int = 1) -> "PLDAccountant":
         """Add ``count`` ≥ 1 independent runs of ``event``; returns self (chainable)."""
         if not isinstance(event, PLDEvent):
-            raise PrivcheckUsageError(f"compose() needs a PLD event (GaussianEvent, LaplaceEvent, ...), got {type(event).__name__}")
+            raise PrivcheckUsageError(
+                f"compose() needs a PLD event (GaussianEvent, LaplaceEvent, ...), got {type(event).__name__}"
+            )
         count = check_int("count", count, minimum=1)
         event.profiles(self.relation)  # validates relation support early
         for item in self._events:
@@ -347,10 +357,14 @@ class PLDAccountant:
         part = self._part_eps_lower(delta, up)
         if part > lo:
             if lo == 0.0 or not math.isfinite(lo):
-                notes.append("lower end from exactly computable parts of the composition (the FFT grid does not resolve this delta)")
+                notes.append(
+                    "lower end from exactly computable parts of the composition (the FFT grid does not resolve this delta)"
+                )
             lo = part
         if tail_used:
-            notes.append("upper end from the Chernoff tail bound of the pessimistic measures (below the FFT error floor)")
+            notes.append(
+                "upper end from the Chernoff tail bound of the pessimistic measures (below the FFT error floor)"
+            )
         method = "pld-fft"
         cap = self._max_loss()
         if cap is not None and delta >= cap[2] and cap[0] < up:
@@ -429,12 +443,16 @@ class PLDAccountant:
 
     def describe(self) -> dict:
         """Events, counts, relation, grid step (after a query)."""
-        return {"relation": self.relation, "events": [(repr(e), c) for e, c in self._events],
-                "grid_step": None if self._cache is None else self._cache["h"],
-                "tilts": [] if self._cache is None else sorted(self._cache["comps"])}
+        return {
+            "relation": self.relation,
+            "events": [(repr(e), c) for e, c in self._events],
+            "grid_step": None if self._cache is None else self._cache["h"],
+            "tilts": [] if self._cache is None else sorted(self._cache["comps"]),
+        }
 
 
 # ---------------------------------------------------------------------- helpers
+
 
 def _outward(lo: float, up: float, method: str, notes, top: float = math.inf) -> Interval:
     """The interval [lo, up] with both ends moved one ulp outward after the last float operation

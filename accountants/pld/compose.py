@@ -14,6 +14,7 @@ Floating-point error of the FFT route (bounded and added outward):
 - products of events telescoped; inverse FFT: ‖Δc‖₂ ≤ ‖ΔC‖₂/√N + γ·‖C‖₁/√N;
 - δ(ε) = Σ c_i (1 − e^{ε − x_i})_+ is then off by at most ‖Δc‖₂·‖f‖₂ plus the summation error.
 """
+
 from __future__ import annotations
 
 import math
@@ -49,7 +50,7 @@ def log_mgf(m: GridMeasure, lams: np.ndarray, sign: int) -> np.ndarray:
     p = m.p[i0:i1]
     nb = -(-p.size // B)
     P = np.zeros(nb * B)
-    P[:p.size] = p
+    P[: p.size] = p
     P = P.reshape(nb, B)
     j = np.arange(B) * m.h
     inner = P @ np.exp(sign * np.multiply.outer(j, lams))  # (nb, len(lams)), non-negative
@@ -142,8 +143,8 @@ class Composition:
         return max(0.0, float(np.min(e)) * (1 + 1e-12) + 1e-12 + self.shift)
 
 
-_BLOCK = 256          # block of absolute window positions (exact terms in ε's own block, block sums beyond)
-_CHUNK_ROWS = 2048    # ε values per work chunk
+_BLOCK = 256  # block of absolute window positions (exact terms in ε's own block, block sums beyond)
+_CHUNK_ROWS = 2048  # ε values per work chunk
 
 
 def _block_sums(comp: Composition) -> dict:
@@ -164,7 +165,7 @@ def _block_sums(comp: Composition) -> dict:
         b1 = min(nb, b0 + step)
         xs = (comp.bot + np.arange(b0 * B, b1 * B)) * comp.h
         g = _untilt(comp, xs)
-        cg = (comp.c[b0 * B:b1 * B] * g).reshape(-1, B)
+        cg = (comp.c[b0 * B : b1 * B] * g).reshape(-1, B)
         w = np.exp(-(xs.reshape(-1, B) - xs[::B][:, None]))
         g2 = (g * g).reshape(-1, B)
         acg = np.abs(cg)
@@ -209,7 +210,7 @@ def _tail_sums(comp: Composition, e: np.ndarray):
     jj = np.arange(B)
     bidx = np.arange(nb)
     for s in range(0, e.size, _CHUNK_ROWS):
-        ei, ki = e[s:s + _CHUNK_ROWS], k0[s:s + _CHUNK_ROWS]
+        ei, ki = e[s : s + _CHUNK_ROWS], k0[s : s + _CHUNK_ROWS]
         b0 = np.minimum(ki // B, nb - 1)
         # first block, term by term
         pos = b0[:, None] * B + jj[None, :]
@@ -227,11 +228,12 @@ def _tail_sums(comp: Composition, e: np.ndarray):
         q2 = bs["G0"] - 2 * E * bs["G1"] + E * E * bs["G2"]
         q2 = np.where(later, np.maximum(q2, 0.0) + gam * (bs["G0"] + 2 * E * bs["G1"] + E * E * bs["G2"]), 0.0)
         fm_b = np.where(later, bs["gmax"] * -np.expm1(np.minimum(ei[:, None] - bs["a_end"][None, :], 0.0)), 0.0)
-        val[s:s + _CHUNK_ROWS] = t.sum(axis=1) + contrib.sum(axis=1)
-        mag[s:s + _CHUNK_ROWS] = np.abs(t).sum(axis=1) + m_b.sum(axis=1)
-        f2[s:s + _CHUNK_ROWS] = ((f * f).sum(axis=1) + q2.sum(axis=1)) * (1 + (math.log2(n) + 24) * U * 2)
-        fmax[s:s + _CHUNK_ROWS] = np.maximum(f.max(axis=1), fm_b.max(axis=1) * (1 + 8 * U))
+        val[s : s + _CHUNK_ROWS] = t.sum(axis=1) + contrib.sum(axis=1)
+        mag[s : s + _CHUNK_ROWS] = np.abs(t).sum(axis=1) + m_b.sum(axis=1)
+        f2[s : s + _CHUNK_ROWS] = ((f * f).sum(axis=1) + q2.sum(axis=1)) * (1 + (math.log2(n) + 24) * U * 2)
+        fmax[s : s + _CHUNK_ROWS] = np.maximum(f.max(axis=1), fm_b.max(axis=1) * (1 + 8 * U))
     return val, mag, f2, fmax
+
 
 _FLUSH = 1e-140
 
@@ -305,8 +307,14 @@ def _tilted(m: GridMeasure, lam: float) -> tuple[GridMeasure, float]:
     return GridMeasure(m.h, m.lo, np.exp(lp - logM), 0.0, m.kind, m.label, m.shift), logM
 
 
-def compose(parts: list[tuple[GridMeasure, int]], kind: str, tail: float, max_fft: int,
-            window_only: bool = False, tilt: float = 0.0):
+def compose(
+    parts: list[tuple[GridMeasure, int]],
+    kind: str,
+    tail: float,
+    max_fft: int,
+    window_only: bool = False,
+    tilt: float = 0.0,
+):
     """Compose ``parts`` = [(grid measure, count), ...] (all of one ``kind`` and step h).
 
     window_only: return just the width (in loss units) of the Chernoff window.
@@ -342,7 +350,9 @@ def compose(parts: list[tuple[GridMeasure, int]], kind: str, tail: float, max_ff
         return width * h
     N = 1 << max(int(math.ceil(math.log2(width))), 4)
     if N > max_fft:
-        raise PrivcheckUsageError(f"composition needs an FFT of size {N} > max_fft_size={max_fft}; use a coarser grid_step")
+        raise PrivcheckUsageError(
+            f"composition needs an FFT of size {N} > max_fft_size={max_fft}; use a coarser grid_step"
+        )
     gamma = 10 * U * math.log2(N)
     C = None
     Eacc = None
@@ -378,7 +388,10 @@ def compose(parts: list[tuple[GridMeasure, int]], kind: str, tail: float, max_ff
     t_above = math.exp(min(0.0, float(np.min(Kp - LAMBDAS_POS * (x_top + 0.5 * h))))) if i_bot + N - 1 < hi_sum else 0.0
     t_below = math.exp(min(0.0, float(np.min(Kn + LAMBDAS_NEG * (x_bot - 0.5 * h))))) if i_bot > lo_sum else 0.0
     Kp0, Kn0 = K_orig
-    out_above = math.exp(min(0.0, float(np.min(Kp0 - LAMBDAS_POS * (x_top + 0.5 * h))))) if i_bot + N - 1 < hi_sum else 0.0
+    out_above = (
+        math.exp(min(0.0, float(np.min(Kp0 - LAMBDAS_POS * (x_top + 0.5 * h))))) if i_bot + N - 1 < hi_sum else 0.0
+    )
     out_below = math.exp(min(0.0, float(np.min(Kn0 + LAMBDAS_NEG * (x_bot - 0.5 * h))))) if i_bot > lo_sum else 0.0
-    return Composition(h, i_bot, c, inf, err_l2, out_above, out_below, Kp0, Kn0, kind, shift,
-                       tilt, log_scale, t_above + t_below)
+    return Composition(
+        h, i_bot, c, inf, err_l2, out_above, out_below, Kp0, Kn0, kind, shift, tilt, log_scale, t_above + t_below
+    )

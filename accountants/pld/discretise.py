@@ -21,6 +21,7 @@ In the variable t = e^x the profile is convex (π(t) = E_Q[(e^L − t)_+] plus t
 - finite mechanisms (atoms): pessimistic = the same interpolation applied atom by atom (each
   atom's mass split between its two grid neighbours); optimistic = losses rounded down.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -84,15 +85,21 @@ def _grid(profile: Profile, h: float):
     """Grid i_lo.., losses x, and the profile split δ_i = lin_i + r_i with lin = (1 − e^x) below
     x = 0 (where r = e^x δ_rev(−x), from the reverse profile: small and accurate) and 0 above."""
     span = (profile.hi - profile.lo) / h
-    if not (math.isfinite(profile.lo / h) and math.isfinite(profile.hi / h) and math.isfinite(span)) \
-            or span > _MAX_POINTS:
-        raise PrivcheckUsageError(f"loss grid of {profile.label} needs more than {_MAX_POINTS} points at step {h:g} "
-                                  f"(losses in [{profile.lo:g}, {profile.hi:g}]); use a coarser grid_step")
+    if (
+        not (math.isfinite(profile.lo / h) and math.isfinite(profile.hi / h) and math.isfinite(span))
+        or span > _MAX_POINTS
+    ):
+        raise PrivcheckUsageError(
+            f"loss grid of {profile.label} needs more than {_MAX_POINTS} points at step {h:g} "
+            f"(losses in [{profile.lo:g}, {profile.hi:g}]); use a coarser grid_step"
+        )
     i_lo = math.floor(profile.lo / h) - 1
     i_hi = math.ceil(profile.hi / h) + 1
     n = i_hi - i_lo + 1
     if n > _MAX_POINTS:
-        raise PrivcheckUsageError(f"loss grid of {profile.label} needs {n} points at step {h:g}; use a coarser grid_step")
+        raise PrivcheckUsageError(
+            f"loss grid of {profile.label} needs {n} points at step {h:g}; use a coarser grid_step"
+        )
     x = (i_lo + np.arange(n)) * h
     s = int(np.searchsorted(x, 0.0)) if profile.log_delta_rev is not None else 0
     r = np.empty(n)
@@ -242,8 +249,9 @@ def optimistic(profile: Profile, h: float, _g=None) -> GridMeasure:
     slack0 = -np.expm1(xl[0]) - phi0
     if slack0 > 1e-15 and total < 1 and xl[0] > -1:  # (far below, the extra mass would widen the FFT window)
         p[0] += (1 - total) * (1 - L(1e-12)) - L(1e-18)
-    return GridMeasure(h, i_lo, _round_down(p), float(np.nextafter(float(a), 0.0)) if a > 0 else 0.0,
-                       "optimistic", profile.label)
+    return GridMeasure(
+        h, i_lo, _round_down(p), float(np.nextafter(float(a), 0.0)) if a > 0 else 0.0, "optimistic", profile.label
+    )
 
 
 def _refined_gaps(profile: Profile, h: float, i_lo: int, x: np.ndarray, r: np.ndarray, s: int) -> np.ndarray:
@@ -329,7 +337,7 @@ def _convexify(w, ldd, Lc, t0, E, c0, t, lin):
     done, bad = jacobi(masses(), 300)
     if not done and bad.size:
         a, b = max(int(bad.min()) - 64, 0), min(int(bad.max()) + 64, n1 - 1)
-        w[a:b + 1] = _lower_hull(t[a:b + 1], lin[a:b + 1] + w[a:b + 1]) - lin[a:b + 1]
+        w[a : b + 1] = _lower_hull(t[a : b + 1], lin[a : b + 1] + w[a : b + 1]) - lin[a : b + 1]
         w[0] = min(w[0], w[1] + c0)
         done, bad = jacobi(masses(), 300)
     if not done:
@@ -383,8 +391,14 @@ def _monotone_chain(t: np.ndarray, v: np.ndarray, idx: np.ndarray) -> np.ndarray
 
 
 def _zero_measure(profile: Profile, h: float, i_lo: int) -> GridMeasure:
-    return GridMeasure(h, i_lo, np.zeros(1), float(np.nextafter(profile.inf_mass, 0.0)) if profile.inf_mass > 0 else 0.0,
-                       "optimistic", profile.label)
+    return GridMeasure(
+        h,
+        i_lo,
+        np.zeros(1),
+        float(np.nextafter(profile.inf_mass, 0.0)) if profile.inf_mass > 0 else 0.0,
+        "optimistic",
+        profile.label,
+    )
 
 
 def _atoms_pessimistic(profile: Profile, h: float) -> GridMeasure:
@@ -410,8 +424,9 @@ def _atoms_pessimistic(profile: Profile, h: float) -> GridMeasure:
     np.add.at(p, i - lo, mf * wlow)
     np.add.at(p, i - lo + 1, mf * (1 - wlow))
     p = p * (1 + 8 * 2.0**-53)
-    return GridMeasure(h, lo, _round_up(p), float(np.nextafter(inf, 1.0)) if inf > 0 else 0.0,
-                       "pessimistic", profile.label, shift)
+    return GridMeasure(
+        h, lo, _round_up(p), float(np.nextafter(inf, 1.0)) if inf > 0 else 0.0, "pessimistic", profile.label, shift
+    )
 
 
 def _atoms_optimistic(profile: Profile, h: float) -> GridMeasure:
@@ -432,5 +447,6 @@ def _atoms_optimistic(profile: Profile, h: float) -> GridMeasure:
     p = np.zeros(int(i.max()) - lo + 1)
     np.add.at(p, i - lo, mf)
     p = p * (1 - 8 * 2.0**-53)
-    return GridMeasure(h, lo, _round_down(p), float(np.nextafter(inf, 0.0)) if inf > 0 else 0.0,
-                       "optimistic", profile.label, shift)
+    return GridMeasure(
+        h, lo, _round_down(p), float(np.nextafter(inf, 0.0)) if inf > 0 else 0.0, "optimistic", profile.label, shift
+    )

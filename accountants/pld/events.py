@@ -16,6 +16,7 @@ Profiles used here:
   add direction δ'(x) = (1 − e^x(1 − q))·δ_rev(x + log q − log(1 − e^x(1 − q))) for
   e^x(1 − q) < 1, else 0, where δ_rev is the base's reverse profile.
 """
+
 from __future__ import annotations
 
 import math
@@ -45,6 +46,7 @@ __all__ = [
 
 RELATIONS = ("add_remove", "replace_one")
 # ----------------------------------------------------------------------------- closed forms
+
 
 def gaussian_log_delta(mu: float, x: np.ndarray) -> np.ndarray:
     """log δ(x) of μ-GDP for all real x (vectorised; relative accuracy ~1e−15 down to δ ≈ 1e−300)."""
@@ -142,6 +144,7 @@ def _subsampled_pair(p: np.ndarray, q: np.ndarray, rate: float) -> tuple[np.ndar
 
 # ----------------------------------------------------------------------------- events
 
+
 class PLDEvent:
     """Base class: a mechanism with its profiles under a neighbouring relation."""
 
@@ -233,7 +236,9 @@ class DiscreteLaplaceEvent(PLDEvent):
         a, D = self.a, self.sensitivity
         c = -math.expm1(-a) / (1 + math.exp(-a))
         ks = np.arange(1, D)
-        p = np.concatenate([[math.exp(-a * D) / (1 + math.exp(-a))], c * np.exp(-a * (D - ks)), [1 / (1 + math.exp(-a))]])
+        p = np.concatenate(
+            [[math.exp(-a * D) / (1 + math.exp(-a))], c * np.exp(-a * (D - ks)), [1 / (1 + math.exp(-a))]]
+        )
         q = np.concatenate([[1 / (1 + math.exp(-a))], c * np.exp(-a * ks), [math.exp(-a * D) / (1 + math.exp(-a))]])
         return p, q
 
@@ -356,8 +361,14 @@ class FiniteEvent(PLDEvent):
 
     @property
     def note(self) -> str:  # type: ignore[override]
-        return "" if self.dominating else (f"{self.name}: the given pair is not known to dominate every "
-                                           "neighbouring pair; the bounds hold for this pair of inputs")
+        return (
+            ""
+            if self.dominating
+            else (
+                f"{self.name}: the given pair is not known to dominate every "
+                "neighbouring pair; the bounds hold for this pair of inputs"
+            )
+        )
 
     def pair(self):
         return self.p, self.q
@@ -414,15 +425,19 @@ class PoissonSampledEvent(PLDEvent):
 
         ev, tag = self.event, f"poisson(q={self.q:.6g})-replace"
         if self.q == 1.0:
-            raise PrivcheckUsageError("replace_one with q=1 is the unsampled mechanism: give the event itself "
-                                      "with its replace-one sensitivity (twice one record's contribution)")
+            raise PrivcheckUsageError(
+                "replace_one with q=1 is the unsampled mechanism: give the event itself "
+                "with its replace-one sensitivity (twice one record's contribution)"
+            )
         if isinstance(ev, GaussianEvent):
             p = gaussian_replace_profile(ev.gdp_mu(), self.q, f"{tag}[gaussian(mu={ev.gdp_mu():.6g})]")
         elif isinstance(ev, LaplaceEvent):
             p = laplace_replace_profile(ev.eps0, self.q, f"{tag}[laplace(eps0={ev.eps0:.6g})]")
         else:
-            raise PrivcheckUsageError("Poisson subsampling under replace_one is accounted for gaussian and laplace "
-                                      "events (for others give the sampled pair as a FiniteEvent)")
+            raise PrivcheckUsageError(
+                "Poisson subsampling under replace_one is accounted for gaussian and laplace "
+                "events (for others give the sampled pair as a FiniteEvent)"
+            )
         return p, p
 
     def profiles(self, relation: str = "add_remove"):
@@ -439,5 +454,7 @@ class PoissonSampledEvent(PLDEvent):
         rem, add = self.event.profiles(relation)
         r = _subsampled_remove(rem, self.q, f"{tag}[{rem.label}]-remove")
         a = _subsampled_add(add, rem.hi if rem.hi_opt is None else rem.hi_opt, self.q, f"{tag}[{rem.label}]-add")
-        return (Profile(r.label, r.lo, r.hi, r.inf_mass, r.log_delta, None, a.log_delta, r.hi_opt),
-                Profile(a.label, a.lo, a.hi, a.inf_mass, a.log_delta, None, r.log_delta, a.hi_opt))
+        return (
+            Profile(r.label, r.lo, r.hi, r.inf_mass, r.log_delta, None, a.log_delta, r.hi_opt),
+            Profile(a.label, a.lo, a.hi, a.inf_mass, a.log_delta, None, r.log_delta, a.hi_opt),
+        )

@@ -7,6 +7,7 @@ the loss *up* (a pessimistic, dominating discretisation, so δ is an upper bound
 (an optimistic one, a lower bound); the compositions are computed by FFT convolution. The exact
 composed δ(ε) must lie between the two (up to floating-point error of the FFT, ~1e−15).
 """
+
 from __future__ import annotations
 
 import math
@@ -36,7 +37,9 @@ def _component(mu: float, h: float, up: bool, width: float = 14.0) -> tuple[int,
     m, s = mu * mu / 2.0, mu
     lo = math.floor((m - width * s) / h) - 1
     hi = math.ceil((m + width * s) / h) + 1
-    edges = (np.arange(lo, hi + 2) - (1 if up else 0)) * h  # bin j collects L in (x_{j-1}, x_j] (up) or [x_j, x_{j+1}) (down)
+    edges = (
+        np.arange(lo, hi + 2) - (1 if up else 0)
+    ) * h  # bin j collects L in (x_{j-1}, x_j] (up) or [x_j, x_{j+1}) (down)
     cdf = special.ndtr((edges - m) / s)
     mass = np.diff(cdf)[: hi - lo + 1]
     return lo, mass

@@ -54,8 +54,14 @@ class Profile:
         flat = x.reshape(-1)
         res = out.reshape(-1)
         for s in range(0, flat.size, 4096):
-            xs = flat[s:s + 4096, None]
+            xs = flat[s : s + 4096, None]
             with np.errstate(divide="ignore", invalid="ignore"):
                 terms = np.where(lf[None, :] > xs, np.log(mf[None, :]) + np.log(-np.expm1(xs - lf[None, :])), -np.inf)
-            res[s:s + 4096] = special.logsumexp(np.concatenate([terms, np.full((terms.shape[0], 1), math.log(self.inf_mass) if self.inf_mass > 0 else -np.inf)], axis=1), axis=1)
+            res[s : s + 4096] = special.logsumexp(
+                np.concatenate(
+                    [terms, np.full((terms.shape[0], 1), math.log(self.inf_mass) if self.inf_mass > 0 else -np.inf)],
+                    axis=1,
+                ),
+                axis=1,
+            )
         return out

@@ -15,6 +15,7 @@ densities at t). δ is a difference of positive terms summed in log space; where
 cancels beyond the discretiser's assumed relative accuracy (accountants.pld.discretise.RHO) the
 points are recomputed in mpmath at 30 digits.
 """
+
 from __future__ import annotations
 
 import math
@@ -58,8 +59,16 @@ def _log_pdf_laplace(z):
     return -np.abs(z)
 
 
-def replace_profile(q: float, d: float, log_pdf: Callable, log_cdf: Callable, mp_cdf: Callable,
-                    t_max: float, label: str, bounded: bool = False) -> Profile:
+def replace_profile(
+    q: float,
+    d: float,
+    log_pdf: Callable,
+    log_cdf: Callable,
+    mp_cdf: Callable,
+    t_max: float,
+    label: str,
+    bounded: bool = False,
+) -> Profile:
     """Profile of the pair ((1−q)μ + qμ(·+d) ‖ (1−q)μ + qμ(·−d)) for a symmetric standardised noise
     (log density ``log_pdf`` up to a constant, log CDF ``log_cdf``, mpmath CDF ``mp_cdf``); d > 0 the
     shift in noise units, q ∈ (0, 1); the finite losses discretised are those of o ∈ [−t_max, t_max]."""
@@ -112,7 +121,9 @@ def replace_profile(q: float, d: float, log_pdf: Callable, log_cdf: Callable, mp
             with mpmath.workdps(30):
                 for i in np.nonzero(redo)[0]:
                     ti, xi = mpmath.mpf(float(t[i])), mpmath.mpf(float(x[i]))
-                    dd = (1 - q) * (1 - mpmath.exp(xi)) * mp_cdf(ti) + q * (mp_cdf(ti + d) - mpmath.exp(xi) * mp_cdf(ti - d))
+                    dd = (1 - q) * (1 - mpmath.exp(xi)) * mp_cdf(ti) + q * (
+                        mp_cdf(ti + d) - mpmath.exp(xi) * mp_cdf(ti - d)
+                    )
                     out[i] = float(mpmath.log(dd)) if dd > 0 else -np.inf
         return out.reshape(shape)
 
@@ -127,5 +138,6 @@ def gaussian_replace_profile(mu: float, q: float, label: str) -> Profile:
 def laplace_replace_profile(eps0: float, q: float, label: str) -> Profile:
     """Replace-one profile of the Poisson-subsampled Laplace, ε0 = Δ/b, q ∈ (0, 1); its losses are
     bounded (constant beyond ±Δ), so the range is exact."""
-    return replace_profile(q, eps0, _log_pdf_laplace, _log_cdf_laplace, _mp_cdf_laplace, eps0 + 1.0, label,
-                           bounded=True)
+    return replace_profile(
+        q, eps0, _log_pdf_laplace, _log_cdf_laplace, _mp_cdf_laplace, eps0 + 1.0, label, bounded=True
+    )

@@ -10,6 +10,7 @@ formed in log space). Without a Gaussian part δ_G(x) is replaced by (1 − e^x)
 at loss 0). Issue 18 §5: δ(ε) ≥ δ_G(ε − 1.5)/8 for 2 × N(σ=1) + 3 × Laplace(0.5) is this
 bound with one atom kept.
 """
+
 from __future__ import annotations
 
 import math
@@ -100,8 +101,10 @@ def log_delta_lower(top: TopMeasure | None, mu: float | None, eps: float) -> flo
         else:
             d = gaussian_log_delta(mu, eps - x)
         terms = lw + d
-        parts = [special.logsumexp(terms) if np.any(np.isfinite(terms)) else -math.inf,
-                 math.log(top.inf) if top.inf > 0 else -math.inf]
+        parts = [
+            special.logsumexp(terms) if np.any(np.isfinite(terms)) else -math.inf,
+            math.log(top.inf) if top.inf > 0 else -math.inf,
+        ]
     v = float(np.logaddexp(*parts))
     return v + math.log1p(-_REL) if math.isfinite(v) else v
 

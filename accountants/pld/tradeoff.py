@@ -34,6 +34,7 @@ Both ends are then rounded outward (1e−14 absolute + 1e−12 relative; every t
 A composition of plain Gaussians is μ-GDP exactly (Dong et al. Cor. 3.3); there the curve is
 G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) with μ recovered from the accountant's certified δ(0) = 2Φ(μ/2) − 1.
 """
+
 from __future__ import annotations
 
 import math
@@ -61,8 +62,8 @@ __all__ = [
     "REL_PAD",
 ]
 
-ABS_PAD = 1e-14   # outward rounding of every reported curve value (absolute: values are O(1) sums) ...
-REL_PAD = 1e-12   # ... plus this relative amount
+ABS_PAD = 1e-14  # outward rounding of every reported curve value (absolute: values are O(1) sums) ...
+REL_PAD = 1e-12  # ... plus this relative amount
 DELTA_FLOOR = 1e-13  # the ε grid runs up to where the certified δ falls below this
 EPS_CAP = 60.0
 DEFAULT_POINTS = 241
@@ -128,7 +129,7 @@ def _max_lines(c: np.ndarray, d: np.ndarray, a: np.ndarray) -> np.ndarray:
     out = np.empty(a.size)
     step = max(1, 2_000_000 // max(c.size, 1))
     for s in range(0, a.size, step):
-        out[s:s + step] = np.max(c[None, :] - a[s:s + step, None] * d[None, :], axis=1)
+        out[s : s + step] = np.max(c[None, :] - a[s : s + step, None] * d[None, :], axis=1)
     return out
 
 
@@ -237,9 +238,11 @@ def certified_curve(acc, points: int = DEFAULT_POINTS) -> CertifiedCurve:
     if mus is not None:
         return CertifiedCurve("exact GDP", (f"mu in [{mus[0]:.12g}, {mus[1]:.12g}]",), mu=mus)
     g = delta_grid(acc, points)
-    return CertifiedCurve("pld-profile",
-                          (f"conjugate of the certified profile on {g.eps.size} eps points in [0, {g.eps[-1]:.6g}]",),
-                          grid=g)
+    return CertifiedCurve(
+        "pld-profile",
+        (f"conjugate of the certified profile on {g.eps.size} eps points in [0, {g.eps[-1]:.6g}]",),
+        grid=g,
+    )
 
 
 def tradeoff_interval(curve: CertifiedCurve, alpha):
@@ -280,8 +283,11 @@ class GDPResult:
 
 def _alpha_grid(a: float) -> np.ndarray:
     """Sorted α grid on [0, 1] (linear, plus geometric points from ``a`` down to 1e−12·a)."""
-    return np.unique(np.concatenate([np.linspace(0.0, 1.0, 20_001), np.geomspace(min(a, 1e-3) * 1e-2, 1.0, 4_000),
-                                     np.geomspace(a, 0.5, 4_000)]))
+    return np.unique(
+        np.concatenate(
+            [np.linspace(0.0, 1.0, 20_001), np.geomspace(min(a, 1e-3) * 1e-2, 1.0, 4_000), np.geomspace(a, 0.5, 4_000)]
+        )
+    )
 
 
 def _mu_bounds(Y: np.ndarray, lo: np.ndarray, up: np.ndarray, a: float) -> tuple[float, float]:
@@ -304,12 +310,13 @@ def _mu_bounds(Y: np.ndarray, lo: np.ndarray, up: np.ndarray, a: float) -> tuple
     return m_lo, max(m_up, m_lo)
 
 
-def _regret_bounds(Y: np.ndarray, lo: np.ndarray, up: np.ndarray, mu_lo: float, mu_hi: float,
-                   iters: int = 40) -> tuple[float, float]:
+def _regret_bounds(
+    Y: np.ndarray, lo: np.ndarray, up: np.ndarray, mu_lo: float, mu_hi: float, iters: int = 40
+) -> tuple[float, float]:
     """Bracket on the smallest Δ with f(α + Δ) − Δ <= G_μ(α) on [0, 1], μ ∈ [mu_lo, mu_hi],
     from the curve bounds on the grid Y (f non-increasing, f = 0 beyond 1)."""
     g_right = gaussian_curve(mu_hi, Y[1:]) * (1 - REL_PAD) - ABS_PAD  # G_μ >= this on each cell
-    g_at = gaussian_curve(mu_lo, Y) * (1 + REL_PAD) + ABS_PAD          # G_μ <= this at grid points
+    g_at = gaussian_curve(mu_lo, Y) * (1 + REL_PAD) + ABS_PAD  # G_μ <= this at grid points
     up0 = np.append(up, 0.0)
     lo0 = np.append(lo, 0.0)
 

@@ -10,10 +10,23 @@ The paper's mathematics was lost in the text conversion; every reconstruction ch
 - :mod:`.data` — the synthetic set-up of §7;
 - :mod:`.privacy` — the whole algorithm as a central mechanism on neighbouring datasets (audit sampler).
 """
+
 from estimators.spriFed_omp.algorithms import OMPResult, omp_trace, spriFed_omp, spriFed_omp_grad
 from estimators.spriFed_omp.baselines import dp_gcd, dp_sgd_l1
 from estimators.spriFed_omp.data import Dataset, synthetic
 from estimators.spriFed_omp.mechanisms import Ledger, NoisySMPCCall, PrivateOLS, validate_run
 
-__all__ = ["OMPResult", "omp_trace", "spriFed_omp", "spriFed_omp_grad", "dp_gcd", "dp_sgd_l1", "Dataset",
-           "synthetic", "Ledger", "NoisySMPCCall", "PrivateOLS", "validate_run"]
+__all__ = [
+    "OMPResult",
+    "omp_trace",
+    "spriFed_omp",
+    "spriFed_omp_grad",
+    "dp_gcd",
+    "dp_sgd_l1",
+    "Dataset",
+    "synthetic",
+    "Ledger",
+    "NoisySMPCCall",
+    "PrivateOLS",
+    "validate_run",
+]

@@ -5,6 +5,7 @@ training sample", 002 §1); the algorithms are vectorised over clients (matrix p
 rows) and all noise comes from one generator. Data are clipped element-wise to the bounds c_x, c_y
 first (Assumption 2), so the sensitivities of Lemma 4 hold whatever the input.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -61,9 +62,20 @@ def _argmax_unselected(scores: np.ndarray, S: list) -> int:
     return int(np.argmax(a))
 
 
-def spriFed_omp(X, y, s: int, mu1: float, mu2: float, c_x: float, c_y: float, rng: np.random.Generator,
-                enhancement1: bool = True, mode: str = "auto", share_factor: float = 1.0,
-                keep: bool = False) -> OMPResult:
+def spriFed_omp(
+    X,
+    y,
+    s: int,
+    mu1: float,
+    mu2: float,
+    c_x: float,
+    c_y: float,
+    rng: np.random.Generator,
+    enhancement1: bool = True,
+    mode: str = "auto",
+    share_factor: float = 1.0,
+    keep: bool = False,
+) -> OMPResult:
     """SPriFed-OMP (002 Alg. 3): private OMP from NOISY-SMPC correlations and covariances.
 
     X (n×d), y (n): one client per row; s: sparsity 1 ≤ s ≤ d; mu1, mu2 > 0: GDP parameters of the
@@ -93,7 +105,7 @@ def spriFed_omp(X, y, s: int, mu1: float, mu2: float, c_x: float, c_y: float, rn
         S.append(j)
         need_cov = k < s - 1 or not enhancement1
         if need_cov:
-            v = smpc("covariance", X.T @ X[:, j], cov_sensitivity(c_x, d), mu1, n, lambda: X * X[:, j:j + 1])
+            v = smpc("covariance", X.T @ X[:, j], cov_sensitivity(c_x, d), mu1, n, lambda: X * X[:, j : j + 1])
             V = np.column_stack([V, v])
         if enhancement1:
             b = ols.add(j)
@@ -108,9 +120,20 @@ def spriFed_omp(X, y, s: int, mu1: float, mu2: float, c_x: float, c_y: float, rn
     return OMPResult(S, beta, ledger, trace)
 
 
-def spriFed_omp_grad(X, y, s: int, mu1: float, mu2: float, c_x: float, c_y: float, rng: np.random.Generator,
-                     grad_clip: float | None = None, mode: str = "auto", share_factor: float = 1.0,
-                     keep: bool = False) -> OMPResult:
+def spriFed_omp_grad(
+    X,
+    y,
+    s: int,
+    mu1: float,
+    mu2: float,
+    c_x: float,
+    c_y: float,
+    rng: np.random.Generator,
+    grad_clip: float | None = None,
+    mode: str = "auto",
+    share_factor: float = 1.0,
+    keep: bool = False,
+) -> OMPResult:
     """SPriFed-OMP-GRAD (002 Alg. 4): clients compute clipped local gradients at the shared private model.
 
     Parameters as :func:`spriFed_omp`; grad_clip > 0: element bound C_g of the local gradients

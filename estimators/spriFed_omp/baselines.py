@@ -14,6 +14,7 @@ the feature gradient chosen"): per step the element-clipped (|·| ≤ C) local g
 sum (μ1, sensitivity 2C√d) selects j, the chosen coordinate's sum is re-privatised (μ2,
 sensitivity 2C) and β_j −= η·ĝ_j/n; T = ⌊μ_total²/(μ1² + μ2²)⌋ steps.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,8 +30,20 @@ def _top_s(beta: np.ndarray, s: int) -> list:
     return [int(j) for j in np.argsort(-np.abs(beta), kind="stable")[:s]]
 
 
-def dp_sgd_l1(X, y, s: int, mu1: float, mu_total: float, c_x: float, c_y: float, rng: np.random.Generator,
-              lr: float = 0.5, lam: float = 0.01, clip: float | None = None, mode: str = "auto") -> OMPResult:
+def dp_sgd_l1(
+    X,
+    y,
+    s: int,
+    mu1: float,
+    mu_total: float,
+    c_x: float,
+    c_y: float,
+    rng: np.random.Generator,
+    lr: float = 0.5,
+    lam: float = 0.01,
+    clip: float | None = None,
+    mode: str = "auto",
+) -> OMPResult:
     """DP-SGD on ½·mean squared error + λ‖β‖₁ (full batch, proximal ℓ1 step), top-s after training.
 
     s ≥ 1; mu1 > 0: GDP parameter per step; mu_total ≥ mu1: the budget to match (steps
@@ -58,8 +71,20 @@ def dp_sgd_l1(X, y, s: int, mu1: float, mu_total: float, c_x: float, c_y: float,
     return OMPResult(S, out, ledger, [{"steps": T}])
 
 
-def dp_gcd(X, y, s: int, mu1: float, mu2: float, mu_total: float, c_x: float, c_y: float,
-           rng: np.random.Generator, lr: float = 1.0, clip: float | None = None, mode: str = "auto") -> OMPResult:
+def dp_gcd(
+    X,
+    y,
+    s: int,
+    mu1: float,
+    mu2: float,
+    mu_total: float,
+    c_x: float,
+    c_y: float,
+    rng: np.random.Generator,
+    lr: float = 1.0,
+    clip: float | None = None,
+    mode: str = "auto",
+) -> OMPResult:
     """Enhanced DP-FL DP-GCD (002 Alg. 5): private greedy coordinate, re-privatised coordinate step.
 
     mu1, mu2 > 0: GDP parameters of the selection (d-dim) and of the re-privatised coordinate;
@@ -69,7 +94,7 @@ def dp_gcd(X, y, s: int, mu1: float, mu2: float, mu_total: float, c_x: float, c_
     X, y, n, d, s, mu1, mu2, c_x, c_y = _prepare(X, y, s, mu1, mu2, c_x, c_y)
     lr = check_positive("lr", lr)
     C = check_positive("clip", clip) if clip is not None else c_x * c_y
-    T = max(1, int(math.floor(mu_total ** 2 / (mu1 ** 2 + mu2 ** 2) + 1e-12)))
+    T = max(1, int(math.floor(mu_total**2 / (mu1**2 + mu2**2) + 1e-12)))
     ledger = Ledger()
     smpc = NoisySMPCCall(rng, ledger, mode)
     beta = np.zeros(d)
@@ -77,7 +102,7 @@ def dp_gcd(X, y, s: int, mu1: float, mu2: float, mu_total: float, c_x: float, c_
         G = np.clip(X * (X @ beta - y)[:, None], -C, C)
         g = smpc("gcd select", G.sum(axis=0), 2.0 * C * math.sqrt(d), mu1, n, G, level=1)
         j = _argmax_unselected(g, [])
-        gj = smpc("gcd coordinate", G[:, j].sum(), 2.0 * C, mu2, n, G[:, j:j + 1], level=2)[0]
+        gj = smpc("gcd coordinate", G[:, j].sum(), 2.0 * C, mu2, n, G[:, j : j + 1], level=2)[0]
         beta[j] -= lr * gj / n
     S = _top_s(beta, s)
     out = np.zeros(d)

@@ -13,6 +13,7 @@ the rescaling factors are the standard deviations of the clipped *population* di
 change the sensitivity analysis); after rescaling the bounds become c/sd. A test set of
 ``n_test`` rows is drawn from the same model.
 """
+
 from __future__ import annotations
 
 import math
@@ -46,9 +47,18 @@ def clipped_normal_sd(sd: float, c: float) -> float:
     return math.sqrt(var)
 
 
-def synthetic(n: int, d: int, s: int, sigma_e: float = 0.1, rng: np.random.Generator | None = None,
-              c_x: float = 2.0, c_y: float = 2.0, n_test: int = 500, beta_low: float = 0.5,
-              beta_high: float = 1.5) -> Dataset:
+def synthetic(
+    n: int,
+    d: int,
+    s: int,
+    sigma_e: float = 0.1,
+    rng: np.random.Generator | None = None,
+    c_x: float = 2.0,
+    c_y: float = 2.0,
+    n_test: int = 500,
+    beta_low: float = 0.5,
+    beta_high: float = 1.5,
+) -> Dataset:
     """A §7.1 instance: X ~ N(0,1) i.i.d. (n×d), s-sparse β, y = Xβ + e, e ~ N(0, σₑ²), clipped and rescaled.
 
     n ≥ 1, d ≥ 1, 1 ≤ s ≤ d; sigma_e ≥ 0; c_x, c_y > 0: clipping thresholds in units of the
@@ -65,7 +75,7 @@ def synthetic(n: int, d: int, s: int, sigma_e: float = 0.1, rng: np.random.Gener
     support = np.sort(rng.choice(d, s, replace=False))
     beta = np.zeros(d)
     beta[support] = rng.uniform(beta_low, beta_high, s) * rng.choice([-1.0, 1.0], s)
-    sd_y = math.sqrt(float(beta @ beta) + sigma_e ** 2)
+    sd_y = math.sqrt(float(beta @ beta) + sigma_e**2)
     sx, sy = clipped_normal_sd(1.0, c_x), clipped_normal_sd(sd_y, c_y * sd_y)
 
     def draw(m):

@@ -3,6 +3,7 @@
 Each trial t draws its instance and its noise from ``generator(seed, key, t)``; methods compared
 within a trial share the instance (paired comparisons) but not the noise.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -33,8 +34,9 @@ class TrialResult:
 
 def instance(n: int, d: int, setup: dict, rng: np.random.Generator, sigma_e: float | None = None):
     """A §7.1 instance with the set-up's s and clipping (σₑ overridable)."""
-    return synthetic(n, d, setup["s"], setup["sigma_e"] if sigma_e is None else sigma_e, rng,
-                     c_x=setup["c_x"], c_y=setup["c_y"])
+    return synthetic(
+        n, d, setup["s"], setup["sigma_e"] if sigma_e is None else sigma_e, rng, c_x=setup["c_x"], c_y=setup["c_y"]
+    )
 
 
 def run_method(name: str, ds, setup: dict, rng: np.random.Generator, tuned: dict | None = None):
@@ -74,8 +76,17 @@ def tune_baselines(n: int, d: int, setup: dict, seed, trials: int = 2) -> dict:
     return out
 
 
-def trials(n: int, d: int, methods, R: int, setup: dict, seed, key: str = "trial", tuned: dict | None = None,
-           sigma_e: float | None = None) -> list[TrialResult]:
+def trials(
+    n: int,
+    d: int,
+    methods,
+    R: int,
+    setup: dict,
+    seed,
+    key: str = "trial",
+    tuned: dict | None = None,
+    sigma_e: float | None = None,
+) -> list[TrialResult]:
     """R paired trials at (n, d): every method on the same instance, independent noise per method."""
     out = []
     for t in range(R):
@@ -91,5 +102,7 @@ def trials(n: int, d: int, methods, R: int, setup: dict, seed, key: str = "trial
 
 def figure1_traces(n: int, d: int, R: int, setup: dict, seed) -> list[dict]:
     """Non-private OMP artifact norms (002 Fig. 1) on R instances."""
-    return [omp_trace(*(lambda ds: (ds.X, ds.y))(instance(n, d, setup, generator(seed, "fig1", t))), setup["s"])
-            for t in range(R)]
+    return [
+        omp_trace(*(lambda ds: (ds.X, ds.y))(instance(n, d, setup, generator(seed, "fig1", t))), setup["s"])
+        for t in range(R)
+    ]

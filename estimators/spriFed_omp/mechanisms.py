@@ -12,6 +12,7 @@ call's μ so that the total can be compared with Theorem 6 (:mod:`accountants.sp
 ``share_factor`` ≠ 1 builds a deliberately broken NoisySMPC whose shares sum to ``share_factor·σ²``
 while the ledger still records the claimed μ (used to show that the privacy audit catches it).
 """
+
 from __future__ import annotations
 
 import math
@@ -38,8 +39,15 @@ def validate_run(n: int, d: int, s: int, mu1: float, mu2: float, c_x: float, c_y
     s = check_int("s", s, minimum=1)
     if s > d:
         raise PrivcheckUsageError(f"s must be at most d (s <= d), got s={s}, d={d}")
-    return (n, d, s, check_positive("mu1", mu1), check_positive("mu2", mu2),
-            check_positive("c_x (clipping bound)", c_x), check_positive("c_y (clipping bound)", c_y))
+    return (
+        n,
+        d,
+        s,
+        check_positive("mu1", mu1),
+        check_positive("mu2", mu2),
+        check_positive("c_x (clipping bound)", c_x),
+        check_positive("c_y (clipping bound)", c_y),
+    )
 
 
 @dataclass
@@ -87,8 +95,9 @@ class NoisySMPCCall:
             raise PrivcheckUsageError(f"mode must be one of auto, clients, aggregate, got {self.mode!r}")
         self.share_factor = check_positive("share_factor", self.share_factor)
 
-    def __call__(self, label: str, total: np.ndarray, sensitivity: float, mu: float, n: int,
-                 contributions=None, level: int = 1) -> np.ndarray:
+    def __call__(
+        self, label: str, total: np.ndarray, sensitivity: float, mu: float, n: int, contributions=None, level: int = 1
+    ) -> np.ndarray:
         """Σ_i v_i + N(0, σ²I) with σ = sensitivity/μ, recorded as one μ-GDP call.
 
         total: Σ_i v_i (k,); level: 1 or 2 (which of μ1, μ2; 0 for other budgets); contributions: the (n, k) client values when available (used in
@@ -136,8 +145,7 @@ class PrivateOLS:
     as one μ2-GDP NOISY-SMPC call, then returns the private OLS model β̃_S = Ĝ_S⁻¹ ĉ_S.
     """
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, s: int, mu2: float, c_x: float, c_y: float,
-                 smpc: NoisySMPCCall):
+    def __init__(self, X: np.ndarray, y: np.ndarray, s: int, mu2: float, c_x: float, c_y: float, smpc: NoisySMPCCall):
         self.X, self.y, self.s, self.mu2, self.smpc = X, y, s, mu2, smpc
         self.sens = ols_sensitivity(c_x, c_y, s)
         self.S: list[int] = []
@@ -149,8 +157,15 @@ class PrivateOLS:
         X, y = self.X, self.y
         S = self.S + [j]
         total = np.concatenate([[X[:, j] @ y], X[:, S].T @ X[:, j]])
-        rel = self.smpc("private-ols", total, self.sens, self.mu2, X.shape[0],
-                        lambda: np.column_stack([X[:, j] * y, X[:, S] * X[:, j:j + 1]]), level=2)
+        rel = self.smpc(
+            "private-ols",
+            total,
+            self.sens,
+            self.mu2,
+            X.shape[0],
+            lambda: np.column_stack([X[:, j] * y, X[:, S] * X[:, j : j + 1]]),
+            level=2,
+        )
         k = len(S)
         G = np.zeros((k, k))
         G[:-1, :-1] = self.G

@@ -14,6 +14,7 @@ row change moves the chosen correlation by 2c_x c_y and leaves the diagonal cova
 so the statistic is ⟨Δc, c̃⟩/σ_c² + 2c_x c_y·ĉ_j/σ_2² (constants dropped; monotone in the likelihood
 ratio). Its privacy is exactly √(μ1² + (2c_x c_y/σ_2)²)-GDP ≤ Theorem 6's √(μ1² + μ2²).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ class CentralRun:
         s2 = ols_sensitivity(self.c_x, self.c_y, self.s) / self.mu2
         shift = 2 * self.c_x * self.c_y
         ols = releases[-1]  # s = 1: the last release is PRIVATE-OLS (correlation first)
-        return float(shift * releases[0].sum() / sc ** 2 + shift * ols[0] / s2 ** 2)
+        return float(shift * releases[0].sum() / sc**2 + shift * ols[0] / s2**2)
 
     def sample(self, x, m: int, rng: np.random.Generator) -> np.ndarray:
         """m independent whole-algorithm runs on dataset x (0: D, 1: D'), each reduced to the statistic."""
@@ -54,14 +55,24 @@ class CentralRun:
         run = spriFed_omp if self.variant == "omp" else spriFed_omp_grad
         out = np.empty(m)
         for i in range(m):
-            r = run(X, y, self.s, self.mu1, self.mu2, self.c_x, self.c_y, rng, share_factor=self.share_factor,
-                    keep=True)
+            r = run(
+                X, y, self.s, self.mu1, self.mu2, self.c_x, self.c_y, rng, share_factor=self.share_factor, keep=True
+            )
             out[i] = self.statistic(r.ledger.releases)
         return out
 
 
-def central_run(n: int = 10, d: int = 3, mu1: float = 1.5, mu2: float = 1.0, c_x: float = 1.0, c_y: float = 1.0,
-                variant: str = "omp", share_factor: float = 1.0, seed: int = 0) -> CentralRun:
+def central_run(
+    n: int = 10,
+    d: int = 3,
+    mu1: float = 1.5,
+    mu2: float = 1.0,
+    c_x: float = 1.0,
+    c_y: float = 1.0,
+    variant: str = "omp",
+    share_factor: float = 1.0,
+    seed: int = 0,
+) -> CentralRun:
     """The neighbouring pair (D, D') and the whole-algorithm mechanism for the audit (s = 1).
 
     n ≥ 2 clients, d ≥ 1, μ1, μ2 > 0, c_x, c_y > 0; variant 'omp' (Alg. 3) or 'grad' (Alg. 4, whose

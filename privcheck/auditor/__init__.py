@@ -18,14 +18,23 @@ Chunked, seeded execution goes through the one scheduler, :mod:`privcheck.base.s
 The names below are exported lazily: importing a light submodule (e.g. ``privcheck.auditor.user_code``,
 which every CLI command uses) does not import :mod:`privcheck.auditor.core` and its dependencies.
 """
+
 from __future__ import annotations
 
 import importlib
 from typing import Any
 
 __all__ = [
-    "DEFAULT_SAMPLES", "MAX_EVENTS", "SELECTION_SHARE", "AuditResult", "MonteCarloBound",
-    "audit", "exact_verdict", "mc_decision", "mc_verdict", "monte_carlo_bound",
+    "DEFAULT_SAMPLES",
+    "MAX_EVENTS",
+    "SELECTION_SHARE",
+    "AuditResult",
+    "MonteCarloBound",
+    "audit",
+    "exact_verdict",
+    "mc_decision",
+    "mc_verdict",
+    "monte_carlo_bound",
     "resolve_pairs",
 ]
 

@@ -34,6 +34,7 @@ result is a function of the seed, the target and the draws budget; where the
 seconds budget stopped the rounds, the record lists the rounds run (the same
 seed and settings repeat them; only where it stops depends on timing).
 """
+
 from __future__ import annotations
 
 import math
@@ -108,10 +109,15 @@ class Auto:
         return sizes
 
 
-_KEYS = {"target": float, "max_draws": lambda t: check_int("max_draws", float(t)), "max_seconds": float,
-         "first": lambda t: check_int("first", float(t)), "growth": lambda t: check_int("growth", float(t))}
+_KEYS = {
+    "target": float,
+    "max_draws": lambda t: check_int("max_draws", float(t)),
+    "max_seconds": float,
+    "first": lambda t: check_int("first", float(t)),
+    "growth": lambda t: check_int("growth", float(t)),
+}
 _ALIASES = {"draws": "max_draws", "seconds": "max_seconds"}
-_AUTO_HELP = ("'auto' or 'auto:target=0.95,draws=1e7,seconds=600' (keys target, draws, seconds, first, growth)")
+_AUTO_HELP = "'auto' or 'auto:target=0.95,draws=1e7,seconds=600' (keys target, draws, seconds, first, growth)"
 
 
 def parse_samples(value: Any) -> int | Auto | None:
@@ -135,7 +141,9 @@ def parse_samples(value: Any) -> int | Auto | None:
                 try:
                     kwargs[key] = _KEYS[key](val.strip())
                 except (TypeError, ValueError):
-                    raise PrivcheckUsageError(f"--samples {value!r}: {key} needs a number, got {val.strip()!r}") from None
+                    raise PrivcheckUsageError(
+                        f"--samples {value!r}: {key} needs a number, got {val.strip()!r}"
+                    ) from None
             return Auto(**kwargs)
         try:
             value = int(float(text)) if float(text).is_integer() else None
@@ -198,8 +206,10 @@ class AdaptiveRecord:
 def summary_lines(record: dict) -> list[str]:
     """Lines for :meth:`AuditResult.summary` from an :meth:`AdaptiveRecord.to_dict` record."""
     sizes = "+".join(str(r["samples"]) for r in record["rounds"])
-    lines = [f"adaptive       {len(record['rounds'])} rounds ({sizes} draws/input), stopped: {record['stopped']}",
-             f"  spending     {record['spending']}; spent {record['alpha_spent']:.4g} of {record['alpha']:.4g}"]
+    lines = [
+        f"adaptive       {len(record['rounds'])} rounds ({sizes} draws/input), stopped: {record['stopped']}",
+        f"  spending     {record['spending']}; spent {record['alpha_spent']:.4g} of {record['alpha']:.4g}",
+    ]
     if record.get("message"):
         lines.append(f"  budget       {record['message']}")
     return lines
@@ -243,6 +253,7 @@ def needed_draws(counts: tuple, eps_target: float, alpha: float, limit: int = 10
     est = _estimated_log_ratio(counts)
     if est is None or est <= eps_target:
         return None
+
     def enough(m: int) -> bool:
         return log_ratio_lower_bound(round(p1 * m), m, round(p0 * m), m, alpha) >= eps_target
 
@@ -294,8 +305,9 @@ def adaptive_bound(
     if not isinstance(auto, Auto):
         raise PrivcheckUsageError(f"samples must be an integer >= 20, 'auto' or Auto(...), got {auto!r}")
     if mc_kwargs.get("delta_eps") is not None:
-        raise PrivcheckUsageError("samples='auto' adapts to an ε claim with δ = 0; give an integer samples "
-                                  "for an (ε, δ) claim")
+        raise PrivcheckUsageError(
+            "samples='auto' adapts to an ε claim with δ = 0; give an integer samples for an (ε, δ) claim"
+        )
     confidence = check_confidence(confidence)
     alpha = 1.0 - confidence
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
@@ -306,9 +318,14 @@ def adaptive_bound(
 
         # sized for the first two rounds (what any run of the budget starts with), not for max_draws: a slow
         # sampler whose seconds budget allows one or two small rounds must not spend it on the probe
-        mc_kwargs["view"] = choose_view(sampler, inputs, min(auto.max_draws, auto.first * auto.growth),
-                                        seed=derive(ss, "autoview"), pairs=mc_kwargs.get("pairs"),
-                                        neighbours=mc_kwargs.get("neighbours"))
+        mc_kwargs["view"] = choose_view(
+            sampler,
+            inputs,
+            min(auto.max_draws, auto.first * auto.growth),
+            seed=derive(ss, "autoview"),
+            pairs=mc_kwargs.get("pairs"),
+            neighbours=mc_kwargs.get("neighbours"),
+        )
     rounds: list[AdaptiveRound] = []
     bounds = []
     stopped = "draws budget"
@@ -329,11 +346,15 @@ def adaptive_bound(
                 break
         a_r = round_alpha(alpha, r)
         t_r = time.perf_counter()
-        b = monte_carlo_bound(sampler, inputs, n, confidence=1.0 - a_r, seed=derive(ss, "adaptive", r),
-                              progress=progress, **mc_kwargs)
+        b = monte_carlo_bound(
+            sampler, inputs, n, confidence=1.0 - a_r, seed=derive(ss, "adaptive", r), progress=progress, **mc_kwargs
+        )
         bounds.append(b)
-        rounds.append(AdaptiveRound(r, n, a_r, 1.0 - a_r, b.eps_lower, b.eps_max_certifiable, b.event,
-                                    round(time.perf_counter() - t_r, 4)))
+        rounds.append(
+            AdaptiveRound(
+                r, n, a_r, 1.0 - a_r, b.eps_lower, b.eps_max_certifiable, b.event, round(time.perf_counter() - t_r, 4)
+            )
+        )
         best = max(x.eps_lower for x in bounds)
         if best > eps:
             stopped = "claim refuted"
@@ -348,12 +369,24 @@ def adaptive_bound(
         raise PrivcheckUsageError("samples='auto': the budget allows no round")
     j = max(range(len(bounds)), key=lambda i: bounds[i].eps_lower)
     total = sum(x.samples for x in rounds)
-    bound = replace(bounds[j], confidence=confidence, samples_per_input=total,
-                    eps_max_certifiable=max(x.eps_max_certifiable for x in bounds),
-                    draws=sum(x.draws for x in bounds))
-    record = AdaptiveRecord(auto.target, auto.max_draws, auto.max_seconds, SPENDING_RULE, alpha,
-                            sum(x.alpha for x in rounds), stopped, j + 1 if bound.event is not None else None,
-                            rounds)
+    bound = replace(
+        bounds[j],
+        confidence=confidence,
+        samples_per_input=total,
+        eps_max_certifiable=max(x.eps_max_certifiable for x in bounds),
+        draws=sum(x.draws for x in bounds),
+    )
+    record = AdaptiveRecord(
+        auto.target,
+        auto.max_draws,
+        auto.max_seconds,
+        SPENDING_RULE,
+        alpha,
+        sum(x.alpha for x in rounds),
+        stopped,
+        j + 1 if bound.event is not None else None,
+        rounds,
+    )
     if stopped in ("draws budget", "seconds budget"):
         frac = max(bound.eps_lower, 0.0) / eps if 0 < eps < math.inf else None
         need = None
@@ -366,17 +399,24 @@ def adaptive_bound(
             tail = "no refutation found"
         elif need is None:
             est = _estimated_log_ratio(bound.counts) if bound.counts is not None else None
-            tail = ("no event separated the inputs" if est is None else
-                    f"the best event found has estimated log-ratio {est:.3g}, below the target eps {goal:.3g}: no "
-                    "number of draws of this event can reach it (a larger selection stage may find a better event)")
+            tail = (
+                "no event separated the inputs"
+                if est is None
+                else f"the best event found has estimated log-ratio {est:.3g}, below the target eps {goal:.3g}: no "
+                "number of draws of this event can reach it (a larger selection stage may find a better event)"
+            )
         else:
             tail = f"about {need:.3g} draws/input would be needed"
             elapsed = time.perf_counter() - t0
             if total > 0 and elapsed > 0:  # at this run's own rate (probe, selection and estimation included)
                 tail += f" (≈ {_duration(need * elapsed / total)} at this run's {total / elapsed:.3g} draws/input/s)"
         if goal is None:
-            record.message = f"budget spent: {spent} in {len(rounds)} rounds, {got}; {tail} (no target for an eps claim of {eps:g})"
+            record.message = (
+                f"budget spent: {spent} in {len(rounds)} rounds, {got}; {tail} (no target for an eps claim of {eps:g})"
+            )
         else:
-            record.message = (f"budget cannot reach the target: {spent} in {len(rounds)} rounds {got} "
-                              f"(target {auto.target:g}); {tail}")
+            record.message = (
+                f"budget cannot reach the target: {spent} in {len(rounds)} rounds {got} "
+                f"(target {auto.target:g}); {tail}"
+            )
     return bound, record

@@ -39,6 +39,7 @@ the items and the hash range seen in the probe); the probe draws are independent
 estimation draws, so choosing the view from them is like choosing events from the selection share.
 All derived columns compete in the one selection stage under the one Bonferroni correction.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -89,15 +90,19 @@ class Membership:
 
     def labels(self) -> list:
         """Per column: ``(name, atom → text)`` for event descriptions (``item 9 ∈ output``)."""
-        return [(f"item {it!r} ∈ output", lambda v, it=it: f"item {it!r} {'∈' if v else '∉'} output")
-                for it in self.items]
+        return [
+            (f"item {it!r} ∈ output", lambda v, it=it: f"item {it!r} {'∈' if v else '∉'} output") for it in self.items
+        ]
 
     def __call__(self, outputs, n: int) -> np.ndarray:
         index = {it: j for j, it in enumerate(self.items)}
         out = np.zeros((n, len(self.items)), dtype=np.uint8)
         for i, o in enumerate(outputs):
-            cols = [index[v] for v in map(_hashable, np.ravel(o).tolist() if isinstance(o, np.ndarray) else o)
-                    if _safe_in(v, index)]
+            cols = [
+                index[v]
+                for v in map(_hashable, np.ravel(o).tolist() if isinstance(o, np.ndarray) else o)
+                if _safe_in(v, index)
+            ]
             out[i, cols] = 1
         return out
 
@@ -148,6 +153,7 @@ class BitConjunction:
             one = self.layout[p][2]
             for c, values in self.categories.items():
                 for i in range(w):
+
                     def text(code, i=i, p=p, c=c, values=values, one=one):
                         k, b = divmod(int(code), 2)
                         cat = repr(values[k]) if k < len(values) else "a value unseen in the probe"
@@ -199,8 +205,12 @@ def _report_layout(probe: dict):
         first = outs[0][p]
         if np.ndim(first) == 0:
             vals = {_hashable(o[p]) for o in outs if np.ndim(o[p]) == 0}
-            if len(vals) < 2 or len(vals) > MAX_CATEGORIES or not all(_is_int(v) for v in vals) \
-                    or any(np.ndim(o[p]) != 0 for o in outs):
+            if (
+                len(vals) < 2
+                or len(vals) > MAX_CATEGORIES
+                or not all(_is_int(v) for v in vals)
+                or any(np.ndim(o[p]) != 0 for o in outs)
+            ):
                 return None
             layout.append(("cat", None, None))
             categories[p] = sorted(vals)
@@ -303,7 +313,7 @@ def _is_int(v) -> bool:
 
 def _pairs_of_ints(probe: dict) -> bool:
     for outs in probe.values():
-        for o in (outs if not isinstance(outs, np.ndarray) else outs.reshape(len(outs), -1)):
+        for o in outs if not isinstance(outs, np.ndarray) else outs.reshape(len(outs), -1):
             try:
                 if len(o) != 2 or not all(_is_int(v) for v in o):
                     return False
@@ -341,7 +351,7 @@ def _membership_feature(probe: dict):
         for o in outs:
             if not _is_container(o):
                 return None
-            for v in (np.ravel(o).tolist() if isinstance(o, np.ndarray) else o):
+            for v in np.ravel(o).tolist() if isinstance(o, np.ndarray) else o:
                 v = _hashable(v)
                 try:
                     if v not in seen:
@@ -418,8 +428,9 @@ def probe_size(samples: int) -> int:
     return int(min(max(256, samples // 4), max(PROBE, min(PROBE_MAX, samples // 16))))
 
 
-def auto_view(sampler: Callable, inputs: Sequence, seed_seq: np.random.SeedSequence,
-              probe: int = PROBE) -> AutoView | None:
+def auto_view(
+    sampler: Callable, inputs: Sequence, seed_seq: np.random.SeedSequence, probe: int = PROBE
+) -> AutoView | None:
     """The :class:`AutoView` for ``sampler`` on the audited ``inputs``, or None (raw outputs suffice).
 
     Parameters: ``sampler(x, n, rng)``; ``inputs`` the audited inputs (≥ 2); ``seed_seq`` the probe's

@@ -37,6 +37,7 @@ per-byte table of each byte value's share of the mixed-radix row key). The codin
 is fitted on the unpacked pilot, so the atoms, events and counts are the ones of the
 unpacked ``(n, d)`` matrix.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -121,7 +122,7 @@ class _Columns:
 
 
 def _small_int_dtype(n_codes: int):
-    return np.int16 if n_codes < 2 ** 15 else np.int32
+    return np.int16 if n_codes < 2**15 else np.int32
 
 
 @dataclass
@@ -291,7 +292,7 @@ class ColumnCoder:
         else:
             nv = self.values.size
             keys[:nv] = self.values
-            keys[nv: nv + self.edges.size + 1] = np.concatenate([[-np.inf], self.edges])
+            keys[nv : nv + self.edges.size + 1] = np.concatenate([[-np.inf], self.edges])
         return keys
 
     def describe(self, code: int) -> str:
@@ -328,8 +329,13 @@ class OutputCoding:
     distinct rows (``None`` when rows are not a family).
     """
 
-    def __init__(self, columns: list[ColumnCoder], rows: np.ndarray | None = None,
-                 row_examples: np.ndarray | None = None, pair_columns: tuple[int, ...] = ()):
+    def __init__(
+        self,
+        columns: list[ColumnCoder],
+        rows: np.ndarray | None = None,
+        row_examples: np.ndarray | None = None,
+        pair_columns: tuple[int, ...] = (),
+    ):
         self.columns = columns
         self.width = len(columns)
         self.n_codes = np.array([c.n_codes for c in columns], dtype=np.int64)
@@ -351,9 +357,12 @@ class OutputCoding:
         pilot = np.asarray(pilot) if isinstance(pilot, PackedBits) else pilot
         if pilot.dtype.kind in "iub" and len(pilot):
             cmin, cmax = pilot.min(axis=0).astype(np.int64), pilot.max(axis=0).astype(np.int64)
-            cols = [ColumnCoder("int", lo=int(cmin[j]), size=int(cmax[j] - cmin[j] + 1))
-                    if cmax[j] - cmin[j] < MAX_INT_RANGE else ColumnCoder.fit(pilot[:, j])
-                    for j in range(pilot.shape[1])]
+            cols = [
+                ColumnCoder("int", lo=int(cmin[j]), size=int(cmax[j] - cmin[j] + 1))
+                if cmax[j] - cmin[j] < MAX_INT_RANGE
+                else ColumnCoder.fit(pilot[:, j])
+                for j in range(pilot.shape[1])
+            ]
         else:
             cols = [ColumnCoder.fit(pilot[:, j]) for j in range(pilot.shape[1])]
         coding = cls(cols)
@@ -371,7 +380,7 @@ class OutputCoding:
     @property
     def row_keys_exact(self) -> bool:
         """Whether mixed-radix row keys fit in float64 integers (product of the bases < 2**53)."""
-        return float(np.prod(self.row_base.astype(np.float64))) < 2.0 ** 53
+        return float(np.prod(self.row_base.astype(np.float64))) < 2.0**53
 
     def with_pair_columns(self, columns) -> "OutputCoding":
         """The same coding with joint atoms on the pairs of ``columns``."""
@@ -452,7 +461,7 @@ class OutputCoding:
         if len(fam) == 1:
             return codes[:, fam[0]]
         i, j = fam
-        wide = np.int32 if self.family_size(fam) < 2 ** 31 else np.int64
+        wide = np.int32 if self.family_size(fam) < 2**31 else np.int64
         return codes[:, i].astype(wide) * int(self.n_codes[j]) + codes[:, j]
 
     # -------------------------------------------------------------- counting
@@ -536,7 +545,7 @@ class OutputCoding:
         out = np.zeros(coder.n_codes, dtype=np.int64)
         m = min(c.size, coder.size)
         out[:m] = c[:m]
-        out[coder.size + 1] = c[coder.size:].sum()
+        out[coder.size + 1] = c[coder.size :].sum()
         return out
 
     def _column_counts(self, codes: np.ndarray, n: int) -> dict:
@@ -549,8 +558,9 @@ class OutputCoding:
                 table[v] = column_sums(codes if (top == 1 and codes.dtype.itemsize == 1) else (codes == v))
             table[0] = n - table[1:].sum(axis=0)
             return {(j,): table[: self.n_codes[j], j].copy() for j in range(d)}
-        return {(j,): np.bincount(codes[:, j], minlength=int(self.n_codes[j]))[: int(self.n_codes[j])]
-                for j in range(d)}
+        return {
+            (j,): np.bincount(codes[:, j], minlength=int(self.n_codes[j]))[: int(self.n_codes[j])] for j in range(d)
+        }
 
     def _pair_counts(self, sub: np.ndarray, n: int) -> dict:
         """Joint atom counts of the pairs of :attr:`pair_columns` from their codes ``sub`` ``(n, len(pair_columns))``."""
@@ -558,7 +568,7 @@ class OutputCoding:
         out = {}
         if sub.dtype.kind in "iub" and n and int(sub.max()) <= 1:
             # binary columns: N11 from one matrix product of the indicator columns, the rest by margins
-            ft = np.float32 if n < 2 ** 24 else np.float64
+            ft = np.float32 if n < 2**24 else np.float64
             b = sub.astype(ft)
             n11 = np.rint(b.T @ b).astype(np.int64)
             ones = np.diag(n11)
@@ -615,8 +625,9 @@ class OutputCoding:
         out = np.zeros(len(events), dtype=np.int64)
         for e, ev in enumerate(events):
             if ev.family not in cache:
-                cache[ev.family] = np.bincount(self.family_codes(codes, ev.family),
-                                               minlength=self.family_size(ev.family))
+                cache[ev.family] = np.bincount(
+                    self.family_codes(codes, ev.family), minlength=self.family_size(ev.family)
+                )
             out[e] = int(cache[ev.family][ev.atoms].sum())
         return out
 
@@ -642,4 +653,3 @@ class OutputCoding:
             parts.append(" ∧ ".join(reversed(pieces)))
         more = f" ∪ … ({idx.size} atoms)" if idx.size > limit else ""
         return " ∪ ".join(f"{{{p}}}" for p in parts) + more
-

@@ -38,6 +38,7 @@ Neighbouring inputs: by default every ordered pair of ``inputs`` is audited
 inputs (central DP), both orders of each pair. ``view=fn`` audits ``fn(output)``
 (valid by post-processing: a view cannot increase ε).
 """
+
 from __future__ import annotations
 
 import math
@@ -146,21 +147,33 @@ class AuditResult:
 
         lines = [f"mechanism      {self.mechanism}"]
         if self.eps_claimed is not None:
-            lines.append(f"eps claimed    {self.eps_claimed:.6g}" + (f"  (delta {self.delta_claimed:g})" if self.delta_claimed else ""))
+            lines.append(
+                f"eps claimed    {self.eps_claimed:.6g}"
+                + (f"  (delta {self.delta_claimed:g})" if self.delta_claimed else "")
+            )
         if self.eps_exact is not None:
-            lines.append(f"eps exact      {self.eps_exact_text}  at inputs {_fmt(self.details.get('exact_pair'))}, output {_fmt(self.details.get('exact_output'))}")
+            lines.append(
+                f"eps exact      {self.eps_exact_text}  at inputs {_fmt(self.details.get('exact_pair'))}, output {_fmt(self.details.get('exact_output'))}"
+            )
         if self.delta_exact is not None:
             lines.append(f"delta exact    {self.delta_exact:.6g} at eps claimed")
         if self.eps_lower is not None:
-            lines.append(f"eps lower      {self.eps_lower:.6g}  (confidence {fmt_confidence(self.confidence)}, {self.samples} samples/input; "
-                         f"at most {self.eps_max_certifiable:.4g} certifiable)")
+            lines.append(
+                f"eps lower      {self.eps_lower:.6g}  (confidence {fmt_confidence(self.confidence)}, {self.samples} samples/input; "
+                f"at most {self.eps_max_certifiable:.4g} certifiable)"
+            )
             if self.certified_fraction is not None and self.certified_fraction <= 1 and not self.delta_claimed:
                 lines.append(f"  certified    {self.certified_fraction:.1%} of the claimed eps")
             elif self.delta_claimed and self.eps_claimed is not None and self.eps_lower > self.eps_claimed:
-                lines.append("  note         above the claimed eps, which an (eps, delta) claim allows: "
-                             "its verdict is on delta at the claimed eps")
-            lines.append(f"  event        {self.event} for inputs {_fmt(self.worst_pair)}" if self.event is not None
-                         else "  event        none: no event could separate the inputs at these sample sizes")
+                lines.append(
+                    "  note         above the claimed eps, which an (eps, delta) claim allows: "
+                    "its verdict is on delta at the claimed eps"
+                )
+            lines.append(
+                f"  event        {self.event} for inputs {_fmt(self.worst_pair)}"
+                if self.event is not None
+                else "  event        none: no event could separate the inputs at these sample sizes"
+            )
         if self.delta_lower is not None:
             lines.append(f"delta lower    {self.delta_lower:.6g} at eps claimed")
         from privcheck.auditor.curves import curve_summary_lines
@@ -189,14 +202,17 @@ def _draw_matrix(sampler: Sampler, x, size: int, rng) -> np.ndarray:
     return to_matrix(sampler(x, size, rng), size)
 
 
-_WIDTH_HINT = ("outputs of varying length (or sometimes complex); audit them with "
-               "view=privcheck.auditor.views.as_atom (each output one atom)")
+_WIDTH_HINT = (
+    "outputs of varying length (or sometimes complex); audit them with "
+    "view=privcheck.auditor.views.as_atom (each output one atom)"
+)
 
 
 def _check_width(data: np.ndarray, width: int) -> np.ndarray:
     if data.shape[1] != width:
-        raise PrivcheckUsageError(f"sampler outputs changed width between chunks ({data.shape[1]} columns, "
-                                  f"expected {width}): {_WIDTH_HINT}")
+        raise PrivcheckUsageError(
+            f"sampler outputs changed width between chunks ({data.shape[1]} columns, expected {width}): {_WIDTH_HINT}"
+        )
     return data
 
 
@@ -214,8 +230,17 @@ class AuditShared:
         self.inputs = {i: inputs[i] for i in needed}
 
 
-def run_stage(fn: Callable, shared: AuditShared, which: Sequence[int], n: int,
-              seed_of: Callable[[int], np.random.SeedSequence], *, backend, progress=None, reduce=None) -> dict:
+def run_stage(
+    fn: Callable,
+    shared: AuditShared,
+    which: Sequence[int],
+    n: int,
+    seed_of: Callable[[int], np.random.SeedSequence],
+    *,
+    backend,
+    progress=None,
+    reduce=None,
+) -> dict:
     """One stage of an audit as ONE map over the inputs ``which`` (indices into the audit's inputs).
 
     Input ``i`` draws ``n`` samples in the chunks of the stream ``seed_of(i)``; chunk results are
@@ -229,8 +254,9 @@ def run_stage(fn: Callable, shared: AuditShared, which: Sequence[int], n: int,
         i = which[s]
         return fn(sh.sampler, sh.inputs[i], i, rng, size)
 
-    out = map_streams(chunk, [Stream(n, seed_of(i)) for i in which], shared=shared, backend=backend,
-                      progress=progress, reduce=reduce)
+    out = map_streams(
+        chunk, [Stream(n, seed_of(i)) for i in which], shared=shared, backend=backend, progress=progress, reduce=reduce
+    )
     return dict(zip(which, out))
 
 
@@ -275,7 +301,8 @@ def check_seeding(sampler: Sampler, x, name: str | None = None) -> tuple[bool, i
             raise PrivcheckUsageError(
                 f"{label} ignores the generator it is given and seeds itself: its draws under different seeds are "
                 "identical, so selection and estimation would reuse the same draws and no bound would be valid; "
-                "draw from the rng argument (for code using numpy's global generator: per_sample(fn, seed_global=True))")
+                "draw from the rng argument (for code using numpy's global generator: per_sample(fn, seed_global=True))"
+            )
     return same, a.shape[1]
 
 
@@ -344,15 +371,26 @@ def resolve_pairs(inputs: Sequence | None, pairs=None, neighbours: Callable | No
         return inputs, [(a, b) for a in range(len(inputs)) for b in range(len(inputs)) if a != b]
     if not callable(neighbours):
         raise PrivcheckUsageError("neighbours must be a callable neighbours(x, x') -> bool")
-    out = [(a, b) for a in range(len(inputs)) for b in range(len(inputs))
-           if a != b and (neighbours(inputs[a], inputs[b]) or neighbours(inputs[b], inputs[a]))]
+    out = [
+        (a, b)
+        for a in range(len(inputs))
+        for b in range(len(inputs))
+        if a != b and (neighbours(inputs[a], inputs[b]) or neighbours(inputs[b], inputs[a]))
+    ]
     if not out:
         raise PrivcheckUsageError("neighbours(x, x') holds for no pair of the inputs: nothing to audit")
     return inputs, out
 
 
-def choose_view(sampler: Sampler, inputs: Sequence | None, samples: int, *, seed: np.random.SeedSequence,
-                pairs=None, neighbours: Callable | None = None):
+def choose_view(
+    sampler: Sampler,
+    inputs: Sequence | None,
+    samples: int,
+    *,
+    seed: np.random.SeedSequence,
+    pairs=None,
+    neighbours: Callable | None = None,
+):
     """The view :func:`monte_carlo_bound` would choose by output type for an audit of ``samples`` draws per
     input (:func:`privcheck.auditor.autoviews.auto_view` on its own probe from ``seed``), as a value to pass
     back as ``view=``: the :class:`~privcheck.auditor.autoviews.AutoView`, or False when raw outputs suffice.
@@ -436,17 +474,21 @@ def monte_carlo_bound(
     shared = AuditShared(sampler, inputs, needed)
 
     def stage(fn, name: str, n: int, which: list[int], reduce=None) -> dict:
-        return run_stage(fn, shared, which, n, lambda i: derive(ss, name, i), backend=backend, progress=progress,
-                         reduce=reduce)
+        return run_stage(
+            fn, shared, which, n, lambda i: derive(ss, name, i), backend=backend, progress=progress, reduce=reduce
+        )
 
     # 1. pilot: the first draws of the selection share fix the coding
     n_pilot = min(n_sel, PILOT, max(2048, PILOT_VALUES // max(1, len(needed) * width)))
-    pilot = {i: np.concatenate(parts) if len(parts) > 1 else parts[0]
-             for i, parts in stage(_draw_matrix_at, "pilot", n_pilot, needed).items()}
+    pilot = {
+        i: np.concatenate(parts) if len(parts) > 1 else parts[0]
+        for i, parts in stage(_draw_matrix_at, "pilot", n_pilot, needed).items()
+    }
     widths = {p.shape[1] for p in pilot.values()}
     if len(widths) != 1:
-        raise PrivcheckUsageError(f"sampler outputs have different widths for different inputs ({sorted(widths)} "
-                                  f"columns): {_WIDTH_HINT}")
+        raise PrivcheckUsageError(
+            f"sampler outputs have different widths for different inputs ({sorted(widths)} columns): {_WIDTH_HINT}"
+        )
     coding = OutputCoding.fit(np.concatenate([pilot[i] for i in needed]))
     counts: list = [None] * len(inputs)
     sizes = [0] * len(inputs)
@@ -462,21 +504,45 @@ def monte_carlo_bound(
     # 2. the rest of the selection share, streamed: counts only
     n_rest = n_sel - n_pilot
     if n_rest > 0:
+
         def sel_chunk(smp, x, i, rng, size):
             return coding.count_chunk(_check_width(_draw_matrix(smp, x, size, rng), coding.width))
 
         for i, part in stage(sel_chunk, "selection", n_rest, needed, reduce=_add_counts).items():
             _add_counts(counts[i], part)
             sizes[i] = n_sel
-    events = candidate_events(coding, counts, sizes, ordered, n_est, alpha / max_events,
-                              max_events=max_events, delta_eps=delta_eps,
-                              labels=view.atom_labels(coding.width) if hasattr(view, "atom_labels") else None)
+    events = candidate_events(
+        coding,
+        counts,
+        sizes,
+        ordered,
+        n_est,
+        alpha / max_events,
+        max_events=max_events,
+        delta_eps=delta_eps,
+        labels=view.atom_labels(coding.width) if hasattr(view, "atom_labels") else None,
+    )
     del counts
     cert = max_certifiable_log_ratio(n_est, n_est, alpha / max(1, len(events) or 1))
     if not events:
-        return MonteCarloBound(-math.inf, confidence, samples, n_sel, n_est, cert, None, None, None, [],
-                               delta_eps, 0.0 if delta_eps is not None else None, reproducible,
-                               n_pilot, len(ordered), n_sel * len(needed))
+        return MonteCarloBound(
+            -math.inf,
+            confidence,
+            samples,
+            n_sel,
+            n_est,
+            cert,
+            None,
+            None,
+            None,
+            [],
+            delta_eps,
+            0.0 if delta_eps is not None else None,
+            reproducible,
+            n_pilot,
+            len(ordered),
+            n_sel * len(needed),
+        )
 
     # 3. estimation on fresh draws: event counts only
     def est_chunk(smp, x, i, rng, size):
@@ -494,9 +560,19 @@ def monte_carlo_bound(
         hi = clopper_pearson(k0, n_est, a_each / 2, "upper")
         eps_lo = math.log(lo / hi) if lo > 0 else -math.inf
         d_lo = delta_gap(lo, hi, delta_eps) if delta_eps is not None else None
-        cands.append({"pair": [_plain(inputs[a]), _plain(inputs[b])], "event": ev.description,
-                      "kind": ev.kind, "counts": [k1, n_est, k0, n_est], "p_lower": lo, "p_upper": hi,
-                      "eps_lower": eps_lo, "delta_lower": d_lo, "predicted": ev.predicted})
+        cands.append(
+            {
+                "pair": [_plain(inputs[a]), _plain(inputs[b])],
+                "event": ev.description,
+                "kind": ev.kind,
+                "counts": [k1, n_est, k0, n_est],
+                "p_lower": lo,
+                "p_upper": hi,
+                "eps_lower": eps_lo,
+                "delta_lower": d_lo,
+                "predicted": ev.predicted,
+            }
+        )
         key = d_lo if delta_eps is not None else eps_lo
         if best is None or key > best[0]:
             best = (key, j)
@@ -505,12 +581,23 @@ def monte_carlo_bound(
     delta_lower = max(0.0, cands[bj]["delta_lower"]) if delta_eps is not None else None
     ev = events[bj]
     return MonteCarloBound(
-        eps_lower=eps_lower, confidence=confidence, samples_per_input=samples, selection_samples=n_sel,
-        estimation_samples=n_est, eps_max_certifiable=cert,
-        worst_pair=(_plain(inputs[ev.pair[0]]), _plain(inputs[ev.pair[1]])), event=ev.description,
-        counts=tuple(cands[bj]["counts"]), candidates=cands, delta_eps=delta_eps, delta_lower=delta_lower,
-        reproducible=reproducible, pilot_samples=n_pilot, pairs_audited=len(ordered),
-        draws=n_sel * len(needed) + n_est * len(est), view=getattr(view, "description", None),
+        eps_lower=eps_lower,
+        confidence=confidence,
+        samples_per_input=samples,
+        selection_samples=n_sel,
+        estimation_samples=n_est,
+        eps_max_certifiable=cert,
+        worst_pair=(_plain(inputs[ev.pair[0]]), _plain(inputs[ev.pair[1]])),
+        event=ev.description,
+        counts=tuple(cands[bj]["counts"]),
+        candidates=cands,
+        delta_eps=delta_eps,
+        delta_lower=delta_lower,
+        reproducible=reproducible,
+        pilot_samples=n_pilot,
+        pairs_audited=len(ordered),
+        draws=n_sel * len(needed) + n_est * len(est),
+        view=getattr(view, "description", None),
     )
 
 
@@ -587,15 +674,19 @@ def mc_decision(bound: MonteCarloBound, eps_claimed: float, delta_claimed: float
         if not bound.eps_lower > 0:
             return "inconclusive", no_event
         if max_certifiable_delta(bound) <= delta_claimed:
-            return "inconclusive", (f"{bound.estimation_samples} estimation draws per input can certify at most "
-                                    f"delta {max_certifiable_delta(bound):.4g} at eps {bound.delta_eps:g}, "
-                                    f"not more than the claimed {delta_claimed:g}")
+            return "inconclusive", (
+                f"{bound.estimation_samples} estimation draws per input can certify at most "
+                f"delta {max_certifiable_delta(bound):.4g} at eps {bound.delta_eps:g}, "
+                f"not more than the claimed {delta_claimed:g}"
+            )
         return "holds", None  # no violation detected by an audit that could detect one of the claimed size
     if bound.eps_lower > eps_claimed:
         return "refuted", None
     if bound.eps_max_certifiable <= eps_claimed:
-        return "inconclusive", (f"{bound.estimation_samples} estimation draws per input can certify at most "
-                                f"eps {bound.eps_max_certifiable:.4g}, not more than the claimed {eps_claimed:g}")
+        return "inconclusive", (
+            f"{bound.estimation_samples} estimation draws per input can certify at most "
+            f"eps {bound.eps_max_certifiable:.4g}, not more than the claimed {eps_claimed:g}"
+        )
     if not bound.eps_lower > 0:
         return "inconclusive", no_event
     return "holds", None
@@ -721,11 +812,29 @@ def audit(
 
     claim = resolve_claim(mech, mu, accountant, eps)
     if claim is not None and not isinstance(samples, (int, np.integer)):
-        raise PrivcheckUsageError("samples='auto' is for ε claims; a μ-GDP or accountant claim takes a number of samples")
+        raise PrivcheckUsageError(
+            "samples='auto' is for ε claims; a μ-GDP or accountant claim takes a number of samples"
+        )
     if claim is not None:
-        return audit_curve_claim(mech, name, claim, inputs, samples, t0=t0, pairs=pairs, neighbours=neighbours,
-                                 view=view, seed=seed, confidence=confidence, jobs=jobs, client=client,
-                                 progress=progress, monte_carlo=monte_carlo, exact=exact, delta=delta)
+        return audit_curve_claim(
+            mech,
+            name,
+            claim,
+            inputs,
+            samples,
+            t0=t0,
+            pairs=pairs,
+            neighbours=neighbours,
+            view=view,
+            seed=seed,
+            confidence=confidence,
+            jobs=jobs,
+            client=client,
+            progress=progress,
+            monte_carlo=monte_carlo,
+            exact=exact,
+            delta=delta,
+        )
     if eps is None:
         if not is_mech:
             raise PrivcheckUsageError("audit of a plain callable needs the claimed eps=...")
@@ -740,8 +849,10 @@ def audit(
     restricted = pairs is not None or neighbours is not None or (view is not None and view is not False)
     if restricted and is_mech:
         if exact:
-            raise PrivcheckUsageError("exact ε covers the raw outputs of all input pairs; it cannot be combined "
-                                      "with pairs=, neighbours= or view= (use exact=False)")
+            raise PrivcheckUsageError(
+                "exact ε covers the raw outputs of all input pairs; it cannot be combined "
+                "with pairs=, neighbours= or view= (use exact=False)"
+            )
         exact = False
         details["exact_note"] = "exact ε skipped: pairs=/neighbours=/view= restrict what is audited"
     if is_mech and delta > 0 and delta != mech.delta_nominal and hasattr(mech, "with_delta"):
@@ -755,8 +866,12 @@ def audit(
     delta_exact = None
     v_exact = None
     if ex is not None:
-        details.update(exact_pair=_plain_pair(ex.worst_pair), exact_output=_plain(ex.worst_output),
-                       exact_method=ex.method, exact_note=ex.note)
+        details.update(
+            exact_pair=_plain_pair(ex.worst_pair),
+            exact_output=_plain(ex.worst_output),
+            exact_method=ex.method,
+            exact_note=ex.note,
+        )
         if delta > 0 and hasattr(mech, "delta_at"):
             delta_exact = float(mech.delta_at(eps))
             v_exact = "holds" if delta_exact <= delta * (1 + 1e-9) else "refuted"
@@ -767,9 +882,19 @@ def audit(
     reason = None
     if monte_carlo:
         t_mc = time.perf_counter()
-        mc = dict(confidence=confidence, seed=seed, jobs=jobs, max_events=max_events, selection_share=selection_share,
-                  delta_eps=eps if delta > 0 else None, progress=progress, pairs=pairs, neighbours=neighbours,
-                  view=view, client=client)
+        mc = dict(
+            confidence=confidence,
+            seed=seed,
+            jobs=jobs,
+            max_events=max_events,
+            selection_share=selection_share,
+            delta_eps=eps if delta > 0 else None,
+            progress=progress,
+            pairs=pairs,
+            neighbours=neighbours,
+            view=view,
+            client=client,
+        )
         if not isinstance(samples, (int, np.integer, float)):  # samples="auto" or Auto(...)
             from privcheck.auditor.adaptive import adaptive_bound
 
@@ -795,9 +920,22 @@ def audit(
             details["reproducibility"] = NOT_REPRODUCIBLE
     extra: dict = {}
     from privcheck.auditor.curves import MIN_SAMPLES as CURVE_MIN_SAMPLES
+
     if monte_carlo and delta > 0 and curve and isinstance(samples, (int, np.integer)) and samples >= CURVE_MIN_SAMPLES:
-        cb = curve_bound(mech, inputs, samples, delta=delta, confidence=confidence, seed=seed, jobs=jobs,
-                         pairs=pairs, neighbours=neighbours, view=view, client=client, progress=progress)
+        cb = curve_bound(
+            mech,
+            inputs,
+            samples,
+            delta=delta,
+            confidence=confidence,
+            seed=seed,
+            jobs=jobs,
+            pairs=pairs,
+            neighbours=neighbours,
+            view=view,
+            client=client,
+            progress=progress,
+        )
         extra = curve_fields(cb)
         details.update(curve_details(cb))
     if "refuted" in (v_exact, v_mc):

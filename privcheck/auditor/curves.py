@@ -32,6 +32,7 @@ Trade-off functions are non-increasing, so a box lying entirely below a claimed 
 Every reported bound is rounded down by a relative :data:`ROUND`; a claimed curve is rounded down
 likewise before comparing, so floating-point error never makes a refutation.
 """
+
 from __future__ import annotations
 
 import functools
@@ -113,8 +114,9 @@ def accountant_claim(acc: Any) -> ClaimedCurve:
     the first grid point at or above each α (valid: trade-off functions are non-increasing)."""
     fn = getattr(acc, "tradeoff", None)
     if not callable(fn):
-        raise PrivcheckUsageError("accountant= needs an accountant with tradeoff(alpha) (a composed PLDAccountant), "
-                                  f"got {type(acc).__name__}")
+        raise PrivcheckUsageError(
+            f"accountant= needs an accountant with tradeoff(alpha) (a composed PLDAccountant), got {type(acc).__name__}"
+        )
 
     grid = np.unique(np.concatenate([[0.0], np.geomspace(1e-15, 1.0, ALPHA_GRID), np.linspace(0.0, 1.0, ALPHA_GRID)]))
     try:
@@ -217,11 +219,13 @@ def _objectives(claim: ClaimedCurve | None, delta: float | None):
     """The questions a point can answer, most important first: name -> f(alpha_hi, beta_hi) (larger is better)."""
     out = []
     if claim is not None and claim.kind == "accountant":
+
         def margin(a, b):
             from scipy.special import ndtri
 
             with np.errstate(all="ignore"):
                 return np.nan_to_num(ndtri(claim.lower(a)) - ndtri(b), nan=-np.inf)
+
         out.append(("claim", margin))
     out.append(("mu", mu_from_box))
     if delta is not None:
@@ -260,8 +264,9 @@ def _choose_points(cands: list[dict], objectives, n_points: int) -> list[dict]:
                 key = (best["pair"], float(best["t"][j]))
                 if key not in keys:
                     keys.add(key)
-                    chosen.append({"pair": best["pair"], "score": best["score"], "t": float(best["t"][j]),
-                                   "role": "trace"})
+                    chosen.append(
+                        {"pair": best["pair"], "score": best["score"], "t": float(best["t"][j]), "role": "trace"}
+                    )
     return chosen[:n_points]
 
 
@@ -332,23 +337,35 @@ def curve_bound(
     shared = AuditShared(sampler, inputs, needed)
 
     def stage(fn, name: str, n: int, which, reduce=None) -> dict:
-        return run_stage(fn, shared, which, n, lambda i: derive(ss, "curve", name, i), backend=backend,
-                         progress=progress, reduce=reduce)
+        return run_stage(
+            fn,
+            shared,
+            which,
+            n,
+            lambda i: derive(ss, "curve", name, i),
+            backend=backend,
+            progress=progress,
+            reduce=reduce,
+        )
 
     # 1a. direction draws: moments of each input (float sums: folded here, in chunk order, as on one worker)
     n_dir = min(n_sel // 2, DIRECTION_DRAWS)
     mom: dict[int, Moments] = {
         i: functools.reduce(lambda u, v: u + v, parts)
-        for i, parts in stage(lambda smp, x, i, rng, size: moments(draw(smp, x, size, rng)), "direction", n_dir,
-                              needed).items()}
+        for i, parts in stage(
+            lambda smp, x, i, rng, size: moments(draw(smp, x, size, rng)), "direction", n_dir, needed
+        ).items()
+    }
     scores: dict[tuple, Score] = {}
     for a, b in ordered:
         scores[(a, b)] = llr_score((a, b), provider, inputs[a], inputs[b]) or fit_projection((a, b), mom[a], mom[b])
     if len(ordered) > MAX_CURVE_PAIRS:
+
         def separation(p):
             s = fit_projection(p, mom[p[0]], mom[p[1]])
             m = lambda i: mom[i].sums / mom[i].count  # noqa: E731
             return float(s.weights @ (m(p[1]) - m(p[0])))
+
         ordered = sorted(ordered, key=separation, reverse=True)[:MAX_CURVE_PAIRS]
         scores = {p: scores[p] for p in ordered}
 
@@ -357,8 +374,12 @@ def curve_bound(
     sel_scores: dict[tuple, np.ndarray] = {}
     mine_of = {i: [p for p in ordered if i in p] for i in needed}
     thr_inputs = [i for i in needed if mine_of[i]]
-    thr = stage(lambda smp, x, i, rng, size: _score_all(draw(smp, x, size, rng), [scores[p] for p in mine_of[i]]),
-                "threshold", n_thr, thr_inputs)
+    thr = stage(
+        lambda smp, x, i, rng, size: _score_all(draw(smp, x, size, rng), [scores[p] for p in mine_of[i]]),
+        "threshold",
+        n_thr,
+        thr_inputs,
+    )
     for i, parts in thr.items():
         for j, p in enumerate(mine_of[i]):
             sel_scores[(p, i)] = np.concatenate([part[j] for part in parts])
@@ -371,9 +392,17 @@ def curve_bound(
             continue
         up = np.ones(len(t), bool)
         ka, kb = threshold_counts(s_a, t, up), threshold_counts(s_b, t, ~up)
-        cands.append({"pair": (a, b), "score": scores[(a, b)], "t": t, "a_sel": ka / n_thr, "b_sel": kb / n_thr,
-                      "a_pred": _predicted_upper(ka, n_thr, n_est, level),
-                      "b_pred": _predicted_upper(kb, n_thr, n_est, level)})
+        cands.append(
+            {
+                "pair": (a, b),
+                "score": scores[(a, b)],
+                "t": t,
+                "a_sel": ka / n_thr,
+                "b_sel": kb / n_thr,
+                "a_pred": _predicted_upper(ka, n_thr, n_est, level),
+                "b_pred": _predicted_upper(kb, n_thr, n_est, level),
+            }
+        )
     del sel_scores
     chosen = _choose_points(cands, _objectives(claim, delta), points)
     m = max(1, len(chosen))
@@ -398,11 +427,21 @@ def curve_bound(
         ka, kb = int(counts[a][j]), int(counts[b][j])
         a_hi = clopper_pearson(ka, n_est, level, "upper")
         b_hi = clopper_pearson(kb, n_est, level, "upper")
-        pts.append({"pair": [_plain(inputs[a]), _plain(inputs[b])], "score": c["score"].description,
-                    "threshold": c["t"], "role": c["role"], "counts": [ka, n_est, kb, n_est],
-                    "alpha": ka / n_est, "beta": kb / n_est, "alpha_upper": a_hi, "beta_upper": b_hi,
-                    "mu_lower": float(mu_from_box(a_hi, b_hi)),
-                    "eps_lower_at_delta": None if delta is None else float(eps_from_box(a_hi, b_hi, delta))})
+        pts.append(
+            {
+                "pair": [_plain(inputs[a]), _plain(inputs[b])],
+                "score": c["score"].description,
+                "threshold": c["t"],
+                "role": c["role"],
+                "counts": [ka, n_est, kb, n_est],
+                "alpha": ka / n_est,
+                "beta": kb / n_est,
+                "alpha_upper": a_hi,
+                "beta_upper": b_hi,
+                "mu_lower": float(mu_from_box(a_hi, b_hi)),
+                "eps_lower_at_delta": None if delta is None else float(eps_from_box(a_hi, b_hi, delta)),
+            }
+        )
     refuting = []
     if claim is not None and pts:
         lo = claim.lower(np.array([p["alpha_upper"] for p in pts]))
@@ -413,9 +452,21 @@ def curve_bound(
                 refuting.append(j)
     mu_lower = max([0.0] + [p["mu_lower"] for p in pts])
     eps_d = None if delta is None else max([0.0] + [p["eps_lower_at_delta"] for p in pts])
-    return CurveBound(confidence, samples, n_sel, n_est, pts, mu_lower, delta, eps_d,
-                      None if claim is None else claim.description, refuting, reproducible, len(ordered),
-                      n_sel * len(needed) + n_est * len(est_inputs))
+    return CurveBound(
+        confidence,
+        samples,
+        n_sel,
+        n_est,
+        pts,
+        mu_lower,
+        delta,
+        eps_d,
+        None if claim is None else claim.description,
+        refuting,
+        reproducible,
+        len(ordered),
+        n_sel * len(needed) + n_est * len(est_inputs),
+    )
 
 
 def _score_all(X: np.ndarray, scores: list[Score]) -> list[np.ndarray]:
@@ -453,17 +504,22 @@ def resolve_claim(mech: Any, mu: float | None, accountant: Any, eps: float | Non
 def curve_fields(bound: CurveBound) -> dict:
     """The :class:`~privcheck.auditor.core.AuditResult` fields a curve bound fills (``mu_lower``,
     ``eps_lower_at_delta``, ``curve_points``) and its details."""
-    return {"mu_lower": bound.mu_lower, "eps_lower_at_delta": bound.eps_lower_at_delta,
-            "curve_points": bound.points}
+    return {"mu_lower": bound.mu_lower, "eps_lower_at_delta": bound.eps_lower_at_delta, "curve_points": bound.points}
 
 
 def curve_details(bound: CurveBound) -> dict:
     """Sample sizes and the error level of a curve audit, for ``AuditResult.details``."""
-    return {"curve_selection_samples": bound.selection_samples, "curve_estimation_samples": bound.estimation_samples,
-            "curve_pairs_audited": bound.pairs_audited, "curve_draws": bound.draws,
-            "curve_refuting_points": bound.refuting,
-            "curve_note": ("points' boxes {alpha <= alpha_upper, beta <= beta_upper} hold simultaneously at the "
-                           "stated confidence (one-sided Clopper-Pearson, Bonferroni over 2 x points)")}
+    return {
+        "curve_selection_samples": bound.selection_samples,
+        "curve_estimation_samples": bound.estimation_samples,
+        "curve_pairs_audited": bound.pairs_audited,
+        "curve_draws": bound.draws,
+        "curve_refuting_points": bound.refuting,
+        "curve_note": (
+            "points' boxes {alpha <= alpha_upper, beta <= beta_upper} hold simultaneously at the "
+            "stated confidence (one-sided Clopper-Pearson, Bonferroni over 2 x points)"
+        ),
+    }
 
 
 def curve_summary_lines(res: Any) -> list[str]:
@@ -476,23 +532,41 @@ def curve_summary_lines(res: Any) -> list[str]:
     if res.mu_lower is not None:
         lines.append(f"mu lower       {res.mu_lower:.6g}  (the mechanism is not mu-GDP for any smaller mu)")
     if res.eps_lower_at_delta is not None:
-        lines.append(f"eps lower      {res.eps_lower_at_delta:.6g} at delta {res.delta_claimed:g} (from the curve points)")
+        lines.append(
+            f"eps lower      {res.eps_lower_at_delta:.6g} at delta {res.delta_claimed:g} (from the curve points)"
+        )
     pts = res.curve_points or []
     if pts:
         worst = max(pts, key=lambda p: p["mu_lower"])
-        lines.append(f"  curve        {len(pts)} points, best alpha {worst['alpha']:.4g} (<= {worst['alpha_upper']:.4g}), "
-                     f"beta {worst['beta']:.4g} (<= {worst['beta_upper']:.4g}), {worst['score']}")
+        lines.append(
+            f"  curve        {len(pts)} points, best alpha {worst['alpha']:.4g} (<= {worst['alpha_upper']:.4g}), "
+            f"beta {worst['beta']:.4g} (<= {worst['beta_upper']:.4g}), {worst['score']}"
+        )
         below = [p for p in pts if p.get("below_claim")]
         if below:
             p = below[0]
-            lines.append(f"  refuting     beta <= {p['beta_upper']:.4g} < claimed curve {p['claim_lower']:.4g} at "
-                         f"alpha <= {p['alpha_upper']:.4g}, inputs {p['pair']}")
+            lines.append(
+                f"  refuting     beta <= {p['beta_upper']:.4g} < claimed curve {p['claim_lower']:.4g} at "
+                f"alpha <= {p['alpha_upper']:.4g}, inputs {p['pair']}"
+            )
     return lines
 
 
-def audit_curve_claim(mech: Any, name: str, claim: ClaimedCurve, inputs, samples: int, *, t0: float,
-                      monte_carlo: bool = True, exact: bool | None = None, seed: int = 0,
-                      confidence: float = 0.95, delta: float | None = None, **kwargs):
+def audit_curve_claim(
+    mech: Any,
+    name: str,
+    claim: ClaimedCurve,
+    inputs,
+    samples: int,
+    *,
+    t0: float,
+    monte_carlo: bool = True,
+    exact: bool | None = None,
+    seed: int = 0,
+    confidence: float = 0.95,
+    delta: float | None = None,
+    **kwargs,
+):
     """Run a curve audit of ``claim`` (from :func:`resolve_claim`) and wrap it as an
     :class:`~privcheck.auditor.core.AuditResult` (``eps_claimed`` None; verdict by :func:`curve_decision`).
     delta: None, or in [0, 1): also certify ``eps_lower_at_delta`` at this δ (``delta_claimed``; no effect
@@ -503,19 +577,34 @@ def audit_curve_claim(mech: Any, name: str, claim: ClaimedCurve, inputs, samples
     from privcheck.auditor.core import AuditResult
 
     if not monte_carlo or exact:
-        raise PrivcheckUsageError("a mu= or accountant= claim is audited from samples: it takes neither "
-                                  "monte_carlo=False nor exact=True (exact ε is for ε claims)")
+        raise PrivcheckUsageError(
+            "a mu= or accountant= claim is audited from samples: it takes neither "
+            "monte_carlo=False nor exact=True (exact ε is for ε claims)"
+        )
     seed = check_int("seed", seed, minimum=0)
     bound = curve_bound(mech, inputs, samples, claim=claim, confidence=confidence, seed=seed, delta=delta, **kwargs)
     verdict, reason = curve_decision(bound, claim)
     best = max(bound.points, key=lambda p: p["mu_lower"]) if bound.points else None
     return AuditResult(
-        mechanism=repr(mech) if hasattr(mech, "exact_epsilon") else name, eps_claimed=None, eps_exact=None,
-        eps_exact_text=None, eps_lower=None, confidence=bound.confidence, samples=samples,
-        seconds=round(time.perf_counter() - t0, 4), verdict=verdict, verdict_exact=None, verdict_mc=verdict,
+        mechanism=repr(mech) if hasattr(mech, "exact_epsilon") else name,
+        eps_claimed=None,
+        eps_exact=None,
+        eps_exact_text=None,
+        eps_lower=None,
+        confidence=bound.confidence,
+        samples=samples,
+        seconds=round(time.perf_counter() - t0, 4),
+        verdict=verdict,
+        verdict_exact=None,
+        verdict_mc=verdict,
         worst_pair=None if best is None else best["pair"],
         event=None if best is None else f"{best['score']} >= {best['threshold']:.6g}",
-        eps_max_certifiable=None, reproducible=bound.reproducible, details=curve_details(bound), reason=reason,
-        mu_claimed=claim.mu, accountant=claim.description if claim.kind == "accountant" else None,
+        eps_max_certifiable=None,
+        reproducible=bound.reproducible,
+        details=curve_details(bound),
+        reason=reason,
+        mu_claimed=claim.mu,
+        accountant=claim.description if claim.kind == "accountant" else None,
         delta_claimed=bound.delta,
-        **curve_fields(bound))
+        **curve_fields(bound),
+    )

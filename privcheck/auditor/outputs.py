@@ -43,6 +43,7 @@ sampler whose outputs are *sometimes* of different lengths, or *sometimes*
 complex, can produce chunks of different widths; wrap it with the view
 :func:`privcheck.auditor.views.as_atom` (each output becomes one code).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -64,8 +65,9 @@ CODE_STEP = float(2**10)
 _MASK64 = (1 << 64) - 1
 _EXACT_INT = 2**53
 
-ALLOWED = ("numbers, booleans, None, complex numbers, strings, bytes, tuples/lists/arrays of these, "
-           "sets, frozensets, dicts")
+ALLOWED = (
+    "numbers, booleans, None, complex numbers, strings, bytes, tuples/lists/arrays of these, sets, frozensets, dicts"
+)
 
 _LABELS: dict[float, str] = {}  # code -> a readable label, for event descriptions only (never for results)
 _MAX_LABELS = 100_000
@@ -110,7 +112,8 @@ def encode_outputs(raw: Any, n: int) -> np.ndarray:
     if isinstance(raw, (str, bytes, set, frozenset, dict)) or raw is None or np.isscalar(raw):
         raise PrivcheckUsageError(
             f"sampler returned one {type(raw).__name__} for n={n} draws; it must return n outputs "
-            "(a list or an array whose first axis is n); wrap one-output code with privcheck.per_sample(fn)")
+            "(a list or an array whose first axis is n); wrap one-output code with privcheck.per_sample(fn)"
+        )
     try:
         arr = np.asarray(raw)
     except Exception:  # noqa: BLE001 - any container numpy cannot read is a usage error
@@ -422,8 +425,7 @@ def _canonical(v, depth: int = 0) -> bytes:
             items = list(v.ravel())
         else:
             items = v.ravel().tolist()
-        return b"A" + struct.pack("<Q", v.ndim) + b"".join(struct.pack("<Q", s) for s in v.shape) + \
-            _seq(items, depth)
+        return b"A" + struct.pack("<Q", v.ndim) + b"".join(struct.pack("<Q", s) for s in v.shape) + _seq(items, depth)
     if isinstance(v, (list, tuple)):
         return b"L" + _seq(v, depth)
     if isinstance(v, (set, frozenset)):
@@ -434,7 +436,8 @@ def _canonical(v, depth: int = 0) -> bytes:
         return b"D" + struct.pack("<Q", len(parts)) + b"".join(struct.pack("<Q", len(p)) + p for p in parts)
     raise PrivcheckUsageError(
         f"sampler outputs of type {type(v).__module__}.{type(v).__qualname__} cannot be compared; "
-        f"allowed: {ALLOWED} (or give a view= that maps them to one of these)")
+        f"allowed: {ALLOWED} (or give a view= that maps them to one of these)"
+    )
 
 
 def _seq(items, depth: int) -> bytes:

@@ -51,6 +51,7 @@ It counts the draws and the seconds spent in ``fn`` in the process that ran
 them (:meth:`PerSample.throughput`); the auditor reports draws per second of
 the whole audit in its result details.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -81,9 +82,12 @@ def _takes_rng(fn: Callable) -> bool:
     if len(required) > 2:
         raise PrivcheckUsageError(
             f"per_sample needs fn(x) or fn(x, rng), but {callable_name(fn)} requires {len(required)} arguments "
-            f"({', '.join(p.name for p in required)}); bind the others with functools.partial or a lambda")
+            f"({', '.join(p.name for p in required)}); bind the others with functools.partial or a lambda"
+        )
     if not positional:
-        raise PrivcheckUsageError(f"per_sample needs fn(x) or fn(x, rng), but {callable_name(fn)} takes no positional argument")
+        raise PrivcheckUsageError(
+            f"per_sample needs fn(x) or fn(x, rng), but {callable_name(fn)} takes no positional argument"
+        )
     return len(positional) >= 2 and (len(required) == 2 or positional[1].name in ("rng", "random_state", "generator"))
 
 
@@ -97,8 +101,9 @@ class PerSample:
 
     prefers_processes = True
 
-    def __init__(self, fn: Callable, *, rng_type: str = "generator", seed_global: bool = False,
-                 takes_rng: bool | None = None):
+    def __init__(
+        self, fn: Callable, *, rng_type: str = "generator", seed_global: bool = False, takes_rng: bool | None = None
+    ):
         if not callable(fn):
             raise PrivcheckUsageError(f"per_sample needs a callable fn(x) or fn(x, rng), got {type(fn).__name__}")
         if rng_type not in RNG_TYPES:
@@ -151,8 +156,9 @@ class PerSample:
         return self.draws / self.seconds if self.seconds > 0 else None
 
 
-def per_sample(fn: Callable | None = None, *, rng_type: str = "generator", seed_global: bool = False,
-               takes_rng: bool | None = None):
+def per_sample(
+    fn: Callable | None = None, *, rng_type: str = "generator", seed_global: bool = False, takes_rng: bool | None = None
+):
     """Turn one-output code into an auditor sampler ``f(x, n, rng)``.
 
     Parameters

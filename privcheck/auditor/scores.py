@@ -20,6 +20,7 @@ empirical trade-off curve: type I error ``α = P(s ≥ t | x)`` and type II erro
 ``NaN`` entries of the output matrix (no value) score as 0 in a projection: any fixed
 function of the output is a valid statistic.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -95,7 +96,7 @@ def fit_projection(pair: tuple[int, int], ma: Moments, mb: Moments) -> Score:
         except np.linalg.LinAlgError:
             w = diff.copy()
     else:
-        var = (ma.second / ma.count - mean_a ** 2 + mb.second / mb.count - mean_b ** 2) / 2
+        var = (ma.second / ma.count - mean_a**2 + mb.second / mb.count - mean_b**2) / 2
         w = diff / np.maximum(var, 1e-300)
     norm = float(np.linalg.norm(w))
     if not np.isfinite(norm) or norm == 0.0:

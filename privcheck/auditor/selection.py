@@ -28,6 +28,7 @@ estimation share, which decides among them. One extra slot, on top of ``max_even
 ε = ∞ candidate) when the selection draws show one; all candidates share the one
 Bonferroni correction.
 """
+
 from __future__ import annotations
 
 import re
@@ -150,8 +151,9 @@ def _best_prefixes(order, valid_len, c1, n1, c0, n0, n_est, alpha, delta_eps):
     return mask, best
 
 
-def union_events(c1: np.ndarray, n1: int, c0: np.ndarray, n0: int, n_est: int, alpha: float,
-                 delta_eps: float | None = None):
+def union_events(
+    c1: np.ndarray, n1: int, c0: np.ndarray, n0: int, n_est: int, alpha: float, delta_eps: float | None = None
+):
     """For each row of atom counts ``(families, atoms)``: the prefix of atoms in decreasing
     conservative ratio maximising the predicted bound. Returns ``(masks, predicted)``
     (``-inf`` where no event helps)."""
@@ -164,8 +166,16 @@ def union_events(c1: np.ndarray, n1: int, c0: np.ndarray, n0: int, n_est: int, a
     return _best_prefixes(order, valid.sum(axis=1), c1, n1, c0, n0, n_est, alpha, delta_eps)
 
 
-def threshold_events(keys: np.ndarray, c1: np.ndarray, n1: int, c0: np.ndarray, n0: int, n_est: int,
-                     alpha: float, delta_eps: float | None = None):
+def threshold_events(
+    keys: np.ndarray,
+    c1: np.ndarray,
+    n1: int,
+    c0: np.ndarray,
+    n0: int,
+    n_est: int,
+    alpha: float,
+    delta_eps: float | None = None,
+):
     """For each row: the best half-line event ``{key ≤ t}`` or ``{key ≥ t}`` over atoms with an
     order key (``NaN`` keys never enter; the whole line is not an event). Returns ``(masks, predicted)``."""
     valid = ~np.isnan(keys) & ((c1 + c0) > 0)
@@ -183,18 +193,35 @@ def threshold_events(keys: np.ndarray, c1: np.ndarray, n1: int, c0: np.ndarray, 
     return best_mask, best
 
 
-def best_union(c1: np.ndarray, n1: int, c0: np.ndarray, n0: int, n_est: int, alpha: float,
-               delta_eps: float | None = None):
+def best_union(
+    c1: np.ndarray, n1: int, c0: np.ndarray, n0: int, n_est: int, alpha: float, delta_eps: float | None = None
+):
     """One family's best union of atoms: ``(mask, predicted)`` (see :func:`union_events`)."""
     m, s = union_events(np.asarray(c1, float)[None], n1, np.asarray(c0, float)[None], n0, n_est, alpha, delta_eps)
     return m[0], float(s[0])
 
 
-def best_threshold(keys: np.ndarray, c1: np.ndarray, n1: int, c0: np.ndarray, n0: int, n_est: int,
-                   alpha: float, delta_eps: float | None = None):
+def best_threshold(
+    keys: np.ndarray,
+    c1: np.ndarray,
+    n1: int,
+    c0: np.ndarray,
+    n0: int,
+    n_est: int,
+    alpha: float,
+    delta_eps: float | None = None,
+):
     """One ordered column's best half-line event: ``(mask, predicted)`` (see :func:`threshold_events`)."""
-    m, s = threshold_events(np.asarray(keys, float)[None], np.asarray(c1, float)[None], n1,
-                            np.asarray(c0, float)[None], n0, n_est, alpha, delta_eps)
+    m, s = threshold_events(
+        np.asarray(keys, float)[None],
+        np.asarray(c1, float)[None],
+        n1,
+        np.asarray(c0, float)[None],
+        n0,
+        n_est,
+        alpha,
+        delta_eps,
+    )
     return m[0], float(s[0])
 
 
@@ -210,8 +237,15 @@ def _stack(counts: dict, cols: list[int]) -> np.ndarray:
     return np.stack([counts[(j,)] for j in cols]).astype(np.float64)
 
 
-def pair_columns(coding: OutputCoding, counts: list[dict], n: list[int], pairs, n_est: int, alpha: float,
-                 delta_eps: float | None = None) -> tuple[int, ...]:
+def pair_columns(
+    coding: OutputCoding,
+    counts: list[dict],
+    n: list[int],
+    pairs,
+    n_est: int,
+    alpha: float,
+    delta_eps: float | None = None,
+) -> tuple[int, ...]:
     """Columns whose pairs get joint atoms, chosen on pilot counts: the best :data:`TOP_COLUMNS`
     single columns of every input pair, at most :data:`MAX_PAIR_COLUMNS` overall (all columns when few)."""
     if coding.width <= 1:
@@ -232,8 +266,15 @@ def pair_columns(coding: OutputCoding, counts: list[dict], n: list[int], pairs, 
     return tuple(sorted(top))
 
 
-def one_input_event(coding: OutputCoding, counts: list[dict], n: list[int], pairs, n_est: int, alpha: float,
-                    delta_eps: float | None = None) -> Event | None:
+def one_input_event(
+    coding: OutputCoding,
+    counts: list[dict],
+    n: list[int],
+    pairs,
+    n_est: int,
+    alpha: float,
+    delta_eps: float | None = None,
+) -> Event | None:
     """The union of the atoms one input produced in the selection draws and the other never did, over the
     family and ordered pair where that union was seen most often (at least :data:`MIN_ONE_INPUT` times),
     or None. Such an event has likelihood ratio ∞ if its zero count is real; its predicted bound (which
@@ -280,8 +321,18 @@ def label_columns(description: str, labels: list | None) -> str:
     return _COLUMN.sub(sub, description)
 
 
-def candidate_events(coding: OutputCoding, counts: list[dict], n: list[int], pairs, n_est: int, alpha: float,
-                     *, max_events: int, delta_eps: float | None = None, labels: list | None = None) -> list[Event]:
+def candidate_events(
+    coding: OutputCoding,
+    counts: list[dict],
+    n: list[int],
+    pairs,
+    n_est: int,
+    alpha: float,
+    *,
+    max_events: int,
+    delta_eps: float | None = None,
+    labels: list | None = None,
+) -> list[Event]:
     """Choose up to ``max_events`` events over the allowed ordered input ``pairs``, plus the reserved
     one-input event (:func:`one_input_event`) when there is one.
 
@@ -297,9 +348,10 @@ def candidate_events(coding: OutputCoding, counts: list[dict], n: list[int], pai
     for a, b in pairs:
         for cols in groups:  # single columns, a 2-D batch per group
             c1, c0 = _stack(counts[a], cols), _stack(counts[b], cols)
-            for kind, (masks, sc) in (("union", union_events(c1, n[a], c0, n[b], n_est, alpha, delta_eps)),
-                                      ("threshold", threshold_events(keys[tuple(cols)], c1, n[a], c0, n[b],
-                                                                     n_est, alpha, delta_eps))):
+            for kind, (masks, sc) in (
+                ("union", union_events(c1, n[a], c0, n[b], n_est, alpha, delta_eps)),
+                ("threshold", threshold_events(keys[tuple(cols)], c1, n[a], c0, n[b], n_est, alpha, delta_eps)),
+            ):
                 for r, j in enumerate(cols):
                     if np.isfinite(sc[r]):
                         found.append(Event((a, b), (j,), masks[r], float(sc[r]), kind))

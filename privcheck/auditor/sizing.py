@@ -44,8 +44,9 @@ def _output_width(mech: Any, d: int) -> int:
     return d if kind == "vector" else (2 if kind == "index_value" else 1)
 
 
-def estimate_audit_memory(mech: Any, samples: int, *, jobs: int | None = 1, n_inputs: int | None = None,
-                          width: int | None = None) -> MemoryEstimate:
+def estimate_audit_memory(
+    mech: Any, samples: int, *, jobs: int | None = 1, n_inputs: int | None = None, width: int | None = None
+) -> MemoryEstimate:
     """Bytes an audit of ``mech`` with ``samples`` draws per input holds at once (an over-estimate).
 
     Computed from the mechanism's parameters only (its candidate inputs are not
@@ -66,12 +67,22 @@ def estimate_audit_memory(mech: Any, samples: int, *, jobs: int | None = 1, n_in
     selection = k * n_pilot * width * 8 * 2
     workers = max(1, int(jobs or 1))
     chunk = workers * min(samples, DEFAULT_CHUNK) * width * 8 * _TEMPORARIES
-    return MemoryEstimate(total=inputs + selection + chunk, inputs=inputs, selection=selection, chunk=chunk, dimension=d)
+    return MemoryEstimate(
+        total=inputs + selection + chunk, inputs=inputs, selection=selection, chunk=chunk, dimension=d
+    )
 
 
-def check_audit_request(mech: Any, samples: int, *, jobs: int | None = 1, max_memory: int | None = None,
-                        monte_carlo: bool = True, width: int | None = None,
-                        n_inputs: int | None = None, distributed: bool = False) -> MemoryEstimate:
+def check_audit_request(
+    mech: Any,
+    samples: int,
+    *,
+    jobs: int | None = 1,
+    max_memory: int | None = None,
+    monte_carlo: bool = True,
+    width: int | None = None,
+    n_inputs: int | None = None,
+    distributed: bool = False,
+) -> MemoryEstimate:
     """Raise :class:`ResourceLimitError` (one line) when an audit would exceed ``max_memory`` bytes.
 
     ``max_memory`` defaults to :func:`memory_limit`; ``width`` and ``n_inputs``
@@ -90,7 +101,8 @@ def check_audit_request(mech: Any, samples: int, *, jobs: int | None = 1, max_me
             f"auditing {name} with {size} and {samples:g} samples/input needs about "
             f"{format_bytes(est.total)} (inputs {format_bytes(est.inputs)}, draws {format_bytes(est.selection + est.chunk)}), "
             f"more than the limit {format_bytes(limit)}; lower {'d' if width is None else 'the output size'} "
-            f"or --samples, or {RAISE_HINT}")
+            f"or --samples, or {RAISE_HINT}"
+        )
     return est
 
 
@@ -102,8 +114,9 @@ class _ScalarMechanism:
     params: dict = {}
 
 
-def check_run_samples(samples: int | None, *, jobs: int | None = 1, max_memory: int | None = None,
-                      distributed: bool = False) -> None:
+def check_run_samples(
+    samples: int | None, *, jobs: int | None = 1, max_memory: int | None = None, distributed: bool = False
+) -> None:
     """Refuse a ``verify --samples`` override whose per-check audit would not fit ``max_memory``.
 
     Every Monte Carlo check of a run may use ``samples`` draws per input; the
@@ -119,4 +132,5 @@ def check_run_samples(samples: int | None, *, jobs: int | None = 1, max_memory: 
     if est.total * workers > limit:
         raise ResourceLimitError(
             f"--samples {samples:g} needs about {format_bytes(est.total * workers)} across {workers} worker(s), "
-            f"more than the limit {format_bytes(limit)}; lower --samples or --jobs, or {RAISE_HINT}")
+            f"more than the limit {format_bytes(limit)}; lower --samples or --jobs, or {RAISE_HINT}"
+        )

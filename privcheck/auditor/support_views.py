@@ -26,6 +26,7 @@ the input is not mistaken for hashing; no family is keyed on a library or class 
 Validity: the tables are public constants learned from probe draws independent of the selection and
 estimation draws, so a support bit is a fixed function of one output (post-processing).
 """
+
 from __future__ import annotations
 
 from typing import Callable, Sequence
@@ -177,8 +178,7 @@ class _Support:
 def support_labels(domain: Sequence) -> list:
     """``(name, atom → text)`` of support-bit columns, one per input of ``domain``: ``x=1 supported`` /
     ``x=1 not supported``."""
-    return [(f"x={y!r} supported", lambda v, y=y: f"x={y!r} {'supported' if v else 'not supported'}")
-            for y in domain]
+    return [(f"x={y!r} supported", lambda v, y=y: f"x={y!r} {'supported' if v else 'not supported'}") for y in domain]
 
 
 class HashSupport(_Support):
@@ -188,13 +188,22 @@ class HashSupport(_Support):
     value, seed: leaf indices; keys: key leaf indices with their sorted probe values ``key_values``.
     """
 
-    def __init__(self, hash_fn: Callable, domain: Sequence, g: int, value: int, seed: int, keys: Sequence[int],
-                 key_values: list[list], table: list[list], inner: str):
+    def __init__(
+        self,
+        hash_fn: Callable,
+        domain: Sequence,
+        g: int,
+        value: int,
+        seed: int,
+        keys: Sequence[int],
+        key_values: list[list],
+        table: list[list],
+        inner: str,
+    ):
         self.hash_fn, self.domain, self.g = hash_fn, list(domain), int(g)
         self.value, self.seed, self.keys, self.key_values, self.table = value, seed, list(keys), key_values, table
         where = f", keyed by leaves {self.keys}" if self.keys else ""
-        self.name = (f"hash support ({hash_fn.__name__}(str({inner}), seed) mod {g}{where}) of inputs "
-                     f"{self.domain}")
+        self.name = f"hash support ({hash_fn.__name__}(str({inner}), seed) mod {g}{where}) of inputs {self.domain}"
 
     def support(self, leaves):
         seeds = leaves[self.seed].astype(np.int64)
@@ -218,8 +227,16 @@ class SignatureSupport(_Support):
     """Support of input ``domain[i]``: payload position ``pos[i][cell]`` holds ``val[i][cell]`` (scalar
     payloads: ``pos`` is None). payload, keys: leaf indices; key_values: sorted probe values of the keys."""
 
-    def __init__(self, domain: Sequence, payload: int, vector: bool, keys: Sequence[int], key_values: list[list],
-                 pos: list[list], val: list[list]):
+    def __init__(
+        self,
+        domain: Sequence,
+        payload: int,
+        vector: bool,
+        keys: Sequence[int],
+        key_values: list[list],
+        pos: list[list],
+        val: list[list],
+    ):
         self.domain, self.payload, self.vector = list(domain), payload, vector
         self.keys, self.key_values, self.pos, self.val = list(keys), key_values, pos, val
         what = "vector" if vector else "value"
@@ -277,7 +294,8 @@ class Supports:
             v = int(v)
             return "support pattern: " + ", ".join(
                 [nm for k, nm in enumerate(names) if v >> k & 1]
-                + [nm.replace(" supported", " not supported") for k, nm in enumerate(names) if not v >> k & 1])
+                + [nm.replace(" supported", " not supported") for k, nm in enumerate(names) if not v >> k & 1]
+            )
 
         return labs + [("support pattern", text)]
 
@@ -355,8 +373,14 @@ def _hash_candidates(leaves_by: list[list[np.ndarray]]):
             nv = np.unique(col).size
             if col.min() < 0 or nv >= ns or not 2 <= int(col.max()) + 1 <= 1 << 16:
                 continue
-            keys = [k for k in ints if k not in (s, v) and _categorical(pooled[k]) is not None
-                    and np.unique(pooled[k]).size < ns and _public_key([lv[k] for lv in leaves_by])]
+            keys = [
+                k
+                for k in ints
+                if k not in (s, v)
+                and _categorical(pooled[k]) is not None
+                and np.unique(pooled[k]).size < ns
+                and _public_key([lv[k] for lv in leaves_by])
+            ]
             out.append((v, s, int(col.max()) + 1, []))
             if keys:
                 out.append((v, s, int(col.max()) + 1, keys))
@@ -381,7 +405,9 @@ def _hash_feature(domain: list, leaves_by: list[list[np.ndarray]]):
         args = (domain, leaves_by, v, s, g, cells, n_cells)
         found = [(z, fam, table, inner) for fam in HASH_FAMILIES for table, inner, z in _fixed_tables(fam, *args)]
         if not any(f[0] >= Z_ACCEPT for f in found):
-            found = [(z, fam, table, inner) for fam in HASH_FAMILIES for table, inner, z in [_learned_table(fam, *args)]]
+            found = [
+                (z, fam, table, inner) for fam in HASH_FAMILIES for table, inner, z in [_learned_table(fam, *args)]
+            ]
         for z, fam, table, inner in found:
             if z >= Z_ACCEPT and (best is None or z > best[0]):  # ties: the earlier (keyless, fixed) wins
                 best = (z, HashSupport(fam, domain, g, v, s, keys, pooled_keys, table, inner))
@@ -409,8 +435,10 @@ def _fixed_tables(fam, domain, leaves_by, v, s, g, cells, n_cells):
     ints = all(isinstance(y, (int, np.integer)) for y in domain)
     for r in range(n_rules):
         items = [d[r] for d in derived]
-        sup, null = ([_match(fam, items, shuf(lv[s].astype(np.int64)), lv[v].astype(np.int64), g) for lv in leaves_by]
-                     for shuf in (_same, _shuffled))  # a generator: the control is drawn only when needed
+        sup, null = (
+            [_match(fam, items, shuf(lv[s].astype(np.int64)), lv[v].astype(np.int64), g) for lv in leaves_by]
+            for shuf in (_same, _shuffled)
+        )  # a generator: the control is drawn only when needed
         rule = ["item", "item-1"][r] if ints else ["item[a]", "item[a]-1"][r % 2].replace("a", str(r // 2))
         z = _score(sup, masks)
         yield [[u] * n_cells for u in items], rule, z - _score(null, masks) if z >= Z_ACCEPT else z
@@ -452,8 +480,9 @@ def _learned_table(fam, domain, leaves_by, v, s, g, cells, n_cells):
     held_out = [_split(len(seeds[k]))[1] for k in range(len(domain))]
     z = _score(supports(match), held_out)
     if z >= Z_ACCEPT:  # the control: the same tables with the seeds shuffled
-        z -= _score(supports([_match(fam, cands, _shuffled(seeds[k]), values[k], g) for k in range(len(domain))]),
-                    held_out)
+        z -= _score(
+            supports([_match(fam, cands, _shuffled(seeds[k]), values[k], g) for k in range(len(domain))]), held_out
+        )
     return table, "item learned per cell", z
 
 
@@ -520,8 +549,11 @@ def support_families(probe: dict) -> list:
     ``[]`` when no family reproduces the reports' support structure. Wrap them in :class:`Supports`."""
     domain = list(probe)
     leaves_by = [flatten(probe[y]) for y in domain]
-    if any(lv is None for lv in leaves_by) or len({len(lv) for lv in leaves_by}) != 1 \
-            or not 2 <= len(leaves_by[0]) <= MAX_LEAVES:
+    if (
+        any(lv is None for lv in leaves_by)
+        or len({len(lv) for lv in leaves_by}) != 1
+        or not 2 <= len(leaves_by[0]) <= MAX_LEAVES
+    ):
         return []
     found = []
     h, sig = _hash_feature(domain, leaves_by), _signature_feature(domain, leaves_by)
@@ -531,9 +563,10 @@ def support_families(probe: dict) -> list:
         h = h[1]
         found.append(h)
         used = (h.value, h.seed)
-        more = _hash_feature(domain, [[np.zeros(len(lv[0]), np.int64) if j in used else lv[j] for j in range(len(lv))]
-                                      for lv in leaves_by])
+        more = _hash_feature(
+            domain,
+            [[np.zeros(len(lv[0]), np.int64) if j in used else lv[j] for j in range(len(lv))] for lv in leaves_by],
+        )
         if more is not None:
             found.append(more[1])
     return found
-

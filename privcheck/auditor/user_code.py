@@ -16,6 +16,7 @@ user's code in a child process under a deadline (:func:`run_isolated`);
 claims file), and :func:`stdout_to_stderr` keeps a user's ``print`` out of
 ``--json -``.
 """
+
 from __future__ import annotations
 
 import ast
@@ -64,7 +65,8 @@ def load_reference(ref: str, base_dir: str | None = None, *, what: str = "sample
             obj = getattr(obj, part)
         except AttributeError:
             raise PrivcheckUsageError(
-                f"{what} reference {ref!r}: module {mod_name!r} has no attribute {attr!r}") from None
+                f"{what} reference {ref!r}: module {mod_name!r} has no attribute {attr!r}"
+            ) from None
     if not callable(obj):
         raise PrivcheckUsageError(f"{what} reference {ref!r} is of type {type(obj).__name__}, not a callable")
     return obj
@@ -79,8 +81,10 @@ def _import(mod_name: str, base: str, ref: str):
         return importlib.import_module(mod_name)
     except ModuleNotFoundError as exc:
         if exc.name and mod_name.startswith(exc.name):
-            raise PrivcheckUsageError(f"reference {ref!r}: cannot import module {mod_name!r} "
-                                      f"(no module named {exc.name!r} in {base} or the installed packages)") from None
+            raise PrivcheckUsageError(
+                f"reference {ref!r}: cannot import module {mod_name!r} "
+                f"(no module named {exc.name!r} in {base} or the installed packages)"
+            ) from None
         raise PrivcheckUsageError(f"reference {ref!r}: importing {mod_name!r} failed: {_one_line(exc)}") from None
     except SyntaxError as exc:
         raise PrivcheckUsageError(f"reference {ref!r}: {exc.filename}:{exc.lineno}: SyntaxError: {exc.msg}") from None
@@ -150,8 +154,9 @@ def parse_pair(text: str) -> tuple:
     raise PrivcheckUsageError(f"--pair takes two inputs A,B (e.g. --pair 0,1), got {text!r}")
 
 
-def probe_sampler(sampler: Callable, inputs: list, ref: str, view: Callable | None = None,
-                  per_sample: bool = False) -> int:
+def probe_sampler(
+    sampler: Callable, inputs: list, ref: str, view: Callable | None = None, per_sample: bool = False
+) -> int:
     """Call ``sampler(x, 4, rng)`` at every input (then the view and the output encoding); one line on failure.
 
     Returns the output width (values per encoded output, the same for every input), for size checks.
@@ -162,12 +167,16 @@ def probe_sampler(sampler: Callable, inputs: list, ref: str, view: Callable | No
     failures (:class:`UserCodeError`, verdict ``error``).
     """
     if not per_sample and not _accepts(sampler, 3):
-        raise PrivcheckUsageError(f"{ref} cannot be called as f(x, n, rng) (it takes fewer arguments); "
-                                  "for code returning one output per call, fn(x, rng) or fn(x), add --per-sample")
+        raise PrivcheckUsageError(
+            f"{ref} cannot be called as f(x, n, rng) (it takes fewer arguments); "
+            "for code returning one output per call, fn(x, rng) or fn(x), add --per-sample"
+        )
     widths = {_probe_one(sampler, x, ref, view) for x in inputs}
     if len(widths) > 1:
-        raise PrivcheckUsageError(f"{ref}: outputs have different widths for different inputs ({sorted(widths)} "
-                                  "columns); audit them with --view privcheck.auditor.views:as_atom")
+        raise PrivcheckUsageError(
+            f"{ref}: outputs have different widths for different inputs ({sorted(widths)} "
+            "columns); audit them with --view privcheck.auditor.views:as_atom"
+        )
     return widths.pop()
 
 
@@ -310,8 +319,11 @@ class GuardedSampler:
         out = call_user(self.fn, (x, n, rng), self.user_label, where)
         bad = _nonfinite(out)
         if bad is not None:
-            raise UserCodeError(f"{self.user_label} returned {bad} {where}; outputs must be finite "
-                                "(NaN may mark 'no value')", self.user_label, "nonfinite")
+            raise UserCodeError(
+                f"{self.user_label} returned {bad} {where}; outputs must be finite (NaN may mark 'no value')",
+                self.user_label,
+                "nonfinite",
+            )
         return out
 
 
@@ -351,8 +363,9 @@ def run_isolated(fn: Callable, args: tuple, *, timeout: float, name: str) -> Any
     try:
         return call_with_timeout(fn, args, timeout, passthrough=(PrivcheckUsageError, UserCodeError))
     except CheckTimeout:
-        raise UserCodeError(f"{name} timed out after {timeout:g} s (raise --timeout if it needs longer)",
-                            name, "timeout") from None
+        raise UserCodeError(
+            f"{name} timed out after {timeout:g} s (raise --timeout if it needs longer)", name, "timeout"
+        ) from None
     except ChildDied as exc:
         raise UserCodeError(f"{name} {exc.what}", name, "died") from None
 

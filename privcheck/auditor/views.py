@@ -19,6 +19,7 @@ Convention. A view receives the *batch* the sampler returned for ``n`` draws
 ``n`` viewed outputs; lift a one-output function with :func:`per_output`.
 Views are module-level classes, so they pickle for process and Dask workers.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -38,7 +39,9 @@ class Viewed:
             raise PrivcheckUsageError(f"view must be a callable view(outputs) -> outputs, got {type(view).__name__}")
         self.sampler = sampler
         self.view = view
-        self.__name__ = f"{getattr(sampler, '__name__', type(sampler).__name__)}|{getattr(view, '__name__', type(view).__name__)}"
+        self.__name__ = (
+            f"{getattr(sampler, '__name__', type(sampler).__name__)}|{getattr(view, '__name__', type(view).__name__)}"
+        )
 
     @property
     def prefers_processes(self) -> bool:
@@ -127,7 +130,8 @@ class Membership:
                 cols = [index[v] for v in o if v in index]
             except TypeError:
                 raise PrivcheckUsageError(
-                    f"membership needs outputs that are collections of items, got {type(o).__name__}") from None
+                    f"membership needs outputs that are collections of items, got {type(o).__name__}"
+                ) from None
             out[i, cols] = 1
         return out
 
@@ -172,10 +176,19 @@ class LocalHashingSupport:
     """View of local-hashing reports as support bit vectors over candidate inputs (see
     :func:`local_hashing_support`)."""
 
-    def __init__(self, hash_fn: Callable, domain: Sequence, g: int | None = None, *, vectorised: bool = False,
-                 seed_first: bool = True):
+    def __init__(
+        self,
+        hash_fn: Callable,
+        domain: Sequence,
+        g: int | None = None,
+        *,
+        vectorised: bool = False,
+        seed_first: bool = True,
+    ):
         if not callable(hash_fn):
-            raise PrivcheckUsageError(f"hash_fn must be a callable hash_fn(x, seed) -> int, got {type(hash_fn).__name__}")
+            raise PrivcheckUsageError(
+                f"hash_fn must be a callable hash_fn(x, seed) -> int, got {type(hash_fn).__name__}"
+            )
         domain = list(domain)
         if not domain:
             raise PrivcheckUsageError("local_hashing_support needs a non-empty domain of candidate inputs")
@@ -195,7 +208,8 @@ class LocalHashingSupport:
         if isinstance(outputs, np.ndarray) and outputs.dtype != object:
             if outputs.ndim != 2 or outputs.shape[1] != 2:
                 raise PrivcheckUsageError(
-                    f"local-hashing reports must be (seed, value) pairs, got an array of shape {outputs.shape}")
+                    f"local-hashing reports must be (seed, value) pairs, got an array of shape {outputs.shape}"
+                )
             return (outputs[:, 0], outputs[:, 1]) if self.seed_first else (outputs[:, 1], outputs[:, 0])
         seeds, values = [], []
         for o in outputs:
@@ -205,7 +219,8 @@ class LocalHashingSupport:
                 s, v = o if self.seed_first else tuple(o)[::-1]
             except (TypeError, ValueError):
                 raise PrivcheckUsageError(
-                    f"local-hashing reports must be (seed, value) pairs, got {type(o).__name__} {o!r:.60}") from None
+                    f"local-hashing reports must be (seed, value) pairs, got {type(o).__name__} {o!r:.60}"
+                ) from None
             seeds.append(s)
             values.append(v)
         return np.asarray(seeds, dtype=object), np.asarray(values)
@@ -227,8 +242,9 @@ class LocalHashingSupport:
         return out
 
 
-def local_hashing_support(hash_fn: Callable, domain: Sequence, g: int | None = None, *,
-                          vectorised: bool = False, seed_first: bool = True) -> LocalHashingSupport:
+def local_hashing_support(
+    hash_fn: Callable, domain: Sequence, g: int | None = None, *, vectorised: bool = False, seed_first: bool = True
+) -> LocalHashingSupport:
     """View for local-hashing LDP reports (OLH, BLH, FLH): ``(seed, value)`` → support vector.
 
     Local hashing (Wang et al., USENIX Security 2017) reports a public random

@@ -29,6 +29,7 @@ up); it is tight to about REL_ERR / |d log I / d log x| relatively. When the int
 decide (the continued fraction did not converge, or the target is within the error budget) the
 search treats the point as not certified, so it returns the last certified point, still safe.
 """
+
 from __future__ import annotations
 
 import math
@@ -366,5 +367,4 @@ def betainccinv_safe(a, b, q: float) -> float:
     a, b = _check_ab(a, b)
     q = _check_level("q", q)
     lq = math.log(q)
-    return _search(1.0, 0.0, lambda x: binomial_tail_log_bounds(a, b, x, lower=True)[1] - lq,
-                   _start(a, b, 1.0 - q))
+    return _search(1.0, 0.0, lambda x: binomial_tail_log_bounds(a, b, x, lower=True)[1] - lq, _start(a, b, 1.0 - q))

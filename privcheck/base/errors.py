@@ -4,6 +4,7 @@ Every error a user can provoke with bad input is a :class:`PrivcheckUsageError`
 (a ``ValueError``): its message is one line saying what is wrong and what is
 allowed. The CLI prints that line and exits with code 2.
 """
+
 from __future__ import annotations
 
 
@@ -31,8 +32,14 @@ class UserCodeError(Exception):
     user's own traceback (printed by the CLI under ``--debug``), or None.
     """
 
-    def __init__(self, message: str, function: str | None = None, kind: str = "raised",
-                 user_traceback: str | None = None, cause: str | None = None):
+    def __init__(
+        self,
+        message: str,
+        function: str | None = None,
+        kind: str = "raised",
+        user_traceback: str | None = None,
+        cause: str | None = None,
+    ):
         super().__init__(message)
         self.function = function
         self.kind = kind

@@ -6,6 +6,7 @@ log-likelihood ratio with the maximising input pair and output. Mechanisms
 whose domains are too large to enumerate use symmetry to reduce themselves to
 a small table first and then call this routine.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -50,7 +51,6 @@ class ExactEpsilon:
     extra: dict = field(default_factory=dict)
 
 
-
 class ExactRangeError(PrivcheckUsageError):
     """The exact ε is not computed for parameters this far out (one line; use ``--no-exact``)."""
 
@@ -86,7 +86,8 @@ def check_exact_range(*eps_values: float) -> None:
         if e > EXACT_EPS_MAX and not math.isinf(e):
             raise ExactRangeError(
                 f"exact eps is computed for eps <= {EXACT_EPS_MAX:g} (it needs about eps/2.3 digits), "
-                f"got {e:g}; run without the exact part (--no-exact)")
+                f"got {e:g}; run without the exact part (--no-exact)"
+            )
 
 
 @contextlib.contextmanager

@@ -18,6 +18,7 @@ a mean, a variance or a scaling exponent goes through this module:
 
 Multiplicity is handled by the callers with :func:`privcheck.base.stats.adjust_pvalues`.
 """
+
 from __future__ import annotations
 
 import math
@@ -231,8 +232,9 @@ def paired_variance_difference(x, y, confidence: float = 0.95) -> PairedVariance
     else:
         p2 = float(2 * stats.norm.sf(abs(diff) / se))
         pg = float(stats.norm.sf(diff / se))
-    return PairedVarianceTest(diff, (diff - z * se, diff + z * se), confidence, p2, pg,
-                              float(a.var(ddof=1)), float(b.var(ddof=1)), n)
+    return PairedVarianceTest(
+        diff, (diff - z * se, diff + z * se), confidence, p2, pg, float(a.var(ddof=1)), float(b.var(ddof=1)), n
+    )
 
 
 @dataclass(frozen=True)
@@ -278,8 +280,14 @@ def fit_loglog(x, y, y_se=None, confidence: float = 0.95) -> SlopeFit:
     else:
         res = sm.OLS(ly, X).fit()
     ci = res.conf_int(alpha=1 - confidence)[1]
-    return SlopeFit(float(res.params[1]), (float(ci[0]), float(ci[1])), float(res.params[0]),
-                    confidence, y_se is not None, int(xa.size))
+    return SlopeFit(
+        float(res.params[1]),
+        (float(ci[0]), float(ci[1])),
+        float(res.params[0]),
+        confidence,
+        y_se is not None,
+        int(xa.size),
+    )
 
 
 def compare_slope(fit: SlopeFit, claimed: float, margin: float) -> str:

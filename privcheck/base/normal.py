@@ -7,6 +7,7 @@ scaled complementary error function e^{x²} erfc(x) for x ≥ 0, accurate to a f
 the product with e^{x²} formed from an exact split of x² (x = h + l, h² exact), above it Laplace's
 continued fraction (where erfc(x) itself would underflow).
 """
+
 from __future__ import annotations
 
 import math

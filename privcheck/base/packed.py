@@ -12,6 +12,7 @@ Layout (the one of ``np.packbits(bits, axis=1)``, "big" bit order): bit ``j`` of
 ``i`` is ``(data[i, j // 8] >> (7 - j % 8)) & 1``; the ``8·ceil(d/8) − d`` padding
 bits of the last byte are zero.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -74,12 +75,14 @@ class PackedBits:
             raise PrivcheckUsageError(f"PackedBits: d must be an integer >= 1 (bits per row), got {d!r}")
         if not isinstance(data, np.ndarray) or data.dtype != np.uint8 or data.ndim != 2 or data.shape[1] != n_bytes(d):
             got = f"{getattr(data, 'dtype', type(data).__name__)} of shape {getattr(data, 'shape', '?')}"
-            raise PrivcheckUsageError(f"PackedBits: data must be a uint8 array of shape (n, {n_bytes(d)}) for d={d}, "
-                                      f"got {got}")
+            raise PrivcheckUsageError(
+                f"PackedBits: data must be a uint8 array of shape (n, {n_bytes(d)}) for d={d}, got {got}"
+            )
         mask = padding_mask(d)
         if mask != 0xFF and len(data) and np.any(data[:, -1] & np.uint8(~mask & 0xFF)):
-            raise PrivcheckUsageError(f"PackedBits: the {8 * n_bytes(d) - d} padding bits of each row's last byte "
-                                      "must be zero")
+            raise PrivcheckUsageError(
+                f"PackedBits: the {8 * n_bytes(d) - d} padding bits of each row's last byte must be zero"
+            )
         object.__setattr__(self, "data", np.ascontiguousarray(data))
         object.__setattr__(self, "d", int(d))
 

@@ -18,6 +18,7 @@ Functions: :func:`total_memory`, :func:`default_max_memory`, :func:`parse_memory
 :func:`check_timeout`, :func:`call_with_timeout`. Exceptions: :class:`ResourceLimitError` (a
 :class:`PrivcheckUsageError`: one line, CLI exit code 2).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -68,8 +69,22 @@ def default_max_memory() -> int:
     return int(total_memory() * DEFAULT_MEMORY_SHARE)
 
 
-_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
-          "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40}
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 1 << 10,
+    "kb": 1 << 10,
+    "kib": 1 << 10,
+    "m": 1 << 20,
+    "mb": 1 << 20,
+    "mib": 1 << 20,
+    "g": 1 << 30,
+    "gb": 1 << 30,
+    "gib": 1 << 30,
+    "t": 1 << 40,
+    "tb": 1 << 40,
+    "tib": 1 << 40,
+}
 
 
 def parse_memory(text: Any, name: str = "--max-memory") -> int:
@@ -92,8 +107,10 @@ def parse_memory(text: Any, name: str = "--max-memory") -> int:
         raise ResourceLimitError(f"{name} must be a positive size, got {text!r}")
     ram = total_memory()
     if out > ram:
-        raise ResourceLimitError(f"{name} {text} is more than this machine's RAM ({format_bytes(ram)}); "
-                                 f"give at most {ram >> 20}M or a percentage such as 80%")
+        raise ResourceLimitError(
+            f"{name} {text} is more than this machine's RAM ({format_bytes(ram)}); "
+            f"give at most {ram >> 20}M or a percentage such as 80%"
+        )
     return int(out)
 
 
@@ -142,8 +159,9 @@ def check_memory(what: str, nbytes: float, lower: str) -> None:
     limit = memory_limit()
     if not nbytes <= limit:
         est = format_bytes(nbytes) if math.isfinite(nbytes) else "an unbounded amount"
-        raise ResourceLimitError(f"{what} would need about {est}, more than the limit {format_bytes(limit)}; "
-                                 f"{lower}, or {RAISE_HINT}")
+        raise ResourceLimitError(
+            f"{what} would need about {est}, more than the limit {format_bytes(limit)}; {lower}, or {RAISE_HINT}"
+        )
 
 
 def check_timeout(value: Any, name: str = "--timeout") -> float:
@@ -152,7 +170,9 @@ def check_timeout(value: Any, name: str = "--timeout") -> float:
 
     out = check_positive(name, value)
     if out > MAX_TIMEOUT:
-        raise ResourceLimitError(f"{name} must be a number of seconds in (0, {MAX_TIMEOUT:.0f}] (30 days), got {value!r}")
+        raise ResourceLimitError(
+            f"{name} must be a number of seconds in (0, {MAX_TIMEOUT:.0f}] (30 days), got {value!r}"
+        )
     return out
 
 
@@ -189,7 +209,8 @@ def check_samples(samples: Any, name: str = "--samples", *, distributed: bool = 
         where = "" if distributed else f" on this machine ({MAX_SAMPLES:.0e} with --dask on a cluster)"
         raise ResourceLimitError(
             f"{name} {samples:g} is beyond what can be sampled in reasonable time and memory; "
-            f"the limit is {limit:.0e} draws per input{where}")
+            f"the limit is {limit:.0e} draws per input{where}"
+        )
     return samples
 
 
@@ -217,8 +238,13 @@ def describe_exit(exitcode: int | None) -> str:
             sig = signal.Signals(-exitcode).name
         except ValueError:
             sig = f"signal {-exitcode}"
-        hint = {"SIGSEGV": "a segmentation fault", "SIGKILL": "killed, e.g. by the out-of-memory killer",
-                "SIGABRT": "aborted", "SIGBUS": "a bus error", "SIGFPE": "a floating-point exception"}.get(sig, "")
+        hint = {
+            "SIGSEGV": "a segmentation fault",
+            "SIGKILL": "killed, e.g. by the out-of-memory killer",
+            "SIGABRT": "aborted",
+            "SIGBUS": "a bus error",
+            "SIGFPE": "a floating-point exception",
+        }.get(sig, "")
         return f"crashed the process running it ({sig}{': ' + hint if hint else ''})"
     return f"ended the process running it with exit code {exitcode} (os._exit or an exit from C code)"
 
@@ -249,8 +275,11 @@ def call_with_timeout(fn, args: tuple, timeout: float, passthrough: tuple = ()):
         try:
             res = ("ok", fn(*args))
         except BaseException as exc:  # noqa: BLE001 — reported to the parent, never hidden
-            res = ("raise", exc) if passthrough and isinstance(exc, passthrough) else \
-                ("exc", f"{type(exc).__name__}: {exc}")
+            res = (
+                ("raise", exc)
+                if passthrough and isinstance(exc, passthrough)
+                else ("exc", f"{type(exc).__name__}: {exc}")
+            )
         try:
             send.send(res)
         except Exception as exc:  # noqa: BLE001

@@ -23,6 +23,7 @@ All three keep a bounded window of tasks in flight (never all chunks at once),
 report progress as tasks finish, fold or collect results in chunk order, and on
 ``KeyboardInterrupt`` cancel what is still pending and re-raise promptly.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -74,8 +75,14 @@ class Backend(Protocol):
 
     name: str
 
-    def run_chunks(self, fn: ChunkFn, sizes: list[int], seed_seq: np.random.SeedSequence,
-                   progress: Progress | None = None, reduce: Callable[[Any, Any], Any] | None = None) -> Any: ...
+    def run_chunks(
+        self,
+        fn: ChunkFn,
+        sizes: list[int],
+        seed_seq: np.random.SeedSequence,
+        progress: Progress | None = None,
+        reduce: Callable[[Any, Any], Any] | None = None,
+    ) -> Any: ...
 
     def map(self, fn: Callable[[Any], T], items: Sequence, progress: Callable[[T], None] | None = None) -> list[T]: ...
 
@@ -120,8 +127,13 @@ class _Ordered:
         return self.items if self.reduce is None else self.acc
 
 
-def _collect(run: Callable[[Callable[[int, Any], None], Callable[[], int]], None], reduce,
-             progress: Progress | None, amount: Callable[[int, Any], int], start: Any = _NO_START) -> Any:
+def _collect(
+    run: Callable[[Callable[[int, Any], None], Callable[[], int]], None],
+    reduce,
+    progress: Progress | None,
+    amount: Callable[[int, Any], int],
+    start: Any = _NO_START,
+) -> Any:
     """Results of the tasks that ``run(on_done, folded)`` drives, handed on in index order.
 
     ``on_done(i, value)`` is called as task ``i`` finishes; ``folded()`` is how many
@@ -139,9 +151,15 @@ def _collect(run: Callable[[Callable[[int, Any], None], Callable[[], int]], None
     return out.result()
 
 
-def _drive(count: int, submit: Callable[[int], Any], wait_first: Callable[[list], Iterable],
-           cancel: Callable[[list], None], window: int, on_done: Callable[[int, Any], None],
-           folded: Callable[[], int]) -> None:
+def _drive(
+    count: int,
+    submit: Callable[[int], Any],
+    wait_first: Callable[[list], Iterable],
+    cancel: Callable[[list], None],
+    window: int,
+    on_done: Callable[[int, Any], None],
+    folded: Callable[[], int],
+) -> None:
     """Run tasks ``0..count-1`` with at most ``window`` of them not yet folded.
 
     ``submit(i)`` returns a future, ``wait_first(futures)`` the finished ones
@@ -178,8 +196,7 @@ def _unpicklable_part(obj, dumps, depth: int = 0) -> tuple[str, str | None]:
         parts += [(n, c.cell_contents) for n, c in zip(code.co_freevars, cells) if _has_contents(c)]
         parts += [(f"default #{k}", v) for k, v in enumerate(getattr(obj, "__defaults__", None) or ())]
         glb = getattr(obj, "__globals__", None) or {}
-        parts += [(n, glb[n]) for n in code.co_names
-                  if n in glb and not isinstance(glb[n], types.ModuleType)]
+        parts += [(n, glb[n]) for n in code.co_names if n in glb and not isinstance(glb[n], types.ModuleType)]
     if isinstance(obj, (tuple, list)):  # e.g. (sampler, inputs) shared by the tasks of an audit
         parts += [(f"item #{k}", v) for k, v in enumerate(obj)]
     if hasattr(obj, "__self__"):  # bound method
@@ -288,7 +305,7 @@ def plan_tasks(streams: Sequence[Stream], chunk: int = DEFAULT_CHUNK, per_task: 
     tasks = []
     for s, st in enumerate(streams):
         sizes = chunk_sizes(int(st.n), chunk)
-        tasks += [StreamTask(s, k, tuple(sizes[k:k + per_task])) for k in range(0, len(sizes), per_task)]
+        tasks += [StreamTask(s, k, tuple(sizes[k : k + per_task])) for k in range(0, len(sizes), per_task)]
     return tasks
 
 
@@ -327,8 +344,13 @@ def _chunk_tasks(sizes: Sequence[int]) -> list[StreamTask]:
     return [StreamTask(0, i, (int(size),)) for i, size in enumerate(sizes)]
 
 
-def _collect_streams(run: Callable[[Callable[[int, Any], None], Callable[[], int]], None], tasks: list[StreamTask],
-                     count: int, reduce, progress: Progress | None) -> list:
+def _collect_streams(
+    run: Callable[[Callable[[int, Any], None], Callable[[], int]], None],
+    tasks: list[StreamTask],
+    count: int,
+    reduce,
+    progress: Progress | None,
+) -> list:
     """Per stream, the in-order fold (``reduce``) or concatenated list of the results of ``tasks`` that
     ``run`` drives (task results arrive in any order; they are handed on in task order)."""
 
@@ -342,8 +364,13 @@ def _collect_streams(run: Callable[[Callable[[int, Any], None], Callable[[], int
         return acc
 
     start = [[] for _ in range(count)] if reduce is None else [_NO_START] * count
-    acc = _collect(lambda done, folded: run(lambda i, v: done(i, (i, v)), folded), step, progress,
-                   lambda i, _: sum(tasks[i].sizes), start=start)
+    acc = _collect(
+        lambda done, folded: run(lambda i, v: done(i, (i, v)), folded),
+        step,
+        progress,
+        lambda i, _: sum(tasks[i].sizes),
+        start=start,
+    )
     return [None if a is _NO_START else a for a in acc]
 
 
@@ -358,8 +385,9 @@ class ThreadBackend:
     def __init__(self, jobs: int | None = None):
         self.jobs = default_jobs() if jobs is None else max(1, int(jobs))
 
-    def _run(self, count: int, call: Callable[[int], Any], on_done: Callable[[int, Any], None],
-             folded: Callable[[], int]) -> None:
+    def _run(
+        self, count: int, call: Callable[[int], Any], on_done: Callable[[int, Any], None], folded: Callable[[], int]
+    ) -> None:
         if self.jobs == 1 or count <= 1:
             for i in range(count):
                 on_done(i, call(i))
@@ -368,17 +396,33 @@ class ThreadBackend:
 
         pool = ThreadPoolExecutor(max_workers=min(self.jobs, count))
         try:
-            _drive(count, lambda i: pool.submit(call, i), _wait_first_cf,
-                   lambda fs: [f.cancel() for f in fs], WINDOW_PER_WORKER * self.jobs, on_done, folded)
+            _drive(
+                count,
+                lambda i: pool.submit(call, i),
+                _wait_first_cf,
+                lambda fs: [f.cancel() for f in fs],
+                WINDOW_PER_WORKER * self.jobs,
+                on_done,
+                folded,
+            )
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)
             raise
         pool.shutdown(wait=True)
 
     def _run_tasks(self, fn: StreamFn, reduce, shared, seeds: list, tasks: list[StreamTask], progress) -> list:
-        return _collect_streams(lambda done, folded: self._run(
-            len(tasks), lambda i: run_stream_chunks(fn, reduce, shared, seeds[tasks[i].stream], tasks[i]), done, folded),
-            tasks, len(seeds), reduce, progress)
+        return _collect_streams(
+            lambda done, folded: self._run(
+                len(tasks),
+                lambda i: run_stream_chunks(fn, reduce, shared, seeds[tasks[i].stream], tasks[i]),
+                done,
+                folded,
+            ),
+            tasks,
+            len(seeds),
+            reduce,
+            progress,
+        )
 
     def run_chunks(self, fn, sizes, seed_seq, progress=None, reduce=None):
         """``fn(chunk_generator(seed_seq, i), sizes[i])`` for each chunk, in chunk order (folded with ``reduce``)."""
@@ -389,13 +433,19 @@ class ThreadBackend:
         ``fn(shared, s, chunk_generator(streams[s].seed_seq, i), size)``. Per stream, the chunk results
         in chunk order, or their fold with ``reduce`` (associative, e.g. adding counts; ``None`` for an
         empty stream)."""
-        return self._run_tasks(fn, reduce, shared, [st.seed_seq for st in streams], plan_tasks(streams, chunk), progress)
+        return self._run_tasks(
+            fn, reduce, shared, [st.seed_seq for st in streams], plan_tasks(streams, chunk), progress
+        )
 
     def map(self, fn, items, progress=None):
         """``[fn(item) for item in items]`` on the threads; ``progress(result)`` as each finishes."""
         items = list(items)
-        return _collect(lambda done, folded: self._run(len(items), lambda i: fn(items[i]), done, folded),
-                        None, progress, lambda _, value: value)
+        return _collect(
+            lambda done, folded: self._run(len(items), lambda i: fn(items[i]), done, folded),
+            None,
+            progress,
+            lambda _, value: value,
+        )
 
     def close(self) -> None:
         """Nothing to release (threads live only during a call)."""
@@ -461,8 +511,9 @@ class ProcessBackend:
         import concurrent.futures as cf
 
         if self._pool is None:
-            self._pool = cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=_mp_context(),
-                                                initializer=_ignore_sigint)
+            self._pool = cf.ProcessPoolExecutor(
+                max_workers=self.jobs, mp_context=_mp_context(), initializer=_ignore_sigint
+            )
             self._finalizer = weakref.finalize(self, _shutdown_pool, self._pool)
         return self._pool
 
@@ -471,16 +522,28 @@ class ProcessBackend:
 
         pool = self._get_pool()
         try:
-            _drive(count, lambda i: submit_one(pool, i), _wait_first_cf,
-                   lambda fs: [f.cancel() for f in fs], WINDOW_PER_WORKER * self.jobs, on_done, folded)
+            _drive(
+                count,
+                lambda i: submit_one(pool, i),
+                _wait_first_cf,
+                lambda fs: [f.cancel() for f in fs],
+                WINDOW_PER_WORKER * self.jobs,
+                on_done,
+                folded,
+            )
         except concurrent.futures.process.BrokenProcessPool:
             from privcheck.base.errors import UserCodeError
             from privcheck.base.resources import describe_exit
 
-            codes = [p.exitcode for p in (getattr(pool, "_processes", None) or {}).values()
-                     if p.exitcode not in (None, 0)]
+            codes = [
+                p.exitcode for p in (getattr(pool, "_processes", None) or {}).values() if p.exitcode not in (None, 0)
+            ]
             self._kill()
-            how = describe_exit(codes[0]) if codes else "ended the worker process running it (os._exit, a crash or out of memory)"
+            how = (
+                describe_exit(codes[0])
+                if codes
+                else "ended the worker process running it (os._exit, a crash or out of memory)"
+            )
             raise UserCodeError(f"the sampler {how} in a worker process", None, "died") from None
         except BaseException:  # Ctrl-C, or a chunk failed (e.g. the user's code): no worker outlives the run
             self._kill()
@@ -496,9 +559,18 @@ class ProcessBackend:
     def _run_tasks(self, fn: StreamFn, reduce, shared, seeds: list, tasks: list[StreamTask], progress) -> list:
         payload = dumps_task((fn, reduce))
         shared_payload = None if shared is None else dumps_task(shared)
-        return _collect_streams(lambda done, folded: self._run(len(tasks), lambda pool, i: pool.submit(
-            run_stream_task, payload, shared_payload, seeds[tasks[i].stream], tasks[i]), done, folded),
-            tasks, len(seeds), reduce, progress)
+        return _collect_streams(
+            lambda done, folded: self._run(
+                len(tasks),
+                lambda pool, i: pool.submit(run_stream_task, payload, shared_payload, seeds[tasks[i].stream], tasks[i]),
+                done,
+                folded,
+            ),
+            tasks,
+            len(seeds),
+            reduce,
+            progress,
+        )
 
     def run_chunks(self, fn, sizes, seed_seq, progress=None, reduce=None):
         """As :meth:`ThreadBackend.run_chunks`, in worker processes."""
@@ -506,15 +578,22 @@ class ProcessBackend:
 
     def run_streams(self, fn, streams, shared=None, chunk=DEFAULT_CHUNK, progress=None, reduce=None):
         """As :meth:`ThreadBackend.run_streams`, in worker processes (``shared`` pickled once per map)."""
-        return self._run_tasks(fn, reduce, shared, [st.seed_seq for st in streams], plan_tasks(streams, chunk), progress)
+        return self._run_tasks(
+            fn, reduce, shared, [st.seed_seq for st in streams], plan_tasks(streams, chunk), progress
+        )
 
     def map(self, fn, items, progress=None):
         """As :meth:`ThreadBackend.map`, in worker processes (``fn`` and items pickled)."""
         items = list(items)
         payload = dumps_task(fn, "the task")
-        return _collect(lambda done, folded: self._run(
-            len(items), lambda pool, i: pool.submit(run_item_task, payload, items[i]), done, folded),
-            None, progress, lambda _, value: value)
+        return _collect(
+            lambda done, folded: self._run(
+                len(items), lambda pool, i: pool.submit(run_item_task, payload, items[i]), done, folded
+            ),
+            None,
+            progress,
+            lambda _, value: value,
+        )
 
     def close(self) -> None:
         """Shut the worker pool down (it restarts on the next call)."""
@@ -558,8 +637,7 @@ class DaskBackend:
 
     name = "dask"
 
-    def __init__(self, client: Any = "local", jobs: int | None = None,
-                 connect_timeout: float = DASK_CONNECT_TIMEOUT):
+    def __init__(self, client: Any = "local", jobs: int | None = None, connect_timeout: float = DASK_CONNECT_TIMEOUT):
         distributed = import_distributed()
         self._owned: list = []
         self._finalizer = None
@@ -621,9 +699,21 @@ class DaskBackend:
     def _run_tasks(self, fn: StreamFn, reduce, shared, seeds: list, tasks: list[StreamTask], progress) -> list:
         payload = dumps_task((fn, reduce))
         shared_fut = None if shared is None else self._share(shared)
-        return _collect_streams(lambda done, folded: self._run(payload, len(tasks), lambda pf, i: self.client.submit(
-            run_stream_task, pf, shared_fut, seeds[tasks[i].stream], tasks[i], pure=False), done, folded),
-            tasks, len(seeds), reduce, progress)
+        return _collect_streams(
+            lambda done, folded: self._run(
+                payload,
+                len(tasks),
+                lambda pf, i: self.client.submit(
+                    run_stream_task, pf, shared_fut, seeds[tasks[i].stream], tasks[i], pure=False
+                ),
+                done,
+                folded,
+            ),
+            tasks,
+            len(seeds),
+            reduce,
+            progress,
+        )
 
     def _run(self, payload: bytes, count: int, submit_one, on_done, folded) -> None:
         distributed = import_distributed()
@@ -636,8 +726,15 @@ class DaskBackend:
             return distributed.wait(futs, return_when="FIRST_COMPLETED").done
 
         try:
-            _drive(count, lambda i: submit_one(pfut, i), wait_first, lambda fs: client.cancel(fs),
-                   self._window(), on_done, folded)
+            _drive(
+                count,
+                lambda i: submit_one(pfut, i),
+                wait_first,
+                lambda fs: client.cancel(fs),
+                self._window(),
+                on_done,
+                folded,
+            )
         except ImportError as exc:  # raised on a worker: its environment lacks a module the task needs
             raise PrivcheckUsageError(
                 f"a Dask worker cannot import {exc.name or exc}: install privcheck and the sampler's modules "
@@ -656,16 +753,31 @@ class DaskBackend:
         backend's lifetime, and one task runs up to :data:`DASK_CHUNKS_PER_TASK` consecutive chunks of a
         stream, folding them with ``reduce`` on the worker (only the fold travels back)."""
         streams = list(streams)
-        return self._run_tasks(fn, reduce, shared, [st.seed_seq for st in streams],
-                               plan_tasks(streams, chunk, self._per_task(streams, chunk)), progress)
+        return self._run_tasks(
+            fn,
+            reduce,
+            shared,
+            [st.seed_seq for st in streams],
+            plan_tasks(streams, chunk, self._per_task(streams, chunk)),
+            progress,
+        )
 
     def map(self, fn, items, progress=None):
         """As :meth:`ThreadBackend.map`, one Dask task per item."""
         items = list(items)
         payload = dumps_task(fn, "the task")
-        return _collect(lambda done, folded: self._run(
-            payload, len(items), lambda pf, i: self.client.submit(run_item_task, pf, items[i], pure=False), done, folded),
-            None, progress, lambda _, value: value)
+        return _collect(
+            lambda done, folded: self._run(
+                payload,
+                len(items),
+                lambda pf, i: self.client.submit(run_item_task, pf, items[i], pure=False),
+                done,
+                folded,
+            ),
+            None,
+            progress,
+            lambda _, value: value,
+        )
 
     def close(self) -> None:
         """Close the client and LocalCluster this backend started (never a client it was given);
@@ -727,10 +839,13 @@ def probe_scheduler(addr: str, timeout: float = DASK_CONNECT_TIMEOUT) -> None:
     try:
         sock = socket.create_connection(hp, timeout=timeout)
     except socket.timeout:
-        raise PrivcheckUsageError(f"cannot reach the Dask scheduler at {addr}: no answer within {timeout:g} s; "
-                                  f"{start}") from None
+        raise PrivcheckUsageError(
+            f"cannot reach the Dask scheduler at {addr}: no answer within {timeout:g} s; {start}"
+        ) from None
     except OSError as exc:
-        raise PrivcheckUsageError(f"cannot reach the Dask scheduler at {addr}: {exc.strerror or exc}; {start}") from None
+        raise PrivcheckUsageError(
+            f"cannot reach the Dask scheduler at {addr}: {exc.strerror or exc}; {start}"
+        ) from None
     head = b""
     try:
         sock.settimeout(timeout)
@@ -747,7 +862,8 @@ def probe_scheduler(addr: str, timeout: float = DASK_CONNECT_TIMEOUT) -> None:
     if size is None or not 0 < size <= MAX_HANDSHAKE_BYTES:
         raise PrivcheckUsageError(
             f"{addr} does not answer as a Dask scheduler (no Dask handshake within {timeout:g} s; is it another "
-            f"service, e.g. the dashboard's HTTP port?); give the scheduler's address, usually tcp://HOST:8786")
+            f"service, e.g. the dashboard's HTTP port?); give the scheduler's address, usually tcp://HOST:8786"
+        )
 
 
 class _ScratchDir:
@@ -799,11 +915,18 @@ def _start_local_cluster(distributed, n: int, scratch: str):
     # workers killed at Ctrl-C leave semaphores the resource tracker reports at exit: noise, not the user's business
     os.environ.setdefault("PYTHONWARNINGS", "ignore::UserWarning:multiprocessing.resource_tracker")
     preload = list(dask.config.get("distributed.worker.preload", None) or []) + [_WORKER_IGNORES_SIGINT]
-    with dask.config.set({"temporary-directory": scratch, "distributed.worker.preload": preload}), \
-            _children_start_with_sigint_blocked():
-        return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                        dashboard_address=":0", silence_logs=logging.CRITICAL,
-                                        local_directory=scratch)
+    with (
+        dask.config.set({"temporary-directory": scratch, "distributed.worker.preload": preload}),
+        _children_start_with_sigint_blocked(),
+    ):
+        return distributed.LocalCluster(
+            n_workers=n,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+            local_directory=scratch,
+        )
 
 
 @contextlib.contextmanager
@@ -868,8 +991,9 @@ class _Borrowed:
         return self._backend.map(*args, **kwargs)
 
     def run_streams(self, fn, streams, shared=None, chunk=DEFAULT_CHUNK, progress=None, reduce=None):
-        return map_streams(fn, streams, shared=shared, backend=self._backend, chunk=chunk, progress=progress,
-                           reduce=reduce)
+        return map_streams(
+            fn, streams, shared=shared, backend=self._backend, chunk=chunk, progress=progress, reduce=reduce
+        )
 
     def close(self) -> None:
         """Nothing: the owner closes the backend."""
@@ -911,8 +1035,9 @@ class LazyBackend:
         return self._get().run_chunks(*args, **kwargs)
 
     def run_streams(self, fn, streams, shared=None, chunk=DEFAULT_CHUNK, progress=None, reduce=None):
-        return map_streams(fn, streams, shared=shared, backend=self._get(), chunk=chunk, progress=progress,
-                           reduce=reduce)
+        return map_streams(
+            fn, streams, shared=shared, backend=self._get(), chunk=chunk, progress=progress, reduce=reduce
+        )
 
     def map(self, *args, **kwargs):
         return self._get().map(*args, **kwargs)
@@ -934,6 +1059,7 @@ def one_backend_per_call(fn: Callable[..., T]) -> Callable[..., T]:
     """Decorator: a call of ``fn`` with ``client=`` a Dask client, ``"local"`` or an address runs with
     ONE :class:`LazyBackend` for that client (passed on as ``client=``), closed when the call returns
     or raises (Ctrl-C included); a backend given as ``client=`` is used as is."""
+
     @functools.wraps(fn)
     def call(*args, **kwargs):
         client = kwargs.get("client")
@@ -980,8 +1106,10 @@ def process_obstacle() -> str | None:
     except OSError:
         return f"the main program {path} cannot be read by worker processes"
     if not _has_main_guard(source):
-        return (f"the script {os.path.basename(path)} has no \"if __name__ == '__main__':\" guard, so worker "
-                "processes would run it again")
+        return (
+            f"the script {os.path.basename(path)} has no \"if __name__ == '__main__':\" guard, so worker "
+            "processes would run it again"
+        )
     return None
 
 
@@ -997,7 +1125,8 @@ def _has_main_guard(source: bytes) -> bool:
         if isinstance(node, ast.If) and isinstance(node.test, ast.Compare):
             names = [node.test.left, *node.test.comparators]
             if any(isinstance(n, ast.Name) and n.id == "__name__" for n in names) and any(
-                    isinstance(n, ast.Constant) and n.value == "__main__" for n in names):
+                isinstance(n, ast.Constant) and n.value == "__main__" for n in names
+            ):
                 return True
     return False
 
@@ -1036,8 +1165,10 @@ def get_backend(jobs: int | None = None, client=None, processes: bool = False) -
         obstacle = process_obstacle()
         if obstacle is None:
             return ProcessBackend(jobs)
-        _note_once(f"{obstacle}; running on threads instead (same results; for speed add the guard "
-                   "and run the script from a file)")
+        _note_once(
+            f"{obstacle}; running on threads instead (same results; for speed add the guard "
+            "and run the script from a file)"
+        )
     return ThreadBackend(jobs)
 
 
@@ -1095,6 +1226,8 @@ def map_streams(
     run = getattr(backend, "run_streams", None)
     if run is not None:
         return run(fn, streams, shared=shared, chunk=chunk, progress=progress, reduce=reduce)
-    out = [backend.run_chunks(functools.partial(fn, shared, s), chunk_sizes(st.n, chunk), st.seed_seq,
-                              progress) for s, st in enumerate(streams)]  # the minimal protocol: no reduce
+    out = [
+        backend.run_chunks(functools.partial(fn, shared, s), chunk_sizes(st.n, chunk), st.seed_seq, progress)
+        for s, st in enumerate(streams)
+    ]  # the minimal protocol: no reduce
     return out if reduce is None else [functools.reduce(reduce, parts) if parts else None for parts in out]

@@ -6,6 +6,7 @@ A run starts from one integer seed. Each check derives its own
 from child ``i`` of that sequence. Results are therefore identical whatever the
 number of workers. Running the chunks is the job of :mod:`privcheck.base.scheduler`.
 """
+
 from __future__ import annotations
 
 import os

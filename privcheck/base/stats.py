@@ -8,6 +8,7 @@ family of tests is corrected with :func:`bonferroni_alpha` (by hand) or
 :func:`adjust_pvalues` (statsmodels ``multipletests``, imported only when called:
 importing statsmodels pulls in pandas, ~1.4 s, so it stays off the audit path).
 """
+
 from __future__ import annotations
 
 import math

@@ -5,6 +5,7 @@ raises :class:`privcheck.base.errors.PrivcheckUsageError` with a one-line messag
 naming the parameter and its allowed range. NaN and infinities are rejected
 everywhere unless explicitly allowed.
 """
+
 from __future__ import annotations
 
 import math

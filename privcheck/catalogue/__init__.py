@@ -16,6 +16,7 @@ check, by importing the modules of :data:`MODULES` (importing this package alone
 :func:`privcheck.claim_index.load_for` imports only the modules the claim index names for
 some claim ids (``privcheck verify ONE_CLAIM``); :func:`load_all` imports everything.
 """
+
 import importlib as _importlib
 
 from proofs import MODULES as _PROOFS
@@ -39,4 +40,3 @@ def load_all() -> None:
     """Import every catalogue module (idempotent): registers every claim and check."""
     for _name in MODULES:
         _importlib.import_module(_name)
-

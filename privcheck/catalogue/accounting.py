@@ -5,6 +5,7 @@ discretised privacy-loss convolution or optimisation); tolerances are stated in 
 Where a printed value of a paper does not follow from its formulas (004 Tables II/III, Lemma 1's
 p*) the check says so with the numbers.
 """
+
 from __future__ import annotations
 
 import math
@@ -26,7 +27,7 @@ def _mp_gauss_hockey(delta_sens: float, sigma: float, eps: float, dps: int = 30)
         xs = s * s * e / D + D / 2
         # the integrand decays on the scale σ²/(x* − Δ) beyond the crossing (or σ near the mode)
         scale = min(s, s * s / (xs - D)) if xs > D else s
-        f = lambda x: mpmath.npdf(x, D, s) - mpmath.e ** e * mpmath.npdf(x, 0, s)  # noqa: E731
+        f = lambda x: mpmath.npdf(x, D, s) - mpmath.e**e * mpmath.npdf(x, 0, s)  # noqa: E731
         pts = [xs] + [xs + scale * k for k in (0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128)] + [mpmath.inf]
         return mpmath.quad(f, pts)
 
@@ -48,11 +49,21 @@ def _gdp_gaussian_exact(ctx: RunContext) -> Outcome:
             ours = gdp.gdp_delta(mu, e)
             rel = abs(float(ours / hs) - 1)
             worst = max(worst, rel)
-            rows.append({"sensitivity": D, "sigma": s, "eps": e, "hockey_stick": float(hs), "gdp_delta": ours, "rel": rel})
+            rows.append(
+                {"sensitivity": D, "sigma": s, "eps": e, "hockey_stick": float(hs), "gdp_delta": ours, "rel": rel}
+            )
     verdict = "holds" if worst <= REL_CLOSED else "refuted"
-    return Outcome(verdict, claimed="HS of N(Δ,σ²) vs N(0,σ²) = μ-GDP δ(ε), μ = Δ/σ", measured={"max_rel_error": worst},
-                   details={"tolerance_rel": REL_CLOSED, "method": "mpmath quadrature, 30 digits", "points": len(rows),
-                            "worst": max(rows, key=lambda r: r["rel"])})
+    return Outcome(
+        verdict,
+        claimed="HS of N(Δ,σ²) vs N(0,σ²) = μ-GDP δ(ε), μ = Δ/σ",
+        measured={"max_rel_error": worst},
+        details={
+            "tolerance_rel": REL_CLOSED,
+            "method": "mpmath quadrature, 30 digits",
+            "points": len(rows),
+            "worst": max(rows, key=lambda r: r["rel"]),
+        },
+    )
 
 
 @check("gdp.conversion", "numeric")
@@ -67,7 +78,7 @@ def _gdp_conversion_numeric(ctx: RunContext) -> Outcome:
     for mu in mus:
         for e in epss:
             m, ee = mpmath.mpf(mu), mpmath.mpf(e)
-            ref = mpmath.ncdf(-ee / m + m / 2) - mpmath.e ** ee * mpmath.ncdf(-ee / m - m / 2)
+            ref = mpmath.ncdf(-ee / m + m / 2) - mpmath.e**ee * mpmath.ncdf(-ee / m - m / 2)
             if ref < mpmath.mpf("1e-300"):
                 continue
             ours = gdp.gdp_delta(mu, e)
@@ -82,14 +93,22 @@ def _gdp_conversion_numeric(ctx: RunContext) -> Outcome:
             if e == 0:
                 continue
             m, ee = mpmath.mpf(mu), mpmath.mpf(e)
-            back = mpmath.ncdf(-ee / m + m / 2) - mpmath.e ** ee * mpmath.ncdf(-ee / m - m / 2)
+            back = mpmath.ncdf(-ee / m + m / 2) - mpmath.e**ee * mpmath.ncdf(-ee / m - m / 2)
             worst_inv = max(worst_inv, abs(float(back / d) - 1))
     ok = max(worst_mp, worst_ad, worst_inv) <= REL_CLOSED
-    return Outcome("holds" if ok else "refuted", claimed="δ(ε) = Φ(−ε/μ+μ/2) − e^εΦ(−ε/μ−μ/2)",
-                   measured={"max_rel_vs_mpmath": worst_mp, "max_rel_vs_autodp": worst_ad, "max_rel_inverse_roundtrip": worst_inv},
-                   details={"tolerance_rel": REL_CLOSED, "grid_mu": mus, "grid_eps": epss, "points": n,
-                            "autodp": "dp_bank.get_logdelta_ana_gaussian (compared where δ ≥ 1e-15)",
-                            "inverse": "gdp_eps(μ, δ) for δ ∈ {1e-2,1e-5,1e-10,1e-15}, δ recomputed with mpmath"})
+    return Outcome(
+        "holds" if ok else "refuted",
+        claimed="δ(ε) = Φ(−ε/μ+μ/2) − e^εΦ(−ε/μ−μ/2)",
+        measured={"max_rel_vs_mpmath": worst_mp, "max_rel_vs_autodp": worst_ad, "max_rel_inverse_roundtrip": worst_inv},
+        details={
+            "tolerance_rel": REL_CLOSED,
+            "grid_mu": mus,
+            "grid_eps": epss,
+            "points": n,
+            "autodp": "dp_bank.get_logdelta_ana_gaussian (compared where δ ≥ 1e-15)",
+            "inverse": "gdp_eps(μ, δ) for δ ∈ {1e-2,1e-5,1e-10,1e-15}, δ recomputed with mpmath",
+        },
+    )
 
 
 @check("gdp.composition", "numeric")
@@ -109,13 +128,26 @@ def _gdp_composition_numeric(ctx: RunContext) -> Outcome:
             d = gdp.gdp_delta(mu, e)
             inside = iv.lower <= d <= iv.upper  # certified ends: no tolerance
             ok &= inside
-            rows.append({"mus": mus if len(mus) < 6 else f"{len(mus)}x{mus[0]}", "eps": e, "gdp": d,
-                         "pld_lower": iv.lower, "pld_upper": iv.upper, "inside": inside})
-    return Outcome("holds" if ok else "refuted", claimed="composition of μ_i-GDP is √(Σμ_i²)-GDP",
-                   measured={"cases_inside": sum(r["inside"] for r in rows), "cases": len(rows)},
-                   details={"method": "certified PLD accountant (pessimistic/optimistic grid measures composed by FFT "
-                                      "with bounded error): the interval must contain the GDP δ(ε), no tolerance",
-                            "rows": rows})
+            rows.append(
+                {
+                    "mus": mus if len(mus) < 6 else f"{len(mus)}x{mus[0]}",
+                    "eps": e,
+                    "gdp": d,
+                    "pld_lower": iv.lower,
+                    "pld_upper": iv.upper,
+                    "inside": inside,
+                }
+            )
+    return Outcome(
+        "holds" if ok else "refuted",
+        claimed="composition of μ_i-GDP is √(Σμ_i²)-GDP",
+        measured={"cases_inside": sum(r["inside"] for r in rows), "cases": len(rows)},
+        details={
+            "method": "certified PLD accountant (pessimistic/optimistic grid measures composed by FFT "
+            "with bounded error): the interval must contain the GDP δ(ε), no tolerance",
+            "rows": rows,
+        },
+    )
 
 
 # ---------------------------------------------------------------- SPriFed (002)
@@ -126,20 +158,33 @@ def _spriFed_exposure_exact(ctx: RunContext) -> Outcome:
     rows, worst = [], 0.0
     for sens, sigma, n in [(1.0, 2.0, 100), (2.0, 5.0, 10), (1.0, 1.0, 1000)]:
         r = spf.noisysmpc_exposure(sens, sigma, n)
-        for e in ([2.0] if ctx.quick else [0.5, 2.0, 10.0]):
+        for e in [2.0] if ctx.quick else [0.5, 2.0, 10.0]:
             hs = _mp_gauss_hockey(sens, r.sigma_client, e)
             ours = gdp.gdp_delta(r.mu_exposed, e)
             if hs < mpmath.mpf("1e-300"):
                 continue
             rel = abs(float(ours / hs) - 1)
             worst = max(worst, rel)
-        rows.append({"sensitivity": sens, "sigma": sigma, "clients": n, "sigma_client": r.sigma_client,
-                     "mu_aggregate": r.mu_aggregate, "mu_exposed": r.mu_exposed, "sqrt_n_mu": math.sqrt(n) * r.mu_aggregate,
-                     "eps_aggregate@1e-5": r.eps_aggregate, "eps_exposed@1e-5": r.eps_exposed})
+        rows.append(
+            {
+                "sensitivity": sens,
+                "sigma": sigma,
+                "clients": n,
+                "sigma_client": r.sigma_client,
+                "mu_aggregate": r.mu_aggregate,
+                "mu_exposed": r.mu_exposed,
+                "sqrt_n_mu": math.sqrt(n) * r.mu_aggregate,
+                "eps_aggregate@1e-5": r.eps_aggregate,
+                "eps_exposed@1e-5": r.eps_exposed,
+            }
+        )
     ok = worst <= REL_CLOSED and all(math.isclose(x["mu_exposed"], x["sqrt_n_mu"], rel_tol=1e-12) for x in rows)
-    return Outcome("holds" if ok else "refuted", claimed="one client's message is (μ√n)-GDP without secure aggregation",
-                   measured={"max_rel_error": worst, "examples": rows},
-                   details={"tolerance_rel": REL_CLOSED, "method": "mpmath hockey-stick of N(0,σ²/n) vs N(Δ,σ²/n)"})
+    return Outcome(
+        "holds" if ok else "refuted",
+        claimed="one client's message is (μ√n)-GDP without secure aggregation",
+        measured={"max_rel_error": worst, "examples": rows},
+        details={"tolerance_rel": REL_CLOSED, "method": "mpmath hockey-stick of N(0,σ²/n) vs N(Δ,σ²/n)"},
+    )
 
 
 @check("spriFed.budget", "numeric")
@@ -154,12 +199,29 @@ def _spriFed_budget_numeric(ctx: RunContext) -> Outcome:
         pld = gaussian_pld_delta(mus, [b.eps])
         inside = pld.lower[0] - 1e-12 <= 1e-5 <= pld.upper[0] + 1e-12
         ok &= inside
-        rows.append({"variant": var, "s": s, "mu1": mu1, "mu2": mu2, "n1": b.n1, "n2": b.n2, "mu_total": b.mu_total,
-                     "eps@1e-5": b.eps, "pld_delta_interval": [pld.lower[0], pld.upper[0]], "inside": inside})
-    return Outcome("holds" if ok else "refuted", claimed="run is √(Σ n_i μ_i²)-GDP, converted to (ε, δ)",
-                   measured={"rows": rows},
-                   details={"counts": "n1 = n2 = s per variant: our reading of Thm 6 (its formulas were lost in conversion)",
-                            "method": "PLD convolution of the n1+n2 Gaussian invocations must bracket δ = 1e-5 at the planner's ε"})
+        rows.append(
+            {
+                "variant": var,
+                "s": s,
+                "mu1": mu1,
+                "mu2": mu2,
+                "n1": b.n1,
+                "n2": b.n2,
+                "mu_total": b.mu_total,
+                "eps@1e-5": b.eps,
+                "pld_delta_interval": [pld.lower[0], pld.upper[0]],
+                "inside": inside,
+            }
+        )
+    return Outcome(
+        "holds" if ok else "refuted",
+        claimed="run is √(Σ n_i μ_i²)-GDP, converted to (ε, δ)",
+        measured={"rows": rows},
+        details={
+            "counts": "n1 = n2 = s per variant: our reading of Thm 6 (its formulas were lost in conversion)",
+            "method": "PLD convolution of the n1+n2 Gaussian invocations must bracket δ = 1e-5 at the planner's ε",
+        },
+    )
 
 
 # ---------------------------------------------------------------- amplification
@@ -169,24 +231,48 @@ def _amp_exact(ctx: RunContext) -> Outcome:
 
     rows, ok = [], True
     with mpmath.workdps(50):
-        for e, d, q in [(1, 0, "0.01"), (1, "1e-6", "0.01"), (2, "1e-5", "0.3"), ("0.1", "1e-3", "0.5"), (5, "1e-8", "0.001")]:
+        for e, d, q in [
+            (1, 0, "0.01"),
+            (1, "1e-6", "0.01"),
+            (2, "1e-5", "0.3"),
+            ("0.1", "1e-3", "0.5"),
+            (5, "1e-8", "0.001"),
+        ]:
             e, d, q = mpmath.mpf(e), mpmath.mpf(d), mpmath.mpf(q)
             p, qq = amp.canonical_pair(e, d)
             a, b = amp.subsampled_pair(p, qq, q)
             bound = amp.poisson_amplification(float(e), float(d), float(q))
-            ep = mpmath.log(1 + q * (mpmath.e ** e - 1))
+            ep = mpmath.log(1 + q * (mpmath.e**e - 1))
             hs = max(amp.hockey_stick(a, b, ep), amp.hockey_stick(b, a, ep))
             # tightness: at any smaller ε the δ exceeds qδ (or is > 0 when δ = 0)
-            below = max(amp.hockey_stick(a, b, ep * (1 - mpmath.mpf("1e-9"))), amp.hockey_stick(b, a, ep * (1 - mpmath.mpf("1e-9"))))
+            below = max(
+                amp.hockey_stick(a, b, ep * (1 - mpmath.mpf("1e-9"))),
+                amp.hockey_stick(b, a, ep * (1 - mpmath.mpf("1e-9"))),
+            )
             equal = abs(hs - q * d) <= mpmath.mpf("1e-40") * max(1, q * d)
             tight = below > q * d
             ok &= bool(equal and tight) and abs(float(ep) - bound.eps) <= 1e-12 * bound.eps
-            rows.append({"eps": float(e), "delta": float(d), "q": float(q), "eps_bound": bound.eps, "delta_bound": bound.delta,
-                         "exact_delta_at_bound": float(hs), "delta_just_below": float(below), "tight": bool(tight)})
-    return Outcome("holds" if ok else "refuted", claimed="(log(1+q(e^ε−1)), qδ), tight on randomised response",
-                   measured={"rows": rows},
-                   details={"method": "exact hockey-stick (mpmath, 50 digits) of the subsampled canonical (ε,δ) pair "
-                                      "(RR with δ-atoms), both directions; 'tight' = δ exceeds qδ at ε·(1−1e−9)"})
+            rows.append(
+                {
+                    "eps": float(e),
+                    "delta": float(d),
+                    "q": float(q),
+                    "eps_bound": bound.eps,
+                    "delta_bound": bound.delta,
+                    "exact_delta_at_bound": float(hs),
+                    "delta_just_below": float(below),
+                    "tight": bool(tight),
+                }
+            )
+    return Outcome(
+        "holds" if ok else "refuted",
+        claimed="(log(1+q(e^ε−1)), qδ), tight on randomised response",
+        measured={"rows": rows},
+        details={
+            "method": "exact hockey-stick (mpmath, 50 digits) of the subsampled canonical (ε,δ) pair "
+            "(RR with δ-atoms), both directions; 'tight' = δ exceeds qδ at ε·(1−1e−9)"
+        },
+    )
 
 
 @check("amplification.poisson", "numeric")
@@ -208,25 +294,39 @@ def _amp_numeric(ctx: RunContext) -> Outcome:
             bnd = amp.poisson_amplification(e0, d0, q)
             a, b = amp.subsampled_pair(P, Q, q)
             a, b = np.asarray(a), np.asarray(b)
-            hs = max(float(np.sum(np.clip(a - math.exp(bnd.eps) * b, 0, None))),
-                     float(np.sum(np.clip(b - math.exp(bnd.eps) * a, 0, None))))
+            hs = max(
+                float(np.sum(np.clip(a - math.exp(bnd.eps) * b, 0, None))),
+                float(np.sum(np.clip(b - math.exp(bnd.eps) * a, 0, None))),
+            )
             ratio = hs / bnd.delta
             if ratio > worst_ratio:
-                worst_ratio, worst = ratio, {"P": P.tolist(), "Q": Q.tolist(), "eps0": e0, "delta0": d0, "q": q, "hs": hs}
+                worst_ratio, worst = (
+                    ratio,
+                    {"P": P.tolist(), "Q": Q.tolist(), "eps0": e0, "delta0": d0, "q": q, "hs": hs},
+                )
     ok = worst_ratio <= 1 + 1e-7
-    return Outcome("holds" if ok else "refuted", claimed="subsampled δ at log(1+q(e^ε−1)) ≤ qδ for every (ε,δ)-DP pair",
-                   measured={"max_hs_over_qdelta": worst_ratio}, samples=n_pairs,
-                   details={"method": "random finite pairs (Dirichlet, 2–6 outputs); ε0 = exact ε of the pair at δ0 "
-                                      "(both directions), then the exact hockey-stick of the subsampled pair",
-                            "tolerance": "ratio ≤ 1 + 1e-7 (ε0 found by bisection)", "worst": worst})
+    return Outcome(
+        "holds" if ok else "refuted",
+        claimed="subsampled δ at log(1+q(e^ε−1)) ≤ qδ for every (ε,δ)-DP pair",
+        measured={"max_hs_over_qdelta": worst_ratio},
+        samples=n_pairs,
+        details={
+            "method": "random finite pairs (Dirichlet, 2–6 outputs); ε0 = exact ε of the pair at δ0 "
+            "(both directions), then the exact hockey-stick of the subsampled pair",
+            "tolerance": "ratio ≤ 1 + 1e-7 (ε0 found by bisection)",
+            "worst": worst,
+        },
+    )
 
 
 # ---------------------------------------------------------------- composition
 def _mp_rr_delta(e, T: int, et) -> mpmath.mpf:
     """δ(ε') of T-fold ε-randomised response as the binomial sum of KOV Thm 3.3 (mpmath, current precision)."""
-    w = mpmath.e ** e
-    return mpmath.fsum(mpmath.binomial(T, l) * max(0, w ** (T - l) - mpmath.e ** et * w ** l)
-                       for l in range(T + 1)) / (1 + w) ** T
+    w = mpmath.e**e
+    return (
+        mpmath.fsum(mpmath.binomial(T, l) * max(0, w ** (T - l) - mpmath.e**et * w**l) for l in range(T + 1))
+        / (1 + w) ** T
+    )
 
 
 def _mp_rr_eps(e, T: int, target) -> mpmath.mpf:
@@ -235,14 +335,14 @@ def _mp_rr_eps(e, T: int, target) -> mpmath.mpf:
     Between consecutive privacy-loss values (T − 2i − 2)ε ≤ ε' < (T − 2i)ε the positive terms of the
     binomial sum are l ≤ i, so δ_RR(ε') = A_i − e^{ε'} B_i there and e^{ε'} = (A_i − target)/B_i.
     """
-    w = mpmath.e ** e
+    w = mpmath.e**e
     norm = (1 + w) ** T
     A = B = mpmath.mpf(0)
     for i in range(T // 2 + 1):
         A += mpmath.binomial(T, i) * w ** (T - i) / norm
-        B += mpmath.binomial(T, i) * w ** i / norm
+        B += mpmath.binomial(T, i) * w**i / norm
         lo = max(mpmath.mpf(0), (T - 2 * i - 2) * e)
-        if A - mpmath.e ** lo * B > target:  # δ_RR decreases: it crosses the target on this segment
+        if A - mpmath.e**lo * B > target:  # δ_RR decreases: it crosses the target on this segment
             return mpmath.log((A - target) / B)
     return mpmath.mpf(0)  # δ_RR(0) ≤ target
 
@@ -265,11 +365,14 @@ def _comp_exact(ctx: RunContext) -> Outcome:
         r = comp.compare_compositions(e_f, T, dt_f)
         with mpmath.workdps(40):
             e, dt = mpmath.mpf(e_f), mpmath.mpf(dt_f)
-            drv = mpmath.sqrt(2 * T * mpmath.log(1 / dt)) * e + T * e * (mpmath.e ** e - 1)
-            lin = T * e * (mpmath.e ** e - 1) / (mpmath.e ** e + 1)
+            drv = mpmath.sqrt(2 * T * mpmath.log(1 / dt)) * e + T * e * (mpmath.e**e - 1)
+            lin = T * e * (mpmath.e**e - 1) / (mpmath.e**e + 1)
             sq = T * e * e
-            kov = min(T * e, lin + mpmath.sqrt(2 * sq * mpmath.log(mpmath.e + mpmath.sqrt(sq) / dt)),
-                      lin + mpmath.sqrt(2 * sq * mpmath.log(1 / dt)))
+            kov = min(
+                T * e,
+                lin + mpmath.sqrt(2 * sq * mpmath.log(mpmath.e + mpmath.sqrt(sq) / dt)),
+                lin + mpmath.sqrt(2 * sq * mpmath.log(1 / dt)),
+            )
             opt = _mp_rr_eps(e, T, dt)
             d_at_opt = _mp_rr_delta(e, T, opt)
             d_at_drv = _mp_rr_delta(e, T, drv)
@@ -278,23 +381,45 @@ def _comp_exact(ctx: RunContext) -> Outcome:
         rel = {k: abs(r[k].eps / v - 1) for k, v in ref.items()}
         rel["rr_delta_at_T_eps/4"] = abs(comp.rr_composition_delta(e_f, T, T * e_f / 4) / float(rr10) - 1)
         # the claim: KOV ≤ DRV, and both at least the exact optimum (δ_RR at the DRV ε within its δ)
-        order = (r["optimal"].eps <= r["kov"].eps <= r["drv"].eps and r["kov"].eps <= r["basic"].eps * (1 + 1e-12)
-                 and float(d_at_drv) <= dt_f * (1 + 1e-9))
+        order = (
+            r["optimal"].eps <= r["kov"].eps <= r["drv"].eps
+            and r["kov"].eps <= r["basic"].eps * (1 + 1e-12)
+            and float(d_at_drv) <= dt_f * (1 + 1e-9)
+        )
         order_ok &= order
         worst = max(worst, *rel.values())
-        rows.append({"eps": e_f, "T": T, "delta_tilde": dt_f, "ours": {k: v.eps for k, v in r.items()},
-                     "independent_mpmath": ref, "rel_diff": rel, "ordering_optimal<=kov<=drv": order,
-                     "rr_delta_at_optimal_eps": float(d_at_opt), "rr_delta_at_drv_eps": float(d_at_drv)})
+        rows.append(
+            {
+                "eps": e_f,
+                "T": T,
+                "delta_tilde": dt_f,
+                "ours": {k: v.eps for k, v in r.items()},
+                "independent_mpmath": ref,
+                "rel_diff": rel,
+                "ordering_optimal<=kov<=drv": order,
+                "rr_delta_at_optimal_eps": float(d_at_opt),
+                "rr_delta_at_drv_eps": float(d_at_drv),
+            }
+        )
     ok = worst <= 1e-9 and order_ok
     head = rows[0]
-    return Outcome("holds" if ok else "refuted", claimed="KOV ≤ DRV, both ≥ exact RR composition",
-                   measured={"at_eps=0.1_T=400_delta=1e-5": head["ours"], "max_rel_diff_vs_mpmath": worst,
-                             "ordering_holds_everywhere": order_ok},
-                   details={"rows": rows, "tolerance": "relative 1e-9 against 40-digit mpmath evaluations",
-                            "method": "DRV and KOV (Thm 3.5) closed forms in mpmath; the optimum (KOV Thm 3.3) as the "
-                                      "binomial sum of T-fold randomised response, solved for ε' exactly on its "
-                                      "linear-in-e^ε' segment; none of these share code with accountants.composition",
-                            "note": "dp_accounting's KOV returns only grid values ε(T−2i); the continuous optimum is lower"})
+    return Outcome(
+        "holds" if ok else "refuted",
+        claimed="KOV ≤ DRV, both ≥ exact RR composition",
+        measured={
+            "at_eps=0.1_T=400_delta=1e-5": head["ours"],
+            "max_rel_diff_vs_mpmath": worst,
+            "ordering_holds_everywhere": order_ok,
+        },
+        details={
+            "rows": rows,
+            "tolerance": "relative 1e-9 against 40-digit mpmath evaluations",
+            "method": "DRV and KOV (Thm 3.5) closed forms in mpmath; the optimum (KOV Thm 3.3) as the "
+            "binomial sum of T-fold randomised response, solved for ε' exactly on its "
+            "linear-in-e^ε' segment; none of these share code with accountants.composition",
+            "note": "dp_accounting's KOV returns only grid values ε(T−2i); the continuous optimum is lower",
+        },
+    )
 
 
 @check("composition.advanced", "numeric")
@@ -308,15 +433,29 @@ def _comp_numeric(ctx: RunContext) -> Outcome:
                 r = comp.compare_compositions(e, T, dt)
                 n += 1
                 if not (r["kov"].eps <= r["drv"].eps * (1 + 1e-12)):
-                    viol.append({"eps": e, "T": T, "dt": dt, "kov": r["kov"].eps, "drv": r["drv"].eps, "what": "KOV > DRV"})
+                    viol.append(
+                        {"eps": e, "T": T, "dt": dt, "kov": r["kov"].eps, "drv": r["drv"].eps, "what": "KOV > DRV"}
+                    )
                 if not (r["optimal"].eps <= min(r["kov"].eps, r["drv"].eps) * (1 + 1e-9) + 1e-12):
-                    viol.append({"eps": e, "T": T, "dt": dt, "opt": r["optimal"].eps, "kov": r["kov"].eps, "what": "exact > bound"})
+                    viol.append(
+                        {
+                            "eps": e,
+                            "T": T,
+                            "dt": dt,
+                            "opt": r["optimal"].eps,
+                            "kov": r["kov"].eps,
+                            "what": "exact > bound",
+                        }
+                    )
                 # DRV's δ = Tδ + δ̃ is ≥ KOV's, so also the DRV pair must dominate the exact region:
                 if comp.rr_composition_delta(e, T, r["drv"].eps) > dt * (1 + 1e-9):
                     viol.append({"eps": e, "T": T, "dt": dt, "what": "DRV not a valid bound"})
-    return Outcome("refuted" if viol else "holds", claimed="KOV ≤ DRV on a grid; both ≥ exact RR composition",
-                   measured={"grid_points": n, "violations": len(viol)},
-                   details={"grid": "ε ∈ {0.01…2}, T ∈ {1…1000}, δ̃ ∈ {1e-3,1e-5,1e-8}", "violations": viol[:10]})
+    return Outcome(
+        "refuted" if viol else "holds",
+        claimed="KOV ≤ DRV on a grid; both ≥ exact RR composition",
+        measured={"grid_points": n, "violations": len(viol)},
+        details={"grid": "ε ∈ {0.01…2}, T ∈ {1…1000}, δ̃ ∈ {1e-3,1e-5,1e-8}", "violations": viol[:10]},
+    )
 
 
 # ---------------------------------------------------------------- 004 wireless
@@ -377,39 +516,61 @@ def _seif_thm1(ctx: RunContext) -> Outcome:
         more = wl.central_nonuniform(r, c, dp, dl)
         bigger_c = wl.central_nonuniform(p, c * 1.5, dp, dl)
         bigger_dl = wl.central_nonuniform(p, c, dp, dl * 10)
-        checks = {"eps grows with max p_k (mu_K fixed)": up.eps > base.eps,
-                  "delta grows with max p_k": up.delta > base.delta,
-                  "eps falls as mu_K grows (max p_k fixed)": more.eps < base.eps or r[k_mid] == p[k_mid],
-                  "eps grows with c": bigger_c.eps > base.eps,
-                  "delta grows with delta_l": bigger_dl.delta > base.delta}
+        checks = {
+            "eps grows with max p_k (mu_K fixed)": up.eps > base.eps,
+            "delta grows with max p_k": up.delta > base.delta,
+            "eps falls as mu_K grows (max p_k fixed)": more.eps < base.eps or r[k_mid] == p[k_mid],
+            "eps grows with c": bigger_c.eps > base.eps,
+            "delta grows with delta_l": bigger_dl.delta > base.delta,
+        }
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
             mono_fail.append({"trial": trial, "K": K, "c": c, "failed": bad})
         if trial < 3:
-            examples.append({"K": K, "c": c, "eps_c": base.eps, "delta_c": base.delta, "eps_c_max_p_raised": up.eps,
-                             "eps_c_mu_raised": more.eps})
+            examples.append(
+                {
+                    "K": K,
+                    "c": c,
+                    "eps_c": base.eps,
+                    "delta_c": base.delta,
+                    "eps_c_max_p_raised": up.eps,
+                    "eps_c_mu_raised": more.eps,
+                }
+            )
     invalid_raised = 0
-    for bad in [dict(p=[0.01] * 100, c=1.0, delta_prime=1e-5, delta_l=1e-5),      # μ_K ≤ βK
-                dict(p=[0.5] * 10, c=1.0, delta_prime=1e-30, delta_l=1e-5),      # δ′ below 2e^{-2μ²/K}
-                dict(p=[0.5] * 10, c=1.0, delta_prime=1.0, delta_l=1e-5)]:
+    for bad in [
+        dict(p=[0.01] * 100, c=1.0, delta_prime=1e-5, delta_l=1e-5),  # μ_K ≤ βK
+        dict(p=[0.5] * 10, c=1.0, delta_prime=1e-30, delta_l=1e-5),  # δ′ below 2e^{-2μ²/K}
+        dict(p=[0.5] * 10, c=1.0, delta_prime=1.0, delta_l=1e-5),
+    ]:
         try:
             wl.central_nonuniform(**bad)
         except PrivcheckUsageError:
             invalid_raised += 1
     consistent = worst_red <= 1e-12 and worst_mp <= 1e-12 and invalid_raised == 3
     verdict = "refuted" if mono_fail else ("computed" if consistent else "error")
-    return Outcome(verdict,
-                   claimed="eq. 13 evaluated as printed (reduces to eq. 14 for uniform p; ε_c grows with max_k p_k, "
-                           "falls with μ_K; validity range of δ′) — a calculator, not evidence that the mechanism meets it",
-                   measured={"max_rel_eq13_vs_eq14": worst_red, "max_rel_float_vs_mpmath": worst_mp,
-                             "uniform_points": n, "monotonicity_trials": 60, "monotonicity_failures": len(mono_fail),
-                             "invalid_inputs_rejected": invalid_raised},
-                   details={"what_computed_means": "the bound of eq. 13 is computed as printed and is self-consistent; "
-                                                   "whether the wireless mechanism actually satisfies it is checked "
-                                                   "separately by seif.thm1.mechanism [exact]",
-                            "monotonicity_failures": mono_fail[:10], "examples": examples,
-                            "tolerance": "relative 1e-12 (float vs 40-digit mpmath; eq. 13 vs eq. 14)",
-                            "not_checked": "the derivation (Lemma 4 compares Y with Y_{-k} whose noise variance differs)"})
+    return Outcome(
+        verdict,
+        claimed="eq. 13 evaluated as printed (reduces to eq. 14 for uniform p; ε_c grows with max_k p_k, "
+        "falls with μ_K; validity range of δ′) — a calculator, not evidence that the mechanism meets it",
+        measured={
+            "max_rel_eq13_vs_eq14": worst_red,
+            "max_rel_float_vs_mpmath": worst_mp,
+            "uniform_points": n,
+            "monotonicity_trials": 60,
+            "monotonicity_failures": len(mono_fail),
+            "invalid_inputs_rejected": invalid_raised,
+        },
+        details={
+            "what_computed_means": "the bound of eq. 13 is computed as printed and is self-consistent; "
+            "whether the wireless mechanism actually satisfies it is checked "
+            "separately by seif.thm1.mechanism [exact]",
+            "monotonicity_failures": mono_fail[:10],
+            "examples": examples,
+            "tolerance": "relative 1e-12 (float vs 40-digit mpmath; eq. 13 vs eq. 14)",
+            "not_checked": "the derivation (Lemma 4 compares Y with Y_{-k} whose noise variance differs)",
+        },
+    )
 
 
 def _popt_grid():
@@ -428,17 +589,32 @@ def _seif_popt(ctx: RunContext) -> Outcome:
     rows = []
     for K, c, dp, dl in _popt_grid():
         o = wl.optimal_p(K, c, dp, dl)
-        rows.append({"K": K, "c": c, "p_paper": o.p_paper, "p_numeric": o.p_numeric, "eps_at_p_paper": o.eps_paper,
-                     "eps_min": o.eps_numeric, "rel_excess": o.excess})
+        rows.append(
+            {
+                "K": K,
+                "c": c,
+                "p_paper": o.p_paper,
+                "p_numeric": o.p_numeric,
+                "eps_at_p_paper": o.eps_paper,
+                "eps_min": o.eps_numeric,
+                "rel_excess": o.excess,
+            }
+        )
     tol = 1e-6
     bad = [r for r in rows if r["rel_excess"] > tol]
     worst = max(rows, key=lambda r: r["rel_excess"])
-    return Outcome("refuted" if bad else "holds", claimed="p* = min(1, 2β) minimises eq. 14",
-                   measured={"worst": worst, "cells_not_minimal": len(bad), "cells": len(rows)},
-                   details={"tolerance_rel_excess": tol, "rows": rows,
-                            "explanation": "Lemma 1 minimises the linearisation p·c/√(K(p−β)) (eq. 38–40, e^x−1≈x); "
-                                           "the minimiser of eq. 14 itself satisfies (1−e^{−g}) = p g/(2(p−β)), g = c/√(K(p−β)), "
-                                           "so it lies above 2β and reaches 1 for large c; the gap vanishes as c/√(Kβ) → 0"})
+    return Outcome(
+        "refuted" if bad else "holds",
+        claimed="p* = min(1, 2β) minimises eq. 14",
+        measured={"worst": worst, "cells_not_minimal": len(bad), "cells": len(rows)},
+        details={
+            "tolerance_rel_excess": tol,
+            "rows": rows,
+            "explanation": "Lemma 1 minimises the linearisation p·c/√(K(p−β)) (eq. 38–40, e^x−1≈x); "
+            "the minimiser of eq. 14 itself satisfies (1−e^{−g}) = p g/(2(p−β)), g = c/√(K(p−β)), "
+            "so it lies above 2β and reaches 1 for large c; the gap vanishes as c/√(Kβ) → 0",
+        },
+    )
 
 
 @check("seif.lemma1.eps", "scaling")
@@ -457,18 +633,34 @@ def _seif_kslope(ctx: RunContext) -> Outcome:
     converging = all(s <= -0.75 + 1e-9 for s in slopes) and all(b >= a - 1e-12 for a, b in zip(slopes, slopes[1:]))
     asym_ok = abs(fit.asymptotic_slope + 0.75) <= 0.01
     # eq. 16 equals eq. 14 at p* = 2β (when 2β < 1)
-    eq_rel = max(abs(wl.lemma1_eps(K, c, dp) / wl.central_uniform(K, wl.paper_popt(K, dp), c, dp, 1e-4).eps - 1)
-                 for K in [10**3, 10**5, 10**8])
+    eq_rel = max(
+        abs(wl.lemma1_eps(K, c, dp) / wl.central_uniform(K, wl.paper_popt(K, dp), c, dp, 1e-4).eps - 1)
+        for K in [10**3, 10**5, 10**8]
+    )
     verdict = "holds" if (contains or (asym_ok and converging)) and eq_rel <= 1e-9 else "refuted"
-    return Outcome(verdict, claimed={"slope": -0.75}, measured={"ols_slope_1e3_1e8": fit.slope, "interval": list(fit.interval),
-                                                               "top_decade_slope": fit.asymptotic_slope},
-                   details={"interval": list(fit.interval), "confidence": ctx.confidence, "interval_contains_-0.75": contains,
-                            "residual_sd": fit.residual_sd, "decade_slopes": decades,
-                            "eq16_vs_eq14_at_pstar_max_rel": eq_rel,
-                            "reading": "the fit is deterministic, so its t-interval measures curvature, not noise; the local "
-                                       "slopes are all ≤ −3/4 (ε_c falls at least as fast as K^{−3/4}) and rise monotonically "
-                                       "to −3/4, so O(K^{−3/4}) holds asymptotically" if converging else "",
-                            "parameters": {"c": c, "delta_prime": dp, "K": "1e3…1e8, 26 log-spaced points"}})
+    return Outcome(
+        verdict,
+        claimed={"slope": -0.75},
+        measured={
+            "ols_slope_1e3_1e8": fit.slope,
+            "interval": list(fit.interval),
+            "top_decade_slope": fit.asymptotic_slope,
+        },
+        details={
+            "interval": list(fit.interval),
+            "confidence": ctx.confidence,
+            "interval_contains_-0.75": contains,
+            "residual_sd": fit.residual_sd,
+            "decade_slopes": decades,
+            "eq16_vs_eq14_at_pstar_max_rel": eq_rel,
+            "reading": "the fit is deterministic, so its t-interval measures curvature, not noise; the local "
+            "slopes are all ≤ −3/4 (ε_c falls at least as fast as K^{−3/4}) and rise monotonically "
+            "to −3/4, so O(K^{−3/4}) holds asymptotically"
+            if converging
+            else "",
+            "parameters": {"c": c, "delta_prime": dp, "K": "1e3…1e8, 26 log-spaced points"},
+        },
+    )
 
 
 @check("seif.lemma2.local", "numeric")
@@ -476,14 +668,22 @@ def _seif_lemma2(ctx: RunContext) -> Outcome:
     from accountants import wireless as wl
 
     rows, ok = [], True
-    for K, p, L, s2, dl, dp in [(200, 0.3, 1, 0.1, 1e-5, 1e-5), (200, 0.9, 1, 0.1, 1e-5, 1e-5), (200, 0.3, 0.1, 0.1, 1e-5, 1e-5),
-                                (20, 0.5, 1, 9, 1e-4, 1e-4), (200, 0.3, 1, 0.8, 1e-5, 1e-5), (1000, 0.2, 1, 1, 1e-5, 1e-5),
-                                (50, 0.5, 1, 0.1, 1e-5, 1e-5)]:
+    for K, p, L, s2, dl, dp in [
+        (200, 0.3, 1, 0.1, 1e-5, 1e-5),
+        (200, 0.9, 1, 0.1, 1e-5, 1e-5),
+        (200, 0.3, 0.1, 0.1, 1e-5, 1e-5),
+        (20, 0.5, 1, 9, 1e-4, 1e-4),
+        (200, 0.3, 1, 0.8, 1e-5, 1e-5),
+        (1000, 0.2, 1, 1, 1e-5, 1e-5),
+        (50, 0.5, 1, 0.1, 1e-5, 1e-5),
+    ]:
         c = wl.wireless_c(L, math.sqrt(s2), dl)
         lg = wl.local_eps([p] * K, 0, c, dp, dl)
         d = wl.local_exact_delta([p] * K, 0, L, math.sqrt(s2), lg.eps)
         ok &= d <= lg.delta
-        rows.append({"K": K, "p": p, "L": L, "sigma2": s2, "eps_l": lg.eps, "claimed_delta": lg.delta, "exact_delta": d})
+        rows.append(
+            {"K": K, "p": p, "L": L, "sigma2": s2, "eps_l": lg.eps, "claimed_delta": lg.delta, "exact_delta": d}
+        )
     # non-uniform p
     rng = ctx.rng("lemma2")
     p = rng.uniform(0.2, 0.9, 300)
@@ -492,9 +692,15 @@ def _seif_lemma2(ctx: RunContext) -> Outcome:
     d = wl.local_exact_delta(p, 0, 1.0, 1.0, lg.eps)
     ok &= d <= lg.delta
     rows.append({"K": 300, "p": "U(0.2,0.9)", "eps_l": lg.eps, "claimed_delta": lg.delta, "exact_delta": d})
-    return Outcome("holds" if ok else "refuted", claimed="ε_ℓ ≤ c/√(1+κ) with δ = p_k(δ_ℓ+δ′)", measured={"rows": rows},
-                   details={"method": "exact δ at the claimed ε_ℓ for a PS that knows the participants: "
-                                      "p_k Σ_r P(r) δ_GDP(2L/√((r+1)σ²), ε) (N0 = 0, the worst case); must be ≤ the claimed δ"})
+    return Outcome(
+        "holds" if ok else "refuted",
+        claimed="ε_ℓ ≤ c/√(1+κ) with δ = p_k(δ_ℓ+δ′)",
+        measured={"rows": rows},
+        details={
+            "method": "exact δ at the claimed ε_ℓ for a PS that knows the participants: "
+            "p_k Σ_r P(r) δ_GDP(2L/√((r+1)σ²), ε) (N0 = 0, the worst case); must be ≤ the claimed δ"
+        },
+    )
 
 
 @check("seif.composition.hetero", "numeric")
@@ -522,17 +728,27 @@ def _seif_hetero(ctx: RunContext) -> Outcome:
         e18 = wl.total_eq18(eps_t, dt)
         gap = e18 - e19
         if gap / max(e19, 1e-300) > worst_gap:
-            worst_gap, worst = gap / max(e19, 1e-300), {"K": K, "T": T, "c": c, "delta_prime": dp, "delta_tilde": dt, "eq18": e18, "eq19": e19}
+            worst_gap, worst = (
+                gap / max(e19, 1e-300),
+                {"K": K, "T": T, "c": c, "delta_prime": dp, "delta_tilde": dt, "eq18": e18, "eq19": e19},
+            )
     # eq. 18 must also be a valid composition bound: compare with the exact optimum for homogeneous ε_c
     valid = []
     for e, T, dt in [(0.1, 100, 1e-5), (0.5, 20, 1e-6), (1.0, 10, 1e-3), (0.02, 1000, 1e-8)]:
         e18 = wl.total_eq18([e] * T, dt)
         valid.append({"eps_c": e, "T": T, "eq18": e18, "exact": comp.rr_composition_eps(e, T, dt)})
     ok = worst_gap <= 1e-12 and all(v["eq18"] >= v["exact"] for v in valid)
-    return Outcome("holds" if ok else "refuted", claimed="eq. 18 total; eq. 18 ≤ eq. 19", samples=tried,
-                   measured={"max_rel_eq18_minus_eq19": worst_gap, "valid_parameter_sets": tried},
-                   details={"worst": worst, "eq18_vs_exact_optimum": valid,
-                            "method": "random (K, T, p_{k,t}, c, δ′, δ̃) from the seeded generator; invalid sets (μ_t ≤ βK) skipped"})
+    return Outcome(
+        "holds" if ok else "refuted",
+        claimed="eq. 18 total; eq. 18 ≤ eq. 19",
+        samples=tried,
+        measured={"max_rel_eq18_minus_eq19": worst_gap, "valid_parameter_sets": tried},
+        details={
+            "worst": worst,
+            "eq18_vs_exact_optimum": valid,
+            "method": "random (K, T, p_{k,t}, c, δ′, δ̃) from the seeded generator; invalid sets (μ_t ≤ βK) skipped",
+        },
+    )
 
 
 @check("seif.composition.drv", "numeric")
@@ -552,14 +768,31 @@ def _seif_drv(ctx: RunContext) -> Outcome:
                 # the accountant rounds its totals outward (safe side) by a few ulps: equal to the printed
                 # formula up to that rounding, never below it
                 d_printed = T * dc + dt
-                good = (math.isclose(e_tot, paper, rel_tol=1e-12) and d_printed <= d_tot <= d_printed * (1 + 1e-12)
-                        and d_exact <= d_tot)
+                good = (
+                    math.isclose(e_tot, paper, rel_tol=1e-12)
+                    and d_printed <= d_tot <= d_printed * (1 + 1e-12)
+                    and d_exact <= d_tot
+                )
                 ok &= good
-                rows.append({"eps_c": ec, "T": T, "delta_tilde": dt, "eps_total": e_tot, "delta_total": d_tot, "exact_delta_at_eps_total": d_exact})
-    return Outcome("holds" if ok else "refuted", claimed="√(2T log(1/δ̃))ε_c + Tε_c(e^{ε_c}−1), δ = Tδ_c + δ̃",
-                   measured={"points": len(rows), "all_valid": ok},
-                   details={"method": "formula as printed; validity: the exact optimal composition's δ at that ε is ≤ Tδ_c + δ̃",
-                            "rows": rows[:8]})
+                rows.append(
+                    {
+                        "eps_c": ec,
+                        "T": T,
+                        "delta_tilde": dt,
+                        "eps_total": e_tot,
+                        "delta_total": d_tot,
+                        "exact_delta_at_eps_total": d_exact,
+                    }
+                )
+    return Outcome(
+        "holds" if ok else "refuted",
+        claimed="√(2T log(1/δ̃))ε_c + Tε_c(e^{ε_c}−1), δ = Tδ_c + δ̃",
+        measured={"points": len(rows), "all_valid": ok},
+        details={
+            "method": "formula as printed; validity: the exact optimal composition's δ at that ε is ≤ Tδ_c + δ̃",
+            "rows": rows[:8],
+        },
+    )
 
 
 @check("seif.table2", "numeric")
@@ -567,13 +800,35 @@ def _seif_tables(ctx: RunContext) -> Outcome:
     from accountants import wireless as wl
 
     cells = wl.reproduce_tables()
-    rows = [{"table": c.table, "p": c.p, "L": c.L, "sigma2": c.sigma2, "c": c.c, "eps_c_printed": c.eps_c_printed,
-             "eps_c_eq14": c.eps_c_computed, "eps_c_reproduced": c.eps_c_reproduced, "eps_l_printed": c.eps_l_printed,
-             "eps_l_lemma2": c.eps_l_computed, "eps_l_reproduced": c.eps_l_reproduced} for c in cells]
+    rows = [
+        {
+            "table": c.table,
+            "p": c.p,
+            "L": c.L,
+            "sigma2": c.sigma2,
+            "c": c.c,
+            "eps_c_printed": c.eps_c_printed,
+            "eps_c_eq14": c.eps_c_computed,
+            "eps_c_reproduced": c.eps_c_reproduced,
+            "eps_l_printed": c.eps_l_printed,
+            "eps_l_lemma2": c.eps_l_computed,
+            "eps_l_reproduced": c.eps_l_reproduced,
+        }
+        for c in cells
+    ]
     n_ok = sum(c.eps_c_reproduced for c in cells)
-    return Outcome("holds" if n_ok == len(cells) else "refuted", claimed="Tables II–III uniform ε_c,max follow from eq. 14",
-                   measured={"eps_c_cells_reproduced": n_ok, "cells": len(cells),
-                             "eps_l_cells_reproduced": sum(c.eps_l_reproduced for c in cells)},
-                   details={"rows": rows, "parameters": "K = 200, δ_ℓ = 1e-5, δ′ = 2e^{−2μ_K²/K} + 1e-5, σ_min = √σ², "
-                                                        "c = (2L/σ_min)√(2 log(1.25/δ_ℓ))",
-                            "tolerance": "half a unit in the last printed digit"})
+    return Outcome(
+        "holds" if n_ok == len(cells) else "refuted",
+        claimed="Tables II–III uniform ε_c,max follow from eq. 14",
+        measured={
+            "eps_c_cells_reproduced": n_ok,
+            "cells": len(cells),
+            "eps_l_cells_reproduced": sum(c.eps_l_reproduced for c in cells),
+        },
+        details={
+            "rows": rows,
+            "parameters": "K = 200, δ_ℓ = 1e-5, δ′ = 2e^{−2μ_K²/K} + 1e-5, σ_min = √σ², "
+            "c = (2L/σ_min)√(2 log(1.25/δ_ℓ))",
+            "tolerance": "half a unit in the last printed digit",
+        },
+    )

@@ -13,6 +13,7 @@
 Each case is audited against its claimed μ (refuted when an empirical (α, β) box lies below
 G_μ); the family-wise confidence ``ctx.confidence`` is split over the cases (Bonferroni).
 """
+
 from __future__ import annotations
 
 import math
@@ -27,15 +28,29 @@ from privcheck.claims import CATALOGUE, Claim, Outcome, RunContext, check
 P002 = noisysmpc.SOURCE
 P004 = wireless.SOURCE
 
-CATALOGUE.add_claim(Claim(
-    "spriFed.noisysmpc.gdp_audit", P002, "Alg. 1", "privacy",
-    "the NoisySMPC sum (n clients each adding N(0, σ²/n)) is μ-GDP with μ = Δ/σ for a change Δ of one "
-    "client's contribution; audited black-box as a trade-off curve", ("mc",)))
-CATALOGUE.add_claim(Claim(
-    "seif.ota.gdp_audit", P004, "Sec. II, eq. 6–8", "privacy",
-    "one over-the-air aggregation step (channel inversion, artificial noise σ² per user, receiver noise N0, "
-    "all K users participating) is μ-GDP with μ = 2L/√(Kσ² + N0) when one user's gradient (‖g‖ ≤ L) is "
-    "replaced; audited black-box as a trade-off curve", ("mc",)))
+CATALOGUE.add_claim(
+    Claim(
+        "spriFed.noisysmpc.gdp_audit",
+        P002,
+        "Alg. 1",
+        "privacy",
+        "the NoisySMPC sum (n clients each adding N(0, σ²/n)) is μ-GDP with μ = Δ/σ for a change Δ of one "
+        "client's contribution; audited black-box as a trade-off curve",
+        ("mc",),
+    )
+)
+CATALOGUE.add_claim(
+    Claim(
+        "seif.ota.gdp_audit",
+        P004,
+        "Sec. II, eq. 6–8",
+        "privacy",
+        "one over-the-air aggregation step (channel inversion, artificial noise σ² per user, receiver noise N0, "
+        "all K users participating) is μ-GDP with μ = 2L/√(Kσ² + N0) when one user's gradient (‖g‖ ≤ L) is "
+        "replaced; audited black-box as a trade-off curve",
+        ("mc",),
+    )
+)
 
 Case = tuple[str, float, Callable]
 
@@ -69,15 +84,30 @@ def _curve_outcome(ctx: RunContext, cases: list[Case], inputs: list, default: in
     for i, (label, mu, sampler) in enumerate(cases):
         res = audit(sampler, inputs=inputs, mu=mu, samples=n, seed=base + i, confidence=conf, jobs=ctx.jobs)
         verdicts.append(res.verdict)
-        rows.append({"case": label, "mu_claimed": mu, "mu_lower": res.mu_lower, "verdict": res.verdict,
-                     "confidence": conf, "samples_per_input": n, "points": len(res.curve_points or []),
-                     "curve_points": res.curve_points or []})  # drawn in the reports (plots.audit_curve_data)
+        rows.append(
+            {
+                "case": label,
+                "mu_claimed": mu,
+                "mu_lower": res.mu_lower,
+                "verdict": res.verdict,
+                "confidence": conf,
+                "samples_per_input": n,
+                "points": len(res.curve_points or []),
+                "curve_points": res.curve_points or [],
+            }
+        )  # drawn in the reports (plots.audit_curve_data)
     verdict = "refuted" if "refuted" in verdicts else "holds" if all(v == "holds" for v in verdicts) else "inconclusive"
-    return Outcome(verdict, claimed={r["case"]: r["mu_claimed"] for r in rows},
-                   measured={r["case"]: r["mu_lower"] for r in rows},
-                   details={"cases": rows, "note": "mu_lower: certified lower bound on the mechanism's mu; "
-                                                   "'holds' means no violation detected at this power"},
-                   samples=n * len(inputs) * len(cases))
+    return Outcome(
+        verdict,
+        claimed={r["case"]: r["mu_claimed"] for r in rows},
+        measured={r["case"]: r["mu_lower"] for r in rows},
+        details={
+            "cases": rows,
+            "note": "mu_lower: certified lower bound on the mechanism's mu; "
+            "'holds' means no violation detected at this power",
+        },
+        samples=n * len(inputs) * len(cases),
+    )
 
 
 @check("spriFed.noisysmpc.gdp_audit", "mc")

@@ -9,6 +9,7 @@
 - ``sqsgd.quantize.unbiased.corrected`` [exact]: the corrected rounding probability
   (K−1)(X−B_k*)/(2U) is unbiased (the printed rule's exact means are in the details).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -76,8 +77,15 @@ def _fmt(t) -> list[str]:
 def _privquant_unbiased_exact(ctx: RunContext) -> Outcome:
     """Enumerate all outputs (d ≤ 3, K ≤ 4, every κ, p ∈ {1/2, 3/4, 9/10}) in Fractions."""
     U = Fraction(1)
-    coord_values = [Fraction(-1), Fraction(-3, 4), Fraction(-1, 5), Fraction(0), Fraction(1, 3),
-                    Fraction(5, 7), Fraction(1)]
+    coord_values = [
+        Fraction(-1),
+        Fraction(-3, 4),
+        Fraction(-1, 5),
+        Fraction(0),
+        Fraction(1, 3),
+        Fraction(5, 7),
+        Fraction(1),
+    ]
     n_xhat = n_xhat_bad = 0
     n_x = {False: 0, True: 0}
     n_x_bad = {False: 0, True: 0}
@@ -110,32 +118,49 @@ def _privquant_unbiased_exact(ctx: RunContext) -> Outcome:
                 if ez != x:
                     n_x_bad[corrected] += 1
                     if first_bad_x[corrected] is None:
-                        first_bad_x[corrected] = {"d": d, "K": K, "kappa": kappa, "p": str(p), "U": str(U),
-                                                  "X": _fmt(x), "E[Z]": _fmt(ez),
-                                                  "E[X_hat]": _fmt(quantizer_mean_exact(xj, K, U, corrected) for xj in x)}
+                        first_bad_x[corrected] = {
+                            "d": d,
+                            "K": K,
+                            "kappa": kappa,
+                            "p": str(p),
+                            "U": str(U),
+                            "X": _fmt(x),
+                            "E[Z]": _fmt(ez),
+                            "E[X_hat]": _fmt(quantizer_mean_exact(xj, K, U, corrected) for xj in x),
+                        }
     holds_xhat = n_xhat_bad == 0
     holds_x = n_x_bad[False] == 0
     verdict = "holds" if holds_xhat and holds_x else "refuted"
     details = {
         "method": "exact enumeration of all K^d outputs per grid input, rational arithmetic (Fraction); "
-                  "E[Z|X] = Σ_u P(X̂=u|X) E[Z|X̂=u] with the quantiser of eq. 6",
+        "E[Z|X] = Σ_u P(X̂=u|X) E[Z|X̂=u] with the quantiser of eq. 6",
         "grid": "d in {1,2,3}, K in {2,3,4}, every kappa in {0..d-1}, p in {1/2, 3/4, 9/10}, U = 1; "
-                "X from {-1,-3/4,-1/5,0,1/3,5/7,1}^d (every 17th point for d = 3)",
+        "X from {-1,-3/4,-1/5,0,1/3,5/7,1}^d (every 17th point for d = 3)",
         "tolerance": "exact equality",
         "E[Z|Xhat]=Xhat": {"cases": n_xhat, "failures": n_xhat_bad, "counterexample": first_bad_xhat},
-        "E[Z|X]=X, quantiser as printed (eq. 6)": {"cases": n_x[False], "failures": n_x_bad[False],
-                                                   "counterexample": first_bad_x[False]},
-        "E[Z|X]=X, corrected quantiser (K-1)(X-B_k*)/(2U)": {"cases": n_x[True], "failures": n_x_bad[True],
-                                                             "counterexample": first_bad_x[True]},
+        "E[Z|X]=X, quantiser as printed (eq. 6)": {
+            "cases": n_x[False],
+            "failures": n_x_bad[False],
+            "counterexample": first_bad_x[False],
+        },
+        "E[Z|X]=X, corrected quantiser (K-1)(X-B_k*)/(2U)": {
+            "cases": n_x[True],
+            "failures": n_x_bad[True],
+            "counterexample": first_bad_x[True],
+        },
         "skipped": skipped,
     }
     if not holds_x and holds_xhat:
-        details["finding"] = ("Alg. 1's m makes Z unbiased for X̂ exactly; E[Z] = X fails only through the "
-                              "printed quantiser (eq. 6), which is biased for K ≥ 3; with the corrected "
-                              "rounding probability E[Z] = X holds in every case")
-    measured = {"E[Z|Xhat]=Xhat": "holds" if holds_xhat else "fails",
-                "E[Z|X]=X (printed eq. 6)": "holds" if holds_x else "fails",
-                "E[Z|X]=X (corrected quantiser)": "holds" if n_x_bad[True] == 0 else "fails"}
+        details["finding"] = (
+            "Alg. 1's m makes Z unbiased for X̂ exactly; E[Z] = X fails only through the "
+            "printed quantiser (eq. 6), which is biased for K ≥ 3; with the corrected "
+            "rounding probability E[Z] = X holds in every case"
+        )
+    measured = {
+        "E[Z|Xhat]=Xhat": "holds" if holds_xhat else "fails",
+        "E[Z|X]=X (printed eq. 6)": "holds" if holds_x else "fails",
+        "E[Z|X]=X (corrected quantiser)": "holds" if n_x_bad[True] == 0 else "fails",
+    }
     return Outcome(verdict=verdict, claimed="E[Z] = X̂ given X̂, and E[Z] = X", measured=measured, details=details)
 
 
@@ -170,7 +195,7 @@ def _m_appendix_exact(ctx: RunContext) -> Outcome:
             m2 = normalising_factor_m_appendix(d, K, kappa, p, exact=True)
             differ = m1 != m2
             rel = float(abs(m1 - m2) / abs(m1)) if m1 != 0 else (math.inf if differ else 0.0)
-            if K ** d <= (256 if ctx.quick else 4096):
+            if K**d <= (256 if ctx.quick else 4096):
                 true_m = _enumerated_m(d, K, kappa, p)
                 truth["cases"] += 1
                 truth["alg1_matches_enumeration"] += int(true_m == m1)
@@ -192,24 +217,35 @@ def _m_appendix_exact(ctx: RunContext) -> Outcome:
             max_rel = max(max_rel, rel)
             n_material += int(rel > 1e-6)
             if first is None:
-                first = {"d": d, "K": K, "kappa": kappa, "tau": tau_of(d, kappa), "p": str(p),
-                         "m_alg1": m1s, "m_appendix": m2s}
+                first = {
+                    "d": d,
+                    "K": K,
+                    "kappa": kappa,
+                    "tau": tau_of(d, kappa),
+                    "p": str(p),
+                    "m_alg1": m1s,
+                    "m_appendix": m2s,
+                }
     verdict = "holds" if n_diff == 0 else "refuted"
     return Outcome(
         verdict=verdict,
         claimed="App. A.1 m (coefficient C(d-1, d-tau-1)) equals Alg. 1 m (C(d-1, tau-1))",
-        measured={"grid_points": n, "differ": n_diff, "differ_by_more_than_1e-6_relative": n_material,
-                  "max_relative_difference": max_rel},
+        measured={
+            "grid_points": n,
+            "differ": n_diff,
+            "differ_by_more_than_1e-6_relative": n_material,
+            "max_relative_difference": max_rel,
+        },
         details={
             "tolerance": "exact equality (Fraction) for d <= 20; relative 1e-40 (mpmath, 50 digits) above",
             "grid": "d in {1..8, 20, 100, 1000}, K in {2,3,4,16,128}, kappa in {0, (d-1)//2, d-1}, "
-                    "p in {1/2, 3/4, 9/10, 99/100, 1}",
+            "p in {1/2, 3/4, 9/10, 99/100, 1}",
             "counterexample": first,
             "degenerate_points_with_m_alg1_zero": n_degenerate,
             "which_is_right": truth | {"note": "E[V^1|u]/u^1 by enumerating all outputs (K^d <= 4096)"},
             "note": "C(d-1, d-tau-1) = C(d-1, tau) differs from C(d-1, tau-1) for every tau >= (d+1)/2, so "
-                    "the two m differ whenever p < 1; for large d and K the second term is so small against "
-                    "the first that they agree to 40 digits (counted as agreeing)",
+            "the two m differ whenever p < 1; for large d and K the second term is so small against "
+            "the first that they agree to 40 digits (counted as agreeing)",
         },
     )
 
@@ -246,8 +282,12 @@ def _paper_settings(quick: bool) -> list[dict]:
 
 def _small_grid(quick: bool) -> list[dict]:
     ds = (1, 2, 4, 16) if quick else (1, 2, 4, 16, 64)
-    return [{"where": "grid", "eps": eps, "d": d, "K": K}
-            for eps in (0.5, 1.0, 2.0, 4.0, 8.0) for d in ds for K in (2, 4, 16)]
+    return [
+        {"where": "grid", "eps": eps, "d": d, "K": K}
+        for eps in (0.5, 1.0, 2.0, 4.0, 8.0)
+        for d in ds
+        for K in (2, 4, 16)
+    ]
 
 
 def _min_eps_any(d: int, K: int) -> float:
@@ -266,13 +306,21 @@ def _calibration_exact(ctx: RunContext) -> Outcome:
         cal = calibrate(pt["eps"], pt["d"], pt["K"])
         row = dict(pt)
         if not cal.feasible:
-            row |= {"feasible": False, "log_lhs_at_kappa0": cal.min_log_lhs,
-                    "min_exact_eps_any_kappa_p": _min_eps_any(pt["d"], pt["K"])}
+            row |= {
+                "feasible": False,
+                "log_lhs_at_kappa0": cal.min_log_lhs,
+                "min_exact_eps_any_kappa_p": _min_eps_any(pt["d"], pt["K"]),
+            }
             infeasible.append(row)
         else:
             ex = privquant_exact_epsilon(pt["d"], pt["K"], cal.kappa, cal.p_mp)
-            row |= {"feasible": True, "kappa": cal.kappa, "p": cal.p_text[:25], "exact_eps": ex.eps,
-                    "exact_eps_text": ex.eps_text[:25]}
+            row |= {
+                "feasible": True,
+                "kappa": cal.kappa,
+                "p": cal.p_text[:25],
+                "exact_eps": ex.eps,
+                "exact_eps_text": ex.eps_text[:25],
+            }
             if not ex.eps <= pt["eps"]:
                 violations.append(row)
         rows.append(row)
@@ -281,10 +329,10 @@ def _calibration_exact(ctx: RunContext) -> Outcome:
     feasible_rows = [r for r in rows if r["feasible"]]
     details = {
         "rule": "kappa = largest integer in {0..d-1} with LHS(8) <= e^(0.9 eps) (LHS(8) as printed, "
-                "including p/(1-p)); p = e^(0.1 eps)/(1+e^(0.1 eps))",
+        "including p/(1-p)); p = e^(0.1 eps)/(1+e^(0.1 eps))",
         "tolerance": "exact eps <= eps compared at 50 significant digits",
         "dimensions": "d~ = 2^ceil(log2(r d)) of Alg. 2 with r = 0.5 % (LeNet-5: 119 850 -> 1024; "
-                      "ResNet-110: 1 722 224 -> 16384); App. A.4 omitted (its r is not given)",
+        "ResNet-110: 1 722 224 -> 16384); App. A.4 omitted (its r is not given)",
         "violations": violations,
         "infeasible": infeasible,
         "paper_settings": paper_rows,
@@ -298,7 +346,8 @@ def _calibration_exact(ctx: RunContext) -> Outcome:
             f"the rule has no solution at {len(infeasible)} of {len(rows)} points "
             f"({sum(1 for r in infeasible if r['where'] != 'grid')} of {len(paper_rows)} paper settings): even kappa = 0 "
             f"gives LHS(8) > e^(0.9 eps), and no PrivQuant(kappa, p >= 1/2) on d = {first['d']}, K = {first['K']} "
-            f"is better than {first['min_exact_eps_any_kappa_p']:.6g}-LDP (claimed eps = {first['eps']:g})")
+            f"is better than {first['min_exact_eps_any_kappa_p']:.6g}-LDP (claimed eps = {first['eps']:g})"
+        )
     measured = {"violations": len(violations), "infeasible": len(infeasible), "feasible": len(feasible_rows)}
     return Outcome(verdict=verdict, claimed="exact eps <= eps at every grid point", measured=measured, details=details)
 
@@ -331,8 +380,13 @@ def _quantize_corrected_exact(ctx: RunContext) -> Outcome:
                         printed_example = {"K": K, "U": str(U), "x": str(x), "E[X_hat] printed": str(mean_p)}
                     if bias > printed_max_bias:
                         printed_max_bias = bias
-                        printed_max_case = {"K": K, "U": str(U), "x": str(x), "E[X_hat] printed": str(mean_p),
-                                            "bias/U": str(bias)}
+                        printed_max_case = {
+                            "K": K,
+                            "U": str(U),
+                            "x": str(x),
+                            "E[X_hat] printed": str(mean_p),
+                            "bias/U": str(bias),
+                        }
     verdict = "holds" if bad == 0 else "refuted"
     return Outcome(
         verdict=verdict,
@@ -343,10 +397,13 @@ def _quantize_corrected_exact(ctx: RunContext) -> Outcome:
             "grid": "K in 2..9, U in {1, 5/2, 10}, x = B_k + f (B_{k+1} - B_k), f in {0,1/7,1/3,1/2,5/6}, and x = U",
             "counterexample": first_bad,
             "printed_rule_exact_means": {
-                "biased_points": printed_bad, "of": n, "example": printed_example,
-                "max_bias_over_U": str(printed_max_bias), "max_bias_case": printed_max_case,
+                "biased_points": printed_bad,
+                "of": n,
+                "example": printed_example,
+                "max_bias_over_U": str(printed_max_bias),
+                "max_bias_case": printed_max_case,
                 "closed_form": "E[X_hat] - X = (k*/(K-1) - 1)(X - B_k*): zero only for K = 2, in the top bin "
-                               "k* = K-1, or on the grid",
+                "k* = K-1, or on the grid",
             },
         },
     )

@@ -8,6 +8,7 @@ nor its noise). The exact δ(ε_c) of one neighbouring pair (others' gradients 0
 computed by :mod:`accountants.wireless_exact` for several d; one pair with δ(ε_c) > δ_c beyond the
 numerical error bound refutes the theorem. Deterministic: no sampling.
 """
+
 from __future__ import annotations
 
 import math
@@ -45,8 +46,17 @@ def _cells(quick: bool) -> list[dict]:
             continue
         seen.add(key)
         for d in (_TABLE_D_MNIST,) if quick else _TABLE_DIMS:
-            cells.append(dict(group=f"Table {row['table']}", p=[row["p"]] * wl.TABLE_K, L=row["L"],
-                              sigma2=row["sigma2"], N0=_TABLE_N0, d=d, delta_l=wl.TABLE_DELTA_L))
+            cells.append(
+                dict(
+                    group=f"Table {row['table']}",
+                    p=[row["p"]] * wl.TABLE_K,
+                    L=row["L"],
+                    sigma2=row["sigma2"],
+                    N0=_TABLE_N0,
+                    d=d,
+                    delta_l=wl.TABLE_DELTA_L,
+                )
+            )
     dims = _QUICK_DIMS if quick else _DIMS
     for K, p in _SMALL:
         for s2 in (0.1, 1.0):
@@ -54,8 +64,11 @@ def _cells(quick: bool) -> list[dict]:
                 for d in dims:
                     cells.append(dict(group="small K", p=[p] * K, L=1.0, sigma2=s2, N0=N0, d=d, delta_l=1e-5))
     for d in dims:  # non-uniform (channel-aware-like) sampling, eq. 13 proper
-        cells.append(dict(group="non-uniform", p=np.linspace(0.5, 1.0, 20).tolist(), L=1.0, sigma2=1.0, N0=1.0,
-                          d=d, delta_l=1e-5))
+        cells.append(
+            dict(
+                group="non-uniform", p=np.linspace(0.5, 1.0, 20).tolist(), L=1.0, sigma2=1.0, N0=1.0, d=d, delta_l=1e-5
+            )
+        )
     # Fig. 3's parameters (K = 20, L = 2, d = 30, N0 = 1, σ² = 0.1, δ_ℓ = δ′ = 1e−5), p = 0.9
     cells.append(dict(group="Fig. 3", p=[0.9] * 20, L=2.0, sigma2=0.1, N0=1.0, d=30, delta_l=1e-5, delta_prime=1e-5))
     return cells
@@ -63,12 +76,24 @@ def _cells(quick: bool) -> list[dict]:
 
 def _row(cell: dict, r: wx.Thm1Comparison) -> dict:
     p = np.asarray(cell["p"])
-    return {"group": cell["group"], "K": int(p.size),
-            "p": float(p[0]) if np.all(p == p[0]) else f"{p.min():g}..{p.max():g}",
-            "L": cell["L"], "sigma2": cell["sigma2"], "N0": cell["N0"], "d": cell["d"],
-            "delta_prime": r.delta_prime, "delta_l": r.delta_l, "eps_c": r.eps_c, "delta_c": r.delta_c,
-            "true_delta": r.true_delta, "error_bound": r.error, "true_delta_reverse": r.true_delta_reverse,
-            "ratio": r.true_delta / r.delta_c, "violated": r.violated}
+    return {
+        "group": cell["group"],
+        "K": int(p.size),
+        "p": float(p[0]) if np.all(p == p[0]) else f"{p.min():g}..{p.max():g}",
+        "L": cell["L"],
+        "sigma2": cell["sigma2"],
+        "N0": cell["N0"],
+        "d": cell["d"],
+        "delta_prime": r.delta_prime,
+        "delta_l": r.delta_l,
+        "eps_c": r.eps_c,
+        "delta_c": r.delta_c,
+        "true_delta": r.true_delta,
+        "error_bound": r.error,
+        "true_delta_reverse": r.true_delta_reverse,
+        "ratio": r.true_delta / r.delta_c,
+        "violated": r.violated,
+    }
 
 
 @check("seif.thm1.mechanism", "exact")
@@ -88,8 +113,11 @@ def _seif_thm1_mechanism(ctx: RunContext) -> Outcome:
     hp = [headline["p"]] * headline["K"]
     sigma = math.sqrt(headline["sigma2"])
     eps_true = wx.profile_eps("remove", hp, 0, headline["L"], sigma, headline["N0"], headline["d"], headline["delta_c"])
-    by_d = {str(r["d"]): r["true_delta"] for r in table_rows
-            if (r["p"], r["L"], r["sigma2"]) == (headline["p"], headline["L"], headline["sigma2"])}
+    by_d = {
+        str(r["d"]): r["true_delta"]
+        for r in table_rows
+        if (r["p"], r["L"], r["sigma2"]) == (headline["p"], headline["L"], headline["sigma2"])
+    }
     # the "replace" relation (gradient changed within the L-ball, eq. 43's sensitivity 2L), Table cells:
     # from y alone at the largest d, and for a PS that knows the participating set (d-independent)
     replace_rows = []
@@ -98,51 +126,74 @@ def _seif_thm1_mechanism(ctx: RunContext) -> Outcome:
             continue
         pp, sg = [r["p"]] * r["K"], math.sqrt(r["sigma2"])
         known = wl.local_exact_delta(pp, 0, r["L"], sg, r["eps_c"], r["N0"])
-        row = {"group": r["group"], "p": r["p"], "L": r["L"], "sigma2": r["sigma2"], "d": r["d"],
-               "eps_c": r["eps_c"], "delta_c": r["delta_c"],
-               "set_known": known, "set_known_exceeds_delta_c": known > r["delta_c"]}
+        row = {
+            "group": r["group"],
+            "p": r["p"],
+            "L": r["L"],
+            "sigma2": r["sigma2"],
+            "d": r["d"],
+            "eps_c": r["eps_c"],
+            "delta_c": r["delta_c"],
+            "set_known": known,
+            "set_known_exceeds_delta_c": known > r["delta_c"],
+        }
         if not ctx.quick:
             y_only = wx.profile_delta("replace", pp, 0, r["L"], sg, r["N0"], r["d"], r["eps_c"])
-            row.update({"y_only": y_only.delta, "y_only_error": y_only.delta_error,
-                        "y_only_exceeds_delta_c": y_only.delta - y_only.delta_error > r["delta_c"]})
+            row.update(
+                {
+                    "y_only": y_only.delta,
+                    "y_only_error": y_only.delta_error,
+                    "y_only_exceeds_delta_c": y_only.delta - y_only.delta_error > r["delta_c"],
+                }
+            )
         replace_rows.append(row)
     max_err = max(r["error_bound"] for r in rows)
     verdict = "refuted" if viol else ("inconclusive" if undecided else "holds")
     slack = min(r["delta_c"] - r["true_delta"] - r["error_bound"] for r in rows)
     return Outcome(
         verdict,
-        claimed={"statement": "δ(ε_c) ≤ δ_c (eq. 13) for every neighbouring pair",
-                 "at_headline_cell": {"eps_c": headline["eps_c"], "delta_c": headline["delta_c"]}},
-        measured={"cells": len(rows), "violations": len(viol), "undecided": len(undecided),
-                  "headline_counterexample": {**headline, "true_eps_at_delta_c": eps_true},
-                  "worst_cell": worst, "min_slack_if_none_violated": None if viol else slack},
+        claimed={
+            "statement": "δ(ε_c) ≤ δ_c (eq. 13) for every neighbouring pair",
+            "at_headline_cell": {"eps_c": headline["eps_c"], "delta_c": headline["delta_c"]},
+        },
+        measured={
+            "cells": len(rows),
+            "violations": len(viol),
+            "undecided": len(undecided),
+            "headline_counterexample": {**headline, "true_eps_at_delta_c": eps_true},
+            "worst_cell": worst,
+            "min_slack_if_none_violated": None if viol else slack,
+        },
         details={
             "model": "004 Sec. II: y = Σ_{i∈𝒦} g_i + Σ_{i∈𝒦} n_i + m (eq. 1, 6–8), n_i ~ N(0, σ² I_d), "
-                     "m ~ N(0, N0 I_d), user i in 𝒦 w.p. p_i; the PS observes y only (𝒦 unknown, case (b))",
+            "m ~ N(0, N0 I_d), user i in 𝒦 w.p. p_i; the PS observes y only (𝒦 unknown, case (b))",
             "relation": "paper's Def. 2 / App. B (eq. 28, 33–36): D′ = D without user k's data; under D′ user k "
-                        "sends neither gradient nor artificial noise (Y_{−k}). Witness pair: other users' "
-                        "gradients 0, g_k = L e_1. δ is H_{ε_c}(P_D ‖ P_D′) (eq. 12's direction); its value "
-                        "for one pair is a lower bound on the mechanism's δ(ε_c).",
+            "sends neither gradient nor artificial noise (Y_{−k}). Witness pair: other users' "
+            "gradients 0, g_k = L e_1. δ is H_{ε_c}(P_D ‖ P_D′) (eq. 12's direction); its value "
+            "for one pair is a lower bound on the mechanism's δ(ε_c).",
             "why_d_matters": "P_D's components have noise variance s_{r+1}² = (r+1)σ² + N0 where P_D′'s have "
-                             "s_r²: Lemma 4's step (35) applies the Gaussian-mechanism bound c/√|A| to two outputs "
-                             "whose covariances differ, and ‖y‖² reveals the number of noise sources as d grows",
+            "s_r²: Lemma 4's step (35) applies the Gaussian-mechanism bound c/√|A| to two outputs "
+            "whose covariances differ, and ‖y‖² reveals the number of noise sources as d grows",
             "tolerance": "violated when true δ − numerical error bound > δ_c; error bound = rigorous truncation "
-                         "+ a-posteriori quadrature estimates (accountants.wireless_exact.hockey_stick)",
+            "+ a-posteriori quadrature estimates (accountants.wireless_exact.hockey_stick)",
             "max_error_bound": max_err,
             "headline_delta_by_d": by_d,
             "replace_relation_tables": {
                 "rows": replace_rows,
                 "note": "not the paper's relation: user k's gradient g → g′ within the L-ball (‖g − g′‖ ≤ 2L, "
-                        "eq. 43), user k still sampled and still adds its noise, so no covariance change. "
-                        "'set_known': a PS that knows 𝒦 (Sec. II case (a)) observes (𝒦, y); its exact δ is "
-                        "accountants.wireless.local_exact_delta. Reported, not part of the verdict."},
-            "grid": {"tables": "K = 200, p ∈ {0.3, 0.9}, (L, σ²) ∈ {(1, .1), (.1, .1), (1, .8), (.2, .8)}, N0 = 1, "
-                               "δ_ℓ = 1e−5, δ′ = 2e^{−2Kp²} + 1e−5, d ∈ " + str(_TABLE_DIMS)
-                               + " (7850 = single-layer NN on MNIST)",
-                     "small_K": "(K, p) ∈ " + str(_SMALL) + ", σ² ∈ {0.1, 1}, N0 ∈ {0, 1}, L = 1, δ_ℓ = 1e−5, "
-                                "d ∈ " + str(_DIMS),
-                     "non_uniform": "K = 20, p_k = 0.5..1.0 (linear), σ² = 1, N0 = 1, L = 1",
-                     "fig3": "K = 20, p = 0.9, L = 2, σ² = 0.1, N0 = 1, d = 30, δ_ℓ = δ′ = 1e−5"},
+                "eq. 43), user k still sampled and still adds its noise, so no covariance change. "
+                "'set_known': a PS that knows 𝒦 (Sec. II case (a)) observes (𝒦, y); its exact δ is "
+                "accountants.wireless.local_exact_delta. Reported, not part of the verdict.",
+            },
+            "grid": {
+                "tables": "K = 200, p ∈ {0.3, 0.9}, (L, σ²) ∈ {(1, .1), (.1, .1), (1, .8), (.2, .8)}, N0 = 1, "
+                "δ_ℓ = 1e−5, δ′ = 2e^{−2Kp²} + 1e−5, d ∈ " + str(_TABLE_DIMS) + " (7850 = single-layer NN on MNIST)",
+                "small_K": "(K, p) ∈ " + str(_SMALL) + ", σ² ∈ {0.1, 1}, N0 ∈ {0, 1}, L = 1, δ_ℓ = 1e−5, "
+                "d ∈ " + str(_DIMS),
+                "non_uniform": "K = 20, p_k = 0.5..1.0 (linear), σ² = 1, N0 = 1, L = 1",
+                "fig3": "K = 20, p = 0.9, L = 2, σ² = 0.1, N0 = 1, d = 30, δ_ℓ = δ′ = 1e−5",
+            },
             "violations": viol[:12],
             "rows": rows,
-        })
+        },
+    )

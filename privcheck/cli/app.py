@@ -7,6 +7,7 @@ or a refused request (one line on standard error, never a traceback), 3 on an
 internal error (one line; ``--debug`` shows the traceback), 130 on Ctrl-C
 (see :mod:`privcheck.cli.guard`).
 """
+
 from __future__ import annotations
 
 import math
@@ -77,11 +78,15 @@ def list_cmd(patterns, json_out: str | None, verbose: bool) -> None:
 
     data = filter_listing(catalogue_listing(), list(patterns))
     if patterns and not data["claims"] and not data["mechanisms"]:
-        raise PrivcheckUsageError(f"no claim or mechanism matches {' '.join(patterns)!r} "
-                                  "(globs such as 'fedsel.*' work; 'privcheck list' shows everything)")
+        raise PrivcheckUsageError(
+            f"no claim or mechanism matches {' '.join(patterns)!r} "
+            "(globs such as 'fedsel.*' work; 'privcheck list' shows everything)"
+        )
     if json_out:
-        out = {"claims": [dict(c, citation=cite_source(c["source"])) for c in data["claims"]],
-               "mechanisms": [dict(m, citation=cite_source(m["source"])) for m in data["mechanisms"]]}
+        out = {
+            "claims": [dict(c, citation=cite_source(c["source"])) for c in data["claims"]],
+            "mechanisms": [dict(m, citation=cite_source(m["source"])) for m in data["mechanisms"]],
+        }
         import json
 
         text = json.dumps(out, indent=2, ensure_ascii=False)
@@ -123,34 +128,77 @@ def papers_cmd() -> None:
         click.echo(f"      {counts.get(p.key, 0)} claims; 'privcheck list' shows them as [{p.key}] {p.short}")
 
 
-@main.command(epilog="Exit codes: 0 every check met its expectation (refuted built-in claims are findings); "
-                     "1 an expectation not met, an error (or a --timeout), or a --fail-on verdict; 2 bad usage "
-                     "or a refused request; 3 internal error; 130 interrupted.")
+@main.command(
+    epilog="Exit codes: 0 every check met its expectation (refuted built-in claims are findings); "
+    "1 an expectation not met, an error (or a --timeout), or a --fail-on verdict; 2 bad usage "
+    "or a refused request; 3 internal error; 130 interrupted."
+)
 @click.argument("patterns", nargs=-1)
 @click.option("--file", "files", multiple=True, type=str, help="User claims file (.py or .toml); repeatable.")
 @click.option("--samples", type=int, default=None, help="Override Monte Carlo sample sizes (>= 20).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Run seed (>= 0).")
 @click.option("--jobs", type=int, default=None, help="Worker processes (default: all cores).")
 @click.option("--quick", is_flag=True, help="Reduced Monte Carlo power, labelled as such.")
-@click.option("--method", "methods", multiple=True, help="Only these methods (exact, symbolic, numeric, mc, scaling, calculator).")
+@click.option(
+    "--method", "methods", multiple=True, help="Only these methods (exact, symbolic, numeric, mc, scaling, calculator)."
+)
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of Monte Carlo statements.")
 @click.option("--json", "json_out", type=str, default=None, help="Write verdict records as JSON to PATH or '-'.")
 @click.option("--markdown", "md_out", type=str, default=None, help="Write a Markdown report to PATH.")
 @click.option("--junit", "junit_out", type=str, default=None, help="Write a JUnit XML report to PATH.")
-@click.option("--html", "html_out", type=str, default=None, help="Write a self-contained HTML report (figures embedded) to PATH.")
+@click.option(
+    "--html", "html_out", type=str, default=None, help="Write a self-contained HTML report (figures embedded) to PATH."
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only the summary line.")
 @click.option("-v", "--verbose", count=True, help="Print claimed, measured and every number of each check's details.")
-@click.option("--fail-on", "fail_on", multiple=True, type=click.Choice(["refuted", "inconclusive"]),
-              help="Also exit 1 (and mark JUnit failures) when a check has this verdict; repeatable. "
-                   "By default refuted built-in claims are findings, not failures.")
-@click.option("--timeout", type=float, default=None,
-              help="Seconds per check; a check past it becomes an error 'timed out' (default: none, 600 with --file).")
-@click.option("--max-memory", type=str, default=None,
-              help="Refuse --samples whose estimated memory exceeds this (e.g. 4G, 50%; default: half the RAM).")
-@click.option("--dask", "dask", type=str, default=None, metavar="ADDRESS",
-              help="Run each check as a task on Dask: 'local' (a cluster here) or tcp://HOST:PORT (extra privcheck[dask]).")
-def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, json_out, md_out, junit_out, html_out,
-           quiet, verbose, fail_on, timeout, max_memory, dask):
+@click.option(
+    "--fail-on",
+    "fail_on",
+    multiple=True,
+    type=click.Choice(["refuted", "inconclusive"]),
+    help="Also exit 1 (and mark JUnit failures) when a check has this verdict; repeatable. "
+    "By default refuted built-in claims are findings, not failures.",
+)
+@click.option(
+    "--timeout",
+    type=float,
+    default=None,
+    help="Seconds per check; a check past it becomes an error 'timed out' (default: none, 600 with --file).",
+)
+@click.option(
+    "--max-memory",
+    type=str,
+    default=None,
+    help="Refuse --samples whose estimated memory exceeds this (e.g. 4G, 50%; default: half the RAM).",
+)
+@click.option(
+    "--dask",
+    "dask",
+    type=str,
+    default=None,
+    metavar="ADDRESS",
+    help="Run each check as a task on Dask: 'local' (a cluster here) or tcp://HOST:PORT (extra privcheck[dask]).",
+)
+def verify(
+    patterns,
+    files,
+    samples,
+    seed,
+    jobs,
+    quick,
+    methods,
+    confidence,
+    json_out,
+    md_out,
+    junit_out,
+    html_out,
+    quiet,
+    verbose,
+    fail_on,
+    timeout,
+    max_memory,
+    dask,
+):
     """Run claims (ids or globs; default: the whole built-in catalogue) and print verdicts.
 
     One line per check (verdict, id [method], seconds; claimed → measured when
@@ -180,8 +228,9 @@ def verify(patterns, files, samples, seed, jobs, quick, methods, confidence, jso
     if quiet and verbose:
         raise PrivcheckUsageError("-q and -v exclude each other")
     verbosity = -1 if quiet else verbose
-    opts = RunOptions(seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout,
-                      client=dask)
+    opts = RunOptions(
+        seed=seed, jobs=jobs, quick=quick, samples=samples, confidence=confidence, timeout=timeout, client=dask
+    )
     user_ids: list[str] = []
     from privcheck.auditor.user_code import stdout_to_stderr, user_deadline
 
@@ -257,43 +306,126 @@ class _AuditCommand(click.Command):
         with formatter.section("Mechanisms (parameters=defaults)"):
             formatter.write_dl([(m["name"], mechanism_signature(m)) for m in mechs])
         formatter.write_paragraph()
-        formatter.write_text("Exit codes: 0 holds or inconclusive, 1 refuted or error (user code failed or timed "
-                              "out), 2 bad usage or a refused request, 3 internal error, 130 interrupted.")
+        formatter.write_text(
+            "Exit codes: 0 holds or inconclusive, 1 refuted or error (user code failed or timed "
+            "out), 2 bad usage or a refused request, 3 internal error, 130 interrupted."
+        )
 
 
 @main.command(cls=_AuditCommand)
 @click.argument("mechanism_name", metavar="MECHANISM")
 @click.option("--param", "params", multiple=True, help="Mechanism parameter NAME=VALUE; repeatable (see below).")
-@click.option("--eps", type=float, default=None,
-              help="Claimed ε  [default: the mechanism's nominal ε; without one the δ(ε) curve is printed]")
-@click.option("--samples", type=str, default=None,
-              help="Monte Carlo draws per input (>= 20), or 'auto[:target=0.95,draws=1e7,seconds=S]' "
-                   "(rounds until certified or budget).  [default: 1000000]")
+@click.option(
+    "--eps",
+    type=float,
+    default=None,
+    help="Claimed ε  [default: the mechanism's nominal ε; without one the δ(ε) curve is printed]",
+)
+@click.option(
+    "--samples",
+    type=str,
+    default=None,
+    help="Monte Carlo draws per input (>= 20), or 'auto[:target=0.95,draws=1e7,seconds=S]' "
+    "(rounds until certified or budget).  [default: 1000000]",
+)
 @click.option("--exact/--no-exact", default=None, help="Compute the exact ε.  [default: when available]")
 @click.option("--mc/--no-mc", "monte_carlo", default=True, show_default=True, help="Run the Monte Carlo lower bound.")
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence of the lower bound.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every random draw.")
 @click.option("--jobs", type=int, default=None, help="Worker threads.  [default: all cores]")
 @click.option("--json", "json_out", type=str, default=None, help="Write the result as JSON to PATH or '-'.")
-@click.option("--input", "inputs", multiple=True, help="User code: a candidate input (Python literal, else a string); repeatable.")
-@click.option("--pair", "pairs", multiple=True, help="User code: neighbouring inputs A,B (only these pairs are searched); repeatable.")
-@click.option("--per-sample", "per_sample", is_flag=True, help="User code: FUNCTION returns one output per call, fn(x, rng) or fn(x).")
-@click.option("--seed-global", "seed_global", is_flag=True, help="With --per-sample: seed numpy's and random's global RNGs per chunk.")
-@click.option("--view", "view", type=str, default=None, help="User code: audit MODULE:FUNCTION(outputs) instead (post-processing).")
-@click.option("--delta", type=float, default=None, help="Claimed δ (default: the mechanism's nominal δ; 0 for user code); with --mu, --accountant or dp-sgd's own accountant: the δ at which eps_lower_at_delta is certified.")
-@click.option("--max-memory", type=str, default=None,
-              help="Refuse requests estimated above this size (e.g. 4G, 50%; default: half the machine's RAM).")
-@click.option("--dask", "dask", type=str, default=None, metavar="ADDRESS",
-              help="Run the Monte Carlo chunks on Dask: 'local' (a cluster here) or tcp://HOST:PORT (extra privcheck[dask]).")
-@click.option("--mu", type=float, default=None, help="Claimed μ of a μ-GDP claim (instead of --eps): audited as a trade-off curve.")
-@click.option("--accountant", "accountant_specs", multiple=True, metavar="EVENT",
-              help="Claim: the accountant of these events, KIND:NAME=VALUE,...[xCOUNT] (the 'budget pld "
-                   "--event' syntax; repeat to compose), against its certified trade-off curve.  [default for dp-sgd/dp-fedavg: their own]")
-@click.option("--timeout", type=float, default=None,
-              help="Seconds the audit may run (user code: importing it, probing and drawing) before it stops with "
-                   "verdict error 'timed out'.  [default: 600 for user code, none for built-in mechanisms]")
-def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, seed, jobs, json_out,
-          inputs, pairs, per_sample, seed_global, view, delta, max_memory, dask, mu, accountant_specs, timeout):
+@click.option(
+    "--input", "inputs", multiple=True, help="User code: a candidate input (Python literal, else a string); repeatable."
+)
+@click.option(
+    "--pair",
+    "pairs",
+    multiple=True,
+    help="User code: neighbouring inputs A,B (only these pairs are searched); repeatable.",
+)
+@click.option(
+    "--per-sample",
+    "per_sample",
+    is_flag=True,
+    help="User code: FUNCTION returns one output per call, fn(x, rng) or fn(x).",
+)
+@click.option(
+    "--seed-global",
+    "seed_global",
+    is_flag=True,
+    help="With --per-sample: seed numpy's and random's global RNGs per chunk.",
+)
+@click.option(
+    "--view",
+    "view",
+    type=str,
+    default=None,
+    help="User code: audit MODULE:FUNCTION(outputs) instead (post-processing).",
+)
+@click.option(
+    "--delta",
+    type=float,
+    default=None,
+    help="Claimed δ (default: the mechanism's nominal δ; 0 for user code); with --mu, --accountant or dp-sgd's own accountant: the δ at which eps_lower_at_delta is certified.",
+)
+@click.option(
+    "--max-memory",
+    type=str,
+    default=None,
+    help="Refuse requests estimated above this size (e.g. 4G, 50%; default: half the machine's RAM).",
+)
+@click.option(
+    "--dask",
+    "dask",
+    type=str,
+    default=None,
+    metavar="ADDRESS",
+    help="Run the Monte Carlo chunks on Dask: 'local' (a cluster here) or tcp://HOST:PORT (extra privcheck[dask]).",
+)
+@click.option(
+    "--mu",
+    type=float,
+    default=None,
+    help="Claimed μ of a μ-GDP claim (instead of --eps): audited as a trade-off curve.",
+)
+@click.option(
+    "--accountant",
+    "accountant_specs",
+    multiple=True,
+    metavar="EVENT",
+    help="Claim: the accountant of these events, KIND:NAME=VALUE,...[xCOUNT] (the 'budget pld "
+    "--event' syntax; repeat to compose), against its certified trade-off curve.  [default for dp-sgd/dp-fedavg: their own]",
+)
+@click.option(
+    "--timeout",
+    type=float,
+    default=None,
+    help="Seconds the audit may run (user code: importing it, probing and drawing) before it stops with "
+    "verdict error 'timed out'.  [default: 600 for user code, none for built-in mechanisms]",
+)
+def audit(
+    mechanism_name,
+    params,
+    eps,
+    samples,
+    exact,
+    monte_carlo,
+    confidence,
+    seed,
+    jobs,
+    json_out,
+    inputs,
+    pairs,
+    per_sample,
+    seed_global,
+    view,
+    delta,
+    max_memory,
+    dask,
+    mu,
+    accountant_specs,
+    timeout,
+):
     """Audit one mechanism's ε: a built-in MECHANISM, or user code MODULE:FUNCTION.
 
     User code is a sampler f(x, n, rng) returning n outputs (or, with
@@ -319,26 +451,66 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
     if is_reference(mechanism_name):
         if params or exact:
             raise PrivcheckUsageError("--param and --exact are for built-in mechanisms; user code takes --input/--pair")
-        _audit_user_code(mechanism_name, inputs, pairs, per_sample, seed_global, view, eps, delta, samples,
-                         monte_carlo, confidence, seed, jobs, json_out, dask, curve,
-                         timeout=DEFAULT_USER_TIMEOUT if timeout is None else check_timeout(timeout))
+        _audit_user_code(
+            mechanism_name,
+            inputs,
+            pairs,
+            per_sample,
+            seed_global,
+            view,
+            eps,
+            delta,
+            samples,
+            monte_carlo,
+            confidence,
+            seed,
+            jobs,
+            json_out,
+            dask,
+            curve,
+            timeout=DEFAULT_USER_TIMEOUT if timeout is None else check_timeout(timeout),
+        )
         return
-    for flag, val in (("--input", inputs), ("--pair", pairs), ("--per-sample", per_sample),
-                      ("--seed-global", seed_global), ("--view", view)):
+    for flag, val in (
+        ("--input", inputs),
+        ("--pair", pairs),
+        ("--per-sample", per_sample),
+        ("--seed-global", seed_global),
+        ("--view", view),
+    ):
         if val:
             raise PrivcheckUsageError(f"{flag} is for user code (MODULE:FUNCTION); built-in mechanisms take --param")
     mech = mechanism(mechanism_name, **_parse_params(params))
-    if (eps is None and not curve and not callable(getattr(mech, "accountant", None))
-            and not math.isfinite(float(getattr(mech, "eps_nominal", math.inf) or math.inf))):
+    if (
+        eps is None
+        and not curve
+        and not callable(getattr(mech, "accountant", None))
+        and not math.isfinite(float(getattr(mech, "eps_nominal", math.inf) or math.inf))
+    ):
         _no_eps_claim(mech, json_out)
         return
     from privcheck.auditor import DEFAULT_SAMPLES
 
     n = planned_draws(samples, DEFAULT_SAMPLES)
-    check_audit_request(mech, n, jobs=jobs, monte_carlo=monte_carlo,  # before len(mech.inputs()) builds them
-                        distributed=dask is not None)
-    kwargs = dict(eps=eps, samples=samples or n, seed=seed, confidence=confidence, exact=exact, monte_carlo=monte_carlo,
-                  jobs=jobs, client=dask, **({"delta": delta} if delta is not None else {}), **curve)
+    check_audit_request(
+        mech,
+        n,
+        jobs=jobs,
+        monte_carlo=monte_carlo,  # before len(mech.inputs()) builds them
+        distributed=dask is not None,
+    )
+    kwargs = dict(
+        eps=eps,
+        samples=samples or n,
+        seed=seed,
+        confidence=confidence,
+        exact=exact,
+        monte_carlo=monte_carlo,
+        jobs=jobs,
+        client=dask,
+        **({"delta": delta} if delta is not None else {}),
+        **curve,
+    )
     if timeout is None:
         res = _run_audit(mech, n * len(mech.inputs()), **kwargs)
     else:
@@ -347,8 +519,12 @@ def audit(mechanism_name, params, eps, samples, exact, monte_carlo, confidence, 
         try:
             import functools
 
-            res = run_isolated(functools.partial(_run_audit, mech, n * len(mech.inputs()), **kwargs), (),
-                               timeout=check_timeout(timeout), name=f"the audit of {mech!r}")
+            res = run_isolated(
+                functools.partial(_run_audit, mech, n * len(mech.inputs()), **kwargs),
+                (),
+                timeout=check_timeout(timeout),
+                name=f"the audit of {mech!r}",
+            )
         except UserCodeError as exc:
             res = _failed_audit(repr(mech), eps, delta, confidence, n, exc, timeout)
     _print_audit(res, json_out)
@@ -359,8 +535,10 @@ def _curve_claim(mu, accountant_specs, eps, delta) -> dict:
     if mu is not None and accountant_specs:
         raise PrivcheckUsageError("give one claim: --mu or --accountant, not both")
     if (mu is not None or accountant_specs) and eps is not None:
-        raise PrivcheckUsageError("--mu/--accountant are claims of their own; drop --eps (--delta D alone adds the "
-                                  "certified eps lower bound at delta D)")
+        raise PrivcheckUsageError(
+            "--mu/--accountant are claims of their own; drop --eps (--delta D alone adds the "
+            "certified eps lower bound at delta D)"
+        )
     if mu is not None:
         if not (math.isfinite(mu) and mu > 0):
             raise PrivcheckUsageError(f"--mu must be a finite number > 0, got {mu}")
@@ -387,9 +565,25 @@ def _run_audit(sampler, total: int, **kwargs):
         return run_audit(sampler, progress=lambda k: bar.advance(task, k), **kwargs)
 
 
-def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, delta, samples, monte_carlo,
-                     confidence, seed, jobs, json_out, dask=None, curve: dict | None = None,
-                     timeout: float | None = None) -> None:
+def _audit_user_code(
+    ref,
+    inputs,
+    pairs,
+    per_sample,
+    seed_global,
+    view,
+    eps,
+    delta,
+    samples,
+    monte_carlo,
+    confidence,
+    seed,
+    jobs,
+    json_out,
+    dask=None,
+    curve: dict | None = None,
+    timeout: float | None = None,
+) -> None:
     """``privcheck audit MODULE:FUNCTION ...``: resolve the user's code and audit it.
 
     Importing, probing and auditing the code run in a forked child under
@@ -404,7 +598,9 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
     from privcheck.auditor.user_code import UserCodeError, parse_literal, parse_pair, run_isolated, stdout_to_stderr
 
     if not monte_carlo:
-        raise PrivcheckUsageError("--no-mc leaves nothing to run for user code (no exact ε without a built-in mechanism)")
+        raise PrivcheckUsageError(
+            "--no-mc leaves nothing to run for user code (no exact ε without a built-in mechanism)"
+        )
     curve = curve or {}
     if eps is None and not curve:
         raise PrivcheckUsageError("--eps (the claimed ε), --mu or --accountant is required for user code")
@@ -415,8 +611,24 @@ def _audit_user_code(ref, inputs, pairs, per_sample, seed_global, view, eps, del
     if len(xs) < 2 and not prs:
         raise PrivcheckUsageError("user code needs at least two --input values (or --pair A,B)")
     n = planned_draws(samples, DEFAULT_SAMPLES)
-    args = (ref, xs, prs, per_sample, seed_global, view, dict(
-        eps=eps, samples=samples or n, seed=seed, confidence=confidence, jobs=jobs, delta=delta, client=dask, **curve))
+    args = (
+        ref,
+        xs,
+        prs,
+        per_sample,
+        seed_global,
+        view,
+        dict(
+            eps=eps,
+            samples=samples or n,
+            seed=seed,
+            confidence=confidence,
+            jobs=jobs,
+            delta=delta,
+            client=dask,
+            **curve,
+        ),
+    )
     t0 = time.perf_counter()
     with stdout_to_stderr(json_out == "-"):
         try:
@@ -442,11 +654,22 @@ def _user_code_audit(ref, xs, prs, per_sample, seed_global, view, kwargs):
         sampler = wrap(fn, seed_global=seed_global)
     else:
         sampler = fn
-    probe_sampler(sampler, xs or list(dict.fromkeys(v for pr in prs for v in pr if _hashable(v))) or [prs[0][0]],
-                  ref, view_fn, per_sample)
+    probe_sampler(
+        sampler,
+        xs or list(dict.fromkeys(v for pr in prs for v in pr if _hashable(v))) or [prs[0][0]],
+        ref,
+        view_fn,
+        per_sample,
+    )
     try:
-        res = _run_audit(guard_user_code(sampler, ref), planned_draws(kwargs["samples"], 0) * max(2, len(xs)),
-                         inputs=xs or None, pairs=prs or None, view=view_fn, **kwargs)
+        res = _run_audit(
+            guard_user_code(sampler, ref),
+            planned_draws(kwargs["samples"], 0) * max(2, len(xs)),
+            inputs=xs or None,
+            pairs=prs or None,
+            view=view_fn,
+            **kwargs,
+        )
     except UserCodeError as exc:
         if exc.function is not None:
             raise
@@ -460,14 +683,29 @@ def _failed_audit(name: str, eps, delta, confidence, samples, exc, seconds: floa
     from privcheck.auditor.core import AuditResult
 
     return AuditResult(
-        mechanism=name, eps_claimed=eps, eps_exact=None, eps_exact_text=None, eps_lower=None,
-        confidence=confidence, samples=samples, seconds=round(float(seconds), 4), verdict="error",
-        verdict_exact=None, verdict_mc=None, worst_pair=None, event=None, eps_max_certifiable=None,
-        delta_claimed=delta or 0.0, details={"error": str(exc), "error_kind": getattr(exc, "kind", None),
-                                             "function": getattr(exc, "function", None),
-                                             "user_traceback": getattr(exc, "user_traceback", None)},
-        reason=str(exc))
-
+        mechanism=name,
+        eps_claimed=eps,
+        eps_exact=None,
+        eps_exact_text=None,
+        eps_lower=None,
+        confidence=confidence,
+        samples=samples,
+        seconds=round(float(seconds), 4),
+        verdict="error",
+        verdict_exact=None,
+        verdict_mc=None,
+        worst_pair=None,
+        event=None,
+        eps_max_certifiable=None,
+        delta_claimed=delta or 0.0,
+        details={
+            "error": str(exc),
+            "error_kind": getattr(exc, "kind", None),
+            "function": getattr(exc, "function", None),
+            "user_traceback": getattr(exc, "user_traceback", None),
+        },
+        reason=str(exc),
+    )
 
 
 def _hashable(v) -> bool:
@@ -544,8 +782,9 @@ def _no_eps_claim(mech, json_out: str | None) -> None:
     if json_out:
         import json
 
-        text = json.dumps({"mechanism": repr(mech), "eps_claimed": None, "verdict": None,
-                           "delta_of_eps": rows}, indent=2)
+        text = json.dumps(
+            {"mechanism": repr(mech), "eps_claimed": None, "verdict": None, "delta_of_eps": rows}, indent=2
+        )
         if json_out == "-":
             click.echo(text)
             return

@@ -4,6 +4,7 @@ Subcommands: gdp, compose, advanced, amplify, wireless, spriFed, plan. Each prin
 report and, with ``--json PATH|-``, writes the result as JSON (``-``: standard output only).
 Bad input raises :class:`PrivcheckUsageError` (one line, exit code 2).
 """
+
 from __future__ import annotations
 
 import json
@@ -84,14 +85,18 @@ def gdp_cmd(mu, mus, sigma, sensitivity, steps, delta, eps, json_out):
     if eps is not None and delta is not None:
         raise PrivcheckUsageError("give at most one of --eps or --delta")
     res = gdp.gdp_budget(per if len(per) > 1 else per[0], steps, eps=eps, delta=delta)
-    lines = [f"GDP: mu per step {', '.join(_g(v) for v in per)} x {steps} steps -> total mu = {_g(res.mu)}",
-             f"  (eps, delta) = ({_g(res.eps)}, {_g(res.delta)})  [exact conversion, Dong-Roth-Su]"]
+    lines = [
+        f"GDP: mu per step {', '.join(_g(v) for v in per)} x {steps} steps -> total mu = {_g(res.mu)}",
+        f"  (eps, delta) = ({_g(res.eps)}, {_g(res.delta)})  [exact conversion, Dong-Roth-Su]",
+    ]
     _emit(asdict(res), lines, json_out)
 
 
 @budget.command("compose")
 @click.option("--eps", "eps_list", type=str, required=True, help="ε_i, comma-separated (one value with --steps).")
-@click.option("--delta", "delta_list", type=str, default="0", show_default=True, help="δ_i, comma-separated or one value.")
+@click.option(
+    "--delta", "delta_list", type=str, default="0", show_default=True, help="δ_i, comma-separated or one value."
+)
 @click.option("--steps", type=int, default=1, show_default=True, help="Repeat a single ε this many times.")
 @click.option("--delta-tilde", type=float, default=1e-5, show_default=True, help="Slack δ̃ of the advanced bounds.")
 @click.option("--json", "json_out", type=str, default=None, help=_JSON_HELP)
@@ -105,9 +110,11 @@ def compose_cmd(eps_list, delta_list, steps, delta_tilde, json_out):
     dv = d[0] if len(d) == 1 else d
     basic = comp.basic_composition(ev, dv, steps)
     kov = comp.kov_composition(ev, delta_tilde, dv, steps)
-    lines = [f"composition of {basic.steps} mechanisms",
-             f"  basic:             eps = {_g(basic.eps)}, delta = {_g(basic.delta)}",
-             f"  KOV (closed form): eps = {_g(kov.eps)}, delta = {_g(kov.delta)}"]
+    lines = [
+        f"composition of {basic.steps} mechanisms",
+        f"  basic:             eps = {_g(basic.eps)}, delta = {_g(basic.delta)}",
+        f"  KOV (closed form): eps = {_g(kov.eps)}, delta = {_g(kov.delta)}",
+    ]
     _emit({"basic": basic, "kov": kov}, lines, json_out)
 
 
@@ -123,7 +130,12 @@ def advanced_cmd(eps, delta, steps, delta_tilde, json_out):
 
     r = comp.compare_compositions(eps, steps, delta_tilde, delta)
     lines = [f"{steps} x ({_g(eps)}, {_g(delta)})-DP, delta_tilde = {_g(delta_tilde)}"]
-    for k, label in [("basic", "basic"), ("drv", "DRV advanced"), ("kov", "KOV closed form"), ("optimal", "optimal (exact)")]:
+    for k, label in [
+        ("basic", "basic"),
+        ("drv", "DRV advanced"),
+        ("kov", "KOV closed form"),
+        ("optimal", "optimal (exact)"),
+    ]:
         lines.append(f"  {label:<17} eps = {_g(r[k].eps)}, delta = {_g(r[k].delta)}")
     _emit(r, lines, json_out)
 
@@ -143,16 +155,23 @@ def amplify_cmd(q, eps, delta, sigma, steps, json_out):
         raise PrivcheckUsageError("give either --eps (with --delta) or --sigma (with --steps and --delta)")
     if eps is not None:
         r = amp.poisson_amplification(eps, 0.0 if delta is None else delta, q)
-        lines = [f"Poisson sampling q = {_g(q)} of ({_g(eps)}, {_g(r.delta_base)})-DP -> ({_g(r.eps)}, {_g(r.delta)})-DP",
-                 "  [Balle-Barthe-Gaboardi; tight for randomised response]"]
+        lines = [
+            f"Poisson sampling q = {_g(q)} of ({_g(eps)}, {_g(r.delta_base)})-DP -> ({_g(r.eps)}, {_g(r.delta)})-DP",
+            "  [Balle-Barthe-Gaboardi; tight for randomised response]",
+        ]
         _emit(asdict(r), lines, json_out)
         return
     r = amp.subsampled_gaussian(sigma, q, steps, 1e-5 if delta is None else delta, pld=True)
-    lines = [f"subsampled Gaussian: sigma = {_g(sigma)}, q = {_g(q)}, {steps} steps, delta = {_g(r.delta)}",
-             (f"  PLD (certified): eps in [{r.eps_pld_lower:.7g}, {r.eps_pld_upper:.7g}]  [tight; quote the upper end]"
-              if r.eps_pld_upper is not None else "  PLD (certified): not computed (see the note)"),
-             f"  RDP (autodp):  eps = {_g(r.eps_rdp)}  [upper bound, cross-check]",
-             f"  CLT GDP view:  eps = {_g(r.eps_clt)} (mu = {_g(r.mu_clt)})  [approximation, NOT a safe bound]"]
+    lines = [
+        f"subsampled Gaussian: sigma = {_g(sigma)}, q = {_g(q)}, {steps} steps, delta = {_g(r.delta)}",
+        (
+            f"  PLD (certified): eps in [{r.eps_pld_lower:.7g}, {r.eps_pld_upper:.7g}]  [tight; quote the upper end]"
+            if r.eps_pld_upper is not None
+            else "  PLD (certified): not computed (see the note)"
+        ),
+        f"  RDP (autodp):  eps = {_g(r.eps_rdp)}  [upper bound, cross-check]",
+        f"  CLT GDP view:  eps = {_g(r.eps_clt)} (mu = {_g(r.mu_clt)})  [approximation, NOT a safe bound]",
+    ]
     lines += [f"  note: {n}" for n in r.pld_notes]
     _emit(asdict(r), lines, json_out)
 
@@ -167,8 +186,12 @@ def amplify_cmd(q, eps, delta, sigma, steps, json_out):
 @click.option("--delta-prime", type=float, default=None, help="δ′ (default: 2e^{-2μ_K²/K} + 1e-5 as in Sec. IV).")
 @click.option("--steps", type=int, default=None, help="Iterations T for the totals (eq. 18–20, DRV).")
 @click.option("--delta-tilde", type=float, default=1e-5, show_default=True)
-@click.option("--max-memory", type=str, default=None,
-              help="Refuse K and --steps whose estimated memory exceeds this (e.g. 4G, 50%; default: half the RAM).")
+@click.option(
+    "--max-memory",
+    type=str,
+    default=None,
+    help="Refuse K and --steps whose estimated memory exceeds this (e.g. 4G, 50%; default: half the RAM).",
+)
 @click.option("--json", "json_out", type=str, default=None, help=_JSON_HELP)
 def wireless_cmd(K, p, c, L, sigma, delta_l, delta_prime, steps, delta_tilde, max_memory, json_out):
     """Wireless aggregation with user sampling (004): eq. 14, Lemma 1 (p* and the true optimum), eq. 16, Lemma 2, totals."""
@@ -179,8 +202,11 @@ def wireless_cmd(K, p, c, L, sigma, delta_l, delta_prime, steps, delta_tilde, ma
 
     # K sampling probabilities (a list and its array), and for the totals a T x K matrix of them (eq. 19)
     T = 0 if steps is None else steps
-    check_memory(f"budget wireless with K={K:g}" + (f" over --steps {steps:g}" if steps else ""),
-                 float(K) * 8 * 3 + float(T) * (float(K) * 8 * 2 + 64), "lower --K or --steps")
+    check_memory(
+        f"budget wireless with K={K:g}" + (f" over --steps {steps:g}" if steps else ""),
+        float(K) * 8 * 3 + float(T) * (float(K) * 8 * 2 + 64),
+        "lower --K or --steps",
+    )
     if c is None:
         if L is None or sigma is None:
             raise PrivcheckUsageError("give --c, or both --L and --sigma")
@@ -199,21 +225,41 @@ def wireless_cmd(K, p, c, L, sigma, delta_l, delta_prime, steps, delta_tilde, ma
     p_used = opt.p_numeric if p is None else p
     g = wl.central_uniform(K, p_used, c, delta_prime, delta_l)
     loc = wl.local_eps([p_used] * K, 0, c, delta_prime, delta_l)
-    out = {"c": c, "beta": g.beta, "p": p_used, "central": g, "local": loc,
-           "p_paper": opt.p_paper, "eps_at_p_paper": opt.eps_paper, "p_optimal": opt.p_numeric, "eps_at_p_optimal": opt.eps_numeric,
-           "eq16": wl.lemma1_eps(K, c, delta_prime) if 2 * g.beta < 1 else None}
-    lines = [f"wireless FedSGD: K = {K}, c = {_g(c)}, delta' = {_g(delta_prime)}, beta = {_g(g.beta)}",
-             f"  central per iteration (eq. 14) at p = {_g(p_used)}: eps_c = {_g(g.eps)}, delta_c = {_g(g.delta)}",
-             f"  local (Lemma 2): eps_l = {_g(loc.eps)}, delta = {_g(loc.delta)}",
-             f"  Lemma 1 p* = {_g(opt.p_paper)} (eps_c {_g(opt.eps_paper)}); true minimiser p = {_g(opt.p_numeric)} (eps_c {_g(opt.eps_numeric)})"]
+    out = {
+        "c": c,
+        "beta": g.beta,
+        "p": p_used,
+        "central": g,
+        "local": loc,
+        "p_paper": opt.p_paper,
+        "eps_at_p_paper": opt.eps_paper,
+        "p_optimal": opt.p_numeric,
+        "eps_at_p_optimal": opt.eps_numeric,
+        "eq16": wl.lemma1_eps(K, c, delta_prime) if 2 * g.beta < 1 else None,
+    }
+    lines = [
+        f"wireless FedSGD: K = {K}, c = {_g(c)}, delta' = {_g(delta_prime)}, beta = {_g(g.beta)}",
+        f"  central per iteration (eq. 14) at p = {_g(p_used)}: eps_c = {_g(g.eps)}, delta_c = {_g(g.delta)}",
+        f"  local (Lemma 2): eps_l = {_g(loc.eps)}, delta = {_g(loc.delta)}",
+        f"  Lemma 1 p* = {_g(opt.p_paper)} (eps_c {_g(opt.eps_paper)}); true minimiser p = {_g(opt.p_numeric)} (eps_c {_g(opt.eps_numeric)})",
+    ]
     if steps is not None:
         e18 = wl.total_eq18([g.eps] * steps, delta_tilde)
         d20 = wl.total_delta_eq20([g.delta] * steps, delta_tilde)
         e19 = wl.total_eq19([[p_used] * K] * steps, c, delta_prime, delta_tilde)
         drv = wl.total_time_invariant(g.eps, g.delta, steps, delta_tilde)
-        out["totals"] = {"steps": steps, "eq18": e18, "eq19": e19, "delta_eq20": d20, "drv_eps": drv[0], "drv_delta": drv[1]}
-        lines += [f"  over T = {steps}: eq. 18 eps = {_g(e18)} (eq. 19 bound {_g(e19)}), delta (eq. 20) = {_g(d20)}",
-                  f"               DRV (time-invariant) eps = {_g(drv[0])}, delta = {_g(drv[1])}"]
+        out["totals"] = {
+            "steps": steps,
+            "eq18": e18,
+            "eq19": e19,
+            "delta_eq20": d20,
+            "drv_eps": drv[0],
+            "drv_delta": drv[1],
+        }
+        lines += [
+            f"  over T = {steps}: eq. 18 eps = {_g(e18)} (eq. 19 bound {_g(e19)}), delta (eq. 20) = {_g(d20)}",
+            f"               DRV (time-invariant) eps = {_g(drv[0])}, delta = {_g(drv[1])}",
+        ]
     _emit(out, lines, json_out)
 
 
@@ -232,13 +278,17 @@ def spriFed_cmd(sparsity, mu1, mu2, variant, delta, clients, sigma, json_out):
 
     b = spf.spriFed_budget(sparsity, mu1, mu2, variant, delta)
     out = {"budget": b}
-    lines = [f"{spf.VARIANTS[variant][0]}: s = {sparsity}, {b.n1} x mu1 = {_g(mu1)}, {b.n2} x mu2 = {_g(mu2)}",
-             f"  total mu = {_g(b.mu_total)}  ->  (eps, delta) = ({_g(b.eps)}, {_g(delta)})"]
+    lines = [
+        f"{spf.VARIANTS[variant][0]}: s = {sparsity}, {b.n1} x mu1 = {_g(mu1)}, {b.n2} x mu2 = {_g(mu2)}",
+        f"  total mu = {_g(b.mu_total)}  ->  (eps, delta) = ({_g(b.eps)}, {_g(delta)})",
+    ]
     if clients is not None:
         e = spf.noisysmpc_exposure(1.0, sigma if sigma is not None else 1.0 / mu1, clients, delta)
         out["noisysmpc"] = e
-        lines += [f"  NoisySMPC: {clients} clients, per-client sigma = {_g(e.sigma_client)} (total {_g(e.sigma_total)}, sensitivity 1)",
-                  f"  one message without secure aggregation: mu = {_g(e.mu_exposed)} (eps = {_g(e.eps_exposed)}) vs aggregate mu = {_g(e.mu_aggregate)}"]
+        lines += [
+            f"  NoisySMPC: {clients} clients, per-client sigma = {_g(e.sigma_client)} (total {_g(e.sigma_total)}, sensitivity 1)",
+            f"  one message without secure aggregation: mu = {_g(e.mu_exposed)} (eps = {_g(e.eps_exposed)}) vs aggregate mu = {_g(e.mu_aggregate)}",
+        ]
     _emit(out, lines, json_out)
 
 
@@ -283,8 +333,10 @@ def plan_cmd(question, eps, delta, steps, sigma, sensitivity, q, K, c, delta_pri
     else:
         need(eps=eps, c=c)
         r = pl.min_users(eps, c, delta_prime, delta_l)
-    lines = [f"{r.question}: {_g(r.answer)}",
-             f"  achieved (eps, delta) = ({_g(r.achieved_eps)}, {_g(r.achieved_delta)})  [{r.method}]"]
+    lines = [
+        f"{r.question}: {_g(r.answer)}",
+        f"  achieved (eps, delta) = ({_g(r.achieved_eps)}, {_g(r.achieved_delta)})  [{r.method}]",
+    ]
     lines += [f"  {k}: {_g(v) if isinstance(v, float) else v}" for k, v in r.details.items()]
     if "eps_clt_not_a_bound" in r.details:
         lines.append("  (eps_clt_not_a_bound: central-limit view, NOT a safe bound; eps_rdp_crosscheck: autodp RDP)")
@@ -305,8 +357,11 @@ _PLD_KINDS = {
 }
 #: parameters that must be whole numbers (per kind)
 _PLD_INTS = {"rr": {"k"}, "subsampled-rr": {"k"}, "discrete-laplace": {"sensitivity"}}
-_PLD_SPEC_HELP = ("KIND:NAME=VALUE,...[xCOUNT], KIND one of " + ", ".join(_PLD_KINDS)
-                  + " (e.g. subsampled-gaussian:q=0.01,sigma=1.1x10000, approx:eps=1,delta=1e-6x10)")
+_PLD_SPEC_HELP = (
+    "KIND:NAME=VALUE,...[xCOUNT], KIND one of "
+    + ", ".join(_PLD_KINDS)
+    + " (e.g. subsampled-gaussian:q=0.01,sigma=1.1x10000, approx:eps=1,delta=1e-6x10)"
+)
 
 
 def _pld_count(spec: str, text: str) -> int:
@@ -318,8 +373,9 @@ def _pld_count(spec: str, text: str) -> int:
     except InvalidOperation:
         d = None
     if d is None or not d.is_finite() or d != d.to_integral_value() or d < 1:
-        raise PrivcheckUsageError(f"--event {spec!r}: the count after 'x' must be a whole number >= 1 "
-                                  f"(e.g. x1000 or x1e6), got {text!r}")
+        raise PrivcheckUsageError(
+            f"--event {spec!r}: the count after 'x' must be a whole number >= 1 (e.g. x1000 or x1e6), got {text!r}"
+        )
     if d > 10**18:
         raise PrivcheckUsageError(f"--event {spec!r}: the count after 'x' must be <= 1e18, got {text!r}")
     return int(d)
@@ -330,8 +386,11 @@ def _check_curve_flags(tradeoff, alphas, gdp_mode, alpha_min, risk, fprs) -> Non
     checked before any accounting (one-line errors)."""
     from accountants.pld.tradeoff import check_alpha, check_alpha_min
 
-    for flag, used, mode, name in (("--alpha", alphas, tradeoff, "--tradeoff"), ("--alpha-min", alpha_min is not None, gdp_mode, "--gdp"),
-                                   ("--fpr", fprs, risk, "--risk")):
+    for flag, used, mode, name in (
+        ("--alpha", alphas, tradeoff, "--tradeoff"),
+        ("--alpha-min", alpha_min is not None, gdp_mode, "--gdp"),
+        ("--fpr", fprs, risk, "--risk"),
+    ):
         if used and not mode:
             raise PrivcheckUsageError(f"{flag} is only used with {name}")
     check_alpha(list(alphas), "--alpha")
@@ -437,9 +496,13 @@ def pld_accountant(specs, relation: str = "add_remove", *, grid_step: float | No
 @click.option("--relation", type=click.Choice(["add_remove", "replace_one"]), default="add_remove", show_default=True)
 @click.option("--grid-step", type=float, default=None, help="Loss discretisation step (default: automatic).")
 @click.option("--tradeoff", is_flag=True, help="Report the certified trade-off curve β(α) (f-DP) at --alpha.")
-@click.option("--alpha", "alphas", type=float, multiple=True, help="Type I error α in [0, 1] for --tradeoff (repeatable).")
+@click.option(
+    "--alpha", "alphas", type=float, multiple=True, help="Type I error α in [0, 1] for --tradeoff (repeatable)."
+)
 @click.option("--gdp", "gdp_mode", is_flag=True, help="Report the μ-GDP description: μ and its worst-case regret.")
-@click.option("--alpha-min", type=float, default=None, help="Range cut for --gdp, in (0, 0.5) (default 1e-10, as gdpnum).")
+@click.option(
+    "--alpha-min", type=float, default=None, help="Range cut for --gdp, in (0, 0.5) (default 1e-10, as gdpnum)."
+)
 @click.option("--risk", is_flag=True, help="Report the best attack's TPR bound at --fpr and the advantage.")
 @click.option("--fpr", "fprs", type=float, multiple=True, help="False-positive rate in [0, 1] for --risk (repeatable).")
 @click.option("--json", "json_out", type=str, default=None, help=_JSON_HELP)
@@ -455,12 +518,15 @@ def pld_cmd(events, delta, eps, relation, grid_step, tradeoff, alphas, gdp_mode,
     t0 = time.perf_counter()
     acc, described = pld_accountant(events, relation, grid_step=grid_step)
     out = {"relation": relation, "events": described}
-    title = f"PLD accountant ({relation}): " + " + ".join(f"{d['kind']}({', '.join(f'{k}={_g(v)}' for k, v in d['params'].items())})x{d['count']}" for d in described)
+    title = f"PLD accountant ({relation}): " + " + ".join(
+        f"{d['kind']}({', '.join(f'{k}={_g(v)}' for k, v in d['params'].items())})x{d['count']}" for d in described
+    )
     if tradeoff or gdp_mode or risk:
         from privcheck.cli.curves import curve_report
 
-        res, lines = curve_report(acc, tradeoff=tradeoff, alphas=alphas, gdp=gdp_mode, alpha_min=alpha_min,
-                                  risk=risk, fprs=fprs)
+        res, lines = curve_report(
+            acc, tradeoff=tradeoff, alphas=alphas, gdp=gdp_mode, alpha_min=alpha_min, risk=risk, fprs=fprs
+        )
         out.update(res)
         out["seconds"] = time.perf_counter() - t0
         _emit(out, [title] + lines, json_out)
@@ -474,7 +540,9 @@ def pld_cmd(events, delta, eps, relation, grid_step, tradeoff, alphas, gdp_mode,
         out.update({"eps": eps, "delta_lower": iv.lower, "delta_upper": iv.upper})
         head = f"delta({_g(eps)}) in [{iv.lower:.7g}, {iv.upper:.7g}]"
     out.update({"method": iv.method, "notes": list(iv.notes), "seconds": time.perf_counter() - t0})
-    lines = [title,
-             f"  {head}  [{iv.method}; certified: the exact value lies in the interval, the upper end is the bound to quote]"]
+    lines = [
+        title,
+        f"  {head}  [{iv.method}; certified: the exact value lies in the interval, the upper end is the bound to quote]",
+    ]
     lines += [f"  note: {n}" for n in iv.notes]
     _emit(out, lines, json_out)

@@ -1,5 +1,6 @@
 """``privcheck budget pld --tradeoff | --gdp | --risk``: the accountant's certified curves as a
 JSON-ready dict and report lines (used by privcheck.cli.budget; logic in accountants.pld.tradeoff)."""
+
 from __future__ import annotations
 
 from accountants.pld.tradeoff import GDP_ALPHA_MIN, check_alpha, check_alpha_min
@@ -14,8 +15,16 @@ def _g(x: float) -> str:
     return f"{x:.6g}"
 
 
-def curve_report(acc, *, tradeoff: bool = False, alphas=(), gdp: bool = False, alpha_min: float | None = None,
-                 risk: bool = False, fprs=()) -> tuple[dict, list[str]]:
+def curve_report(
+    acc,
+    *,
+    tradeoff: bool = False,
+    alphas=(),
+    gdp: bool = False,
+    alpha_min: float | None = None,
+    risk: bool = False,
+    fprs=(),
+) -> tuple[dict, list[str]]:
     """One of the three curve reports of a composed PLDAccountant ``acc``.
 
     tradeoff: β(α) at ``alphas`` (each in [0, 1]; default DEFAULT_ALPHAS) -> alpha, beta_lower, beta_upper.
@@ -25,25 +34,46 @@ def curve_report(acc, *, tradeoff: bool = False, alphas=(), gdp: bool = False, a
     if tradeoff:
         a = check_alpha(list(alphas) or list(DEFAULT_ALPHAS), "--alpha")
         iv = acc.tradeoff(a)
-        res = {"alpha": a.tolist(), "beta_lower": iv.lower.tolist(), "beta_upper": iv.upper.tolist(),
-               "method": iv.method, "notes": list(iv.notes)}
+        res = {
+            "alpha": a.tolist(),
+            "beta_lower": iv.lower.tolist(),
+            "beta_upper": iv.upper.tolist(),
+            "method": iv.method,
+            "notes": list(iv.notes),
+        }
         lines = [f"  trade-off curve beta(alpha) [{iv.method}; certified: the exact curve lies between the ends]"]
         lines += [f"    alpha={_g(x):>8}  beta in [{lo:.7g}, {up:.7g}]" for x, lo, up in zip(a, iv.lower, iv.upper)]
         return res, lines + [f"  note: {n}" for n in iv.notes]
     if gdp:
         am = GDP_ALPHA_MIN if alpha_min is None else check_alpha_min(alpha_min, "--alpha-min")
         mu, regret = acc.gdp(alpha_min=am)
-        res = {"alpha_min": am, "mu_lower": mu.lower, "mu_upper": mu.upper, "regret_lower": regret.lower,
-               "regret_upper": regret.upper, "method": mu.method, "notes": list(mu.notes)}
-        lines = [f"  mu-GDP: mu in [{mu.lower:.7g}, {mu.upper:.7g}]  (smallest mu with G_mu below the curve where alpha, beta >= {_g(am)})",
-                 f"  worst-case regret in [{regret.lower:.7g}, {regret.upper:.7g}]  (how far the curve lies above G_mu; gdpnum's definition)",
-                 "  note: the strict mu over all alpha can be far larger for subsampled mechanisms (try a smaller --alpha-min)"]
+        res = {
+            "alpha_min": am,
+            "mu_lower": mu.lower,
+            "mu_upper": mu.upper,
+            "regret_lower": regret.lower,
+            "regret_upper": regret.upper,
+            "method": mu.method,
+            "notes": list(mu.notes),
+        }
+        lines = [
+            f"  mu-GDP: mu in [{mu.lower:.7g}, {mu.upper:.7g}]  (smallest mu with G_mu below the curve where alpha, beta >= {_g(am)})",
+            f"  worst-case regret in [{regret.lower:.7g}, {regret.upper:.7g}]  (how far the curve lies above G_mu; gdpnum's definition)",
+            "  note: the strict mu over all alpha can be far larger for subsampled mechanisms (try a smaller --alpha-min)",
+        ]
         return res, lines + [f"  note: {n}" for n in mu.notes]
     f = check_alpha(list(fprs) or list(DEFAULT_FPRS), "--fpr")
     iv = acc.risk(fpr=f)
     adv = acc.advantage()
-    res = {"fpr": f.tolist(), "tpr_lower": iv.lower.tolist(), "tpr_upper": iv.upper.tolist(),
-           "advantage_lower": adv.lower, "advantage_upper": adv.upper, "method": iv.method, "notes": list(iv.notes)}
+    res = {
+        "fpr": f.tolist(),
+        "tpr_lower": iv.lower.tolist(),
+        "tpr_upper": iv.upper.tolist(),
+        "advantage_lower": adv.lower,
+        "advantage_upper": adv.upper,
+        "method": iv.method,
+        "notes": list(iv.notes),
+    }
     lines = [f"  attack risk (any membership-inference attack) [{iv.method}; certified upper bounds]"]
     lines += [f"    FPR={_g(x):>8}  TPR <= {up:.7g}" for x, up in zip(f, iv.upper)]
     lines.append(f"  advantage max(TPR - FPR) <= {adv.upper:.7g}")

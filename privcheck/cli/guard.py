@@ -13,6 +13,7 @@ tree by types that reject ``nan``/``inf``, accept integral ``1e9`` for counts an
 echo what the user typed, and turns report-path options (``--json``,
 ``--markdown``, ``--junit``, ``--html``) into paths checked *before* the run.
 """
+
 from __future__ import annotations
 
 import os
@@ -221,8 +222,9 @@ class GuardedGroup(click.Group):
             if not debug:  # scipy/autodp/numpy RuntimeWarnings are not the user's business
                 warnings.simplefilter("ignore")
             try:
-                rv = super().main(argv, prog_name=prog_name or "privcheck", complete_var=complete_var,
-                                  standalone_mode=False, **extra)
+                rv = super().main(
+                    argv, prog_name=prog_name or "privcheck", complete_var=complete_var, standalone_mode=False, **extra
+                )
                 code = rv if isinstance(rv, int) and not isinstance(rv, bool) else EXIT_OK
             except click.exceptions.Exit as exc:
                 code = exc.exit_code
@@ -253,22 +255,31 @@ class GuardedGroup(click.Group):
             except RecursionError as exc:  # built-in code does not recurse deeply: the input is nested too deeply
                 if debug:
                     traceback.print_exc()
-                click.echo("privcheck: error: the input is nested too deeply to be read (Python's recursion limit: "
-                           f"{_one_line(str(exc))[:120]}); flatten the claim file or value", err=True)
+                click.echo(
+                    "privcheck: error: the input is nested too deeply to be read (Python's recursion limit: "
+                    f"{_one_line(str(exc))[:120]}); flatten the claim file or value",
+                    err=True,
+                )
                 code = EXIT_USAGE
             except MemoryError as exc:
                 if debug:
                     traceback.print_exc()
                 detail = _one_line(str(exc)) or "the request does not fit in memory"
-                click.echo(f"privcheck: internal error: out of memory: {detail} (lower the sizes or --samples; "
-                           "rerun with --debug for the traceback)", err=True)
+                click.echo(
+                    f"privcheck: internal error: out of memory: {detail} (lower the sizes or --samples; "
+                    "rerun with --debug for the traceback)",
+                    err=True,
+                )
                 code = EXIT_INTERNAL
             except Exception as exc:  # noqa: BLE001 — the one place unexpected errors become one line
                 if debug:
                     traceback.print_exc()
                 detail = _one_line(str(exc))
-                click.echo(f"privcheck: internal error: {type(exc).__name__}"
-                           f"{': ' + detail[:300] if detail else ''} (rerun with --debug for the traceback)", err=True)
+                click.echo(
+                    f"privcheck: internal error: {type(exc).__name__}"
+                    f"{': ' + detail[:300] if detail else ''} (rerun with --debug for the traceback)",
+                    err=True,
+                )
                 code = EXIT_INTERNAL
         report_exit(code)
         if standalone_mode:
@@ -332,8 +343,10 @@ def _supervise() -> None:
     from privcheck.base.resources import describe_exit
 
     code = os.waitstatus_to_exitcode(status)
-    sys.stderr.write(f"privcheck: error: the user's code {describe_exit(code).replace('running it', 'running the claims')}"
-                     " before the run finished; no report was written\n")
+    sys.stderr.write(
+        f"privcheck: error: the user's code {describe_exit(code).replace('running it', 'running the claims')}"
+        " before the run finished; no report was written\n"
+    )
     sys.stderr.flush()
     os._exit(EXIT_MISMATCH)
 

@@ -4,6 +4,7 @@ Prints the recovered basis, the test MSE and the GDP ledger (invocations n1, n2 
 Theorem 6); ``--json PATH|-`` writes them as JSON. Bad input (s > d, n < 1, μ ≤ 0, a clipping bound
 ≤ 0, …) raises :class:`PrivcheckUsageError`: one line, exit code 2.
 """
+
 from __future__ import annotations
 
 import click
@@ -19,8 +20,12 @@ ALGORITHMS = ("omp", "omp-noenh", "grad", "dp-sgd", "dp-gcd")
 @click.option("-s", "--sparsity", type=int, default=5, show_default=True, help="Sparsity s, 1 <= s <= d.")
 @click.option("--mu1", type=float, default=5.0, show_default=True, help="GDP μ1 > 0 of the d-dimensional releases.")
 @click.option("--mu2", type=float, default=1.0, show_default=True, help="GDP μ2 > 0 of PRIVATE-OLS.")
-@click.option("--clip-x", type=float, default=2.0, show_default=True, help="Clipping bound of X's elements (in SDs), > 0.")
-@click.option("--clip-y", type=float, default=2.0, show_default=True, help="Clipping bound of y's elements (in SDs), > 0.")
+@click.option(
+    "--clip-x", type=float, default=2.0, show_default=True, help="Clipping bound of X's elements (in SDs), > 0."
+)
+@click.option(
+    "--clip-y", type=float, default=2.0, show_default=True, help="Clipping bound of y's elements (in SDs), > 0."
+)
 @click.option("--sigma-e", type=float, default=0.1, show_default=True, help="Additive error SD σₑ >= 0.")
 @click.option("--algorithm", type=click.Choice(ALGORITHMS), default="omp", show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed (>= 0) of the instance and the noise.")
@@ -40,13 +45,26 @@ def omp_cmd(n, d, sparsity, mu1, mu2, clip_x, clip_y, sigma_e, algorithm, seed, 
     name = {"omp-noenh": "omp_noenh", "dp-sgd": "sgd", "dp-gcd": "gcd"}.get(algorithm, algorithm)
     r = ex.run_method(name, ds, setup, generator(seed, "noise"))
     n1, n2 = r.ledger.counts()
-    out = {"algorithm": algorithm, "n": n, "d": d, "s": sparsity, "mu1": mu1, "mu2": mu2,
-           "support": [int(j) for j in r.support], "true_support": [int(j) for j in ds.support],
-           "recovered": r.recovered(ds.support), "test_mse": r.mse(ds.X_test, ds.y_test),
-           "n1": n1, "n2": n2, "mu_total": r.ledger.mu_total,
-           "theorem6_mu_total": spriFed_budget(sparsity, mu1, mu2).mu_total}
-    lines = [f"{algorithm}: n = {n}, d = {d}, s = {sparsity}, mu1 = {_g(mu1)}, mu2 = {_g(mu2)}",
-             f"  recovered {out['recovered']} of {sparsity} true basis elements; test MSE = {_g(out['test_mse'])}",
-             f"  ledger: {n1} x mu1, {n2} x mu2, total mu = {_g(out['mu_total'])} "
-             f"(Theorem 6 for s = {sparsity}: {_g(out['theorem6_mu_total'])})"]
+    out = {
+        "algorithm": algorithm,
+        "n": n,
+        "d": d,
+        "s": sparsity,
+        "mu1": mu1,
+        "mu2": mu2,
+        "support": [int(j) for j in r.support],
+        "true_support": [int(j) for j in ds.support],
+        "recovered": r.recovered(ds.support),
+        "test_mse": r.mse(ds.X_test, ds.y_test),
+        "n1": n1,
+        "n2": n2,
+        "mu_total": r.ledger.mu_total,
+        "theorem6_mu_total": spriFed_budget(sparsity, mu1, mu2).mu_total,
+    }
+    lines = [
+        f"{algorithm}: n = {n}, d = {d}, s = {sparsity}, mu1 = {_g(mu1)}, mu2 = {_g(mu2)}",
+        f"  recovered {out['recovered']} of {sparsity} true basis elements; test MSE = {_g(out['test_mse'])}",
+        f"  ledger: {n1} x mu1, {n2} x mu2, total mu = {_g(out['mu_total'])} "
+        f"(Theorem 6 for s = {sparsity}: {_g(out['theorem6_mu_total'])})",
+    ]
     _emit(out, lines, json_out)

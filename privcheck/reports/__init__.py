@@ -11,12 +11,14 @@ The names are imported from their modules on first use (PEP 562), so that ``priv
 which prints through :mod:`privcheck.reports.text` alone, does not import the Markdown, HTML,
 JUnit and figure writers at start-up.
 """
+
 import importlib as _importlib
 
 #: public name -> the module of this package that defines it
 _EXPORTS = {
-    **dict.fromkeys(["print_check", "print_report", "print_table", "records_from_json", "records_to_json",
-                     "write_json"], "text"),
+    **dict.fromkeys(
+        ["print_check", "print_report", "print_table", "records_from_json", "records_to_json", "write_json"], "text"
+    ),
     **dict.fromkeys(["records_to_junit", "write_junit"], "junit"),
     **dict.fromkeys(["records_to_markdown", "write_markdown"], "markdown"),
     **dict.fromkeys(["records_to_html", "write_html"], "html"),

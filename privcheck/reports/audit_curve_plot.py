@@ -7,6 +7,7 @@ upper corner is marked), the claimed curve (``G_μ`` of a μ claim, or the accou
 interval when ``accountant`` is given) and ``G_{mu_lower}``, the certified curve. Two panels:
 linear axes, and log α for the tails.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -29,30 +30,56 @@ def plot_audit_curve(result: Any, path: str, accountant: Any = None) -> None:
     d = result.to_dict() if hasattr(result, "to_dict") else dict(result)
     pts = d.get("curve_points") or []
     if not pts:
-        raise PrivcheckUsageError("this audit result has no trade-off points (audit with mu=, accountant= or eps+delta)")
+        raise PrivcheckUsageError(
+            "this audit result has no trade-off points (audit with mu=, accountant= or eps+delta)"
+        )
     fig, axes = _new_figure(10.0, 4.4, ncols=2)
     a_min = max(1e-7, min(min(p["alpha_upper"] for p in pts), min(p["beta_upper"] for p in pts)) / 3)
     grid = np.unique(np.concatenate([np.linspace(0, 1, 401), np.geomspace(a_min, 1, 400)]))
     for ax, logx in zip(axes, (False, True)):
         if accountant is not None:
             iv = accountant.tradeoff(grid)
-            ax.fill_between(grid, iv.lower, iv.upper, color="0.6", alpha=0.5, lw=0,
-                            label="claimed: accountant's certified curve")
+            ax.fill_between(
+                grid, iv.lower, iv.upper, color="0.6", alpha=0.5, lw=0, label="claimed: accountant's certified curve"
+            )
             ax.plot(grid, iv.lower, color="0.3", lw=1.0)
         elif d.get("mu_claimed") is not None:
-            ax.plot(grid, gaussian_curve(float(d["mu_claimed"]), grid), color="0.2", lw=1.4,
-                    label=f"claimed: G_μ, μ = {float(d['mu_claimed']):.4g}")
+            ax.plot(
+                grid,
+                gaussian_curve(float(d["mu_claimed"]), grid),
+                color="0.2",
+                lw=1.4,
+                label=f"claimed: G_μ, μ = {float(d['mu_claimed']):.4g}",
+            )
         mu_lo = d.get("mu_lower")
         if isinstance(mu_lo, (int, float)) and mu_lo > 0:
-            ax.plot(grid, gaussian_curve(float(mu_lo), grid), color="C2", ls="--", lw=1.0,
-                    label=f"G_μ at μ = mu_lower = {float(mu_lo):.4g} (a box corner touches it)")
+            ax.plot(
+                grid,
+                gaussian_curve(float(mu_lo), grid),
+                color="C2",
+                ls="--",
+                lw=1.0,
+                label=f"G_μ at μ = mu_lower = {float(mu_lo):.4g} (a box corner touches it)",
+            )
         for j, p in enumerate(pts):
             col = "C3" if p.get("below_claim") else "C0"
             ax.add_patch(_box(p, col))
-            ax.plot([p["alpha"]], [p["beta"]], "o", ms=3.5, color=col,
-                    label=("empirical (α̂, β̂) and box" if j == 0 else None))
-            ax.plot([p["alpha_upper"]], [p["beta_upper"]], "x", ms=5, color=col,
-                    label=("box corner (α_hi, β_hi)" if j == 0 else None))
+            ax.plot(
+                [p["alpha"]],
+                [p["beta"]],
+                "o",
+                ms=3.5,
+                color=col,
+                label=("empirical (α̂, β̂) and box" if j == 0 else None),
+            )
+            ax.plot(
+                [p["alpha_upper"]],
+                [p["beta_upper"]],
+                "x",
+                ms=5,
+                color=col,
+                label=("box corner (α_hi, β_hi)" if j == 0 else None),
+            )
         ax.plot([0, 1], [1, 0], color="0.8", lw=0.8, ls=":")
         ax.set_xlabel("α (type I error)" + (", log scale" if logx else ""))
         ax.set_ylabel("β (type II error)")
@@ -64,8 +91,10 @@ def plot_audit_curve(result: Any, path: str, accountant: Any = None) -> None:
         ax.set_ylim(0, 1)
     axes[0].legend(fontsize=7, loc="upper right")
     title = d.get("mechanism", "")
-    fig.suptitle(f"{title}: trade-off audit, verdict {d.get('verdict')} (confidence {_conf(d.get('confidence', 0.95))})",
-                 fontsize=9)
+    fig.suptitle(
+        f"{title}: trade-off audit, verdict {d.get('verdict')} (confidence {_conf(d.get('confidence', 0.95))})",
+        fontsize=9,
+    )
     _save(fig, path)
 
 

@@ -7,6 +7,7 @@ and returns an :class:`EpsCurve`. Every point is reproducible from ``seed``.
 (together about 6–8 s on one core at the default sizes); :func:`curves_for`
 keeps those whose claim (:data:`CURVE_CLAIMS`) is in the report.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -80,8 +81,15 @@ def eps_curve(
         raise ValueError("sizes must contain at least one sample size")
     mech = mechanism(name, **params)
     ex = mech.exact_epsilon()
-    curve = EpsCurve(label or name, name, dict(params), float(mech.eps_nominal),
-                     None if ex is None else float(ex.eps), confidence=confidence, seed=int(seed))
+    curve = EpsCurve(
+        label or name,
+        name,
+        dict(params),
+        float(mech.eps_nominal),
+        None if ex is None else float(ex.eps),
+        confidence=confidence,
+        seed=int(seed),
+    )
     for n in sizes:
         res = audit(mech, samples=n, seed=seed, confidence=confidence, exact=False, jobs=jobs)
         curve.samples.append(int(n))
@@ -92,13 +100,19 @@ def eps_curve(
 
 def default_curves(sizes: Sequence[int] = DEFAULT_SIZES, seed: int = 0, confidence: float = 0.95) -> list[EpsCurve]:
     """The curves of :data:`DEFAULT_CURVES` (used by the HTML report)."""
-    return [eps_curve(name, params, sizes, label=label, seed=seed, confidence=confidence)
-            for label, name, params in DEFAULT_CURVES]
+    return [
+        eps_curve(name, params, sizes, label=label, seed=seed, confidence=confidence)
+        for label, name, params in DEFAULT_CURVES
+    ]
 
 
-def curves_for(claim_ids, sizes: Sequence[int] = DEFAULT_SIZES, seed: int = 0,
-               confidence: float = 0.95) -> list[EpsCurve]:
+def curves_for(
+    claim_ids, sizes: Sequence[int] = DEFAULT_SIZES, seed: int = 0, confidence: float = 0.95
+) -> list[EpsCurve]:
     """The default curves whose catalogue claim (:data:`CURVE_CLAIMS`) is among ``claim_ids``."""
     ids = set(claim_ids)
-    return [eps_curve(name, params, sizes, label=label, seed=seed, confidence=confidence)
-            for label, name, params in DEFAULT_CURVES if CURVE_CLAIMS.get(name) in ids]
+    return [
+        eps_curve(name, params, sizes, label=label, seed=seed, confidence=confidence)
+        for label, name, params in DEFAULT_CURVES
+        if CURVE_CLAIMS.get(name) in ids
+    ]

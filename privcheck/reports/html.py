@@ -10,6 +10,7 @@ Besides the figures drawn from the records, the report draws the ε lower bound
 against the number of samples for the catalogue mechanisms whose claims it
 contains (:mod:`privcheck.reports.curves`; a few seconds; ``curves=False`` skips it).
 """
+
 from __future__ import annotations
 
 import base64
@@ -98,8 +99,12 @@ def _where(r: VerdictRecord) -> str:
 
 def _id(claim_id: str) -> str:
     """A claim id in ``<code>`` that may wrap only after its dots (narrow screens)."""
-    return "<code class='id'>" + "<wbr>".join(_e(p) + "." for p in claim_id.split(".")[:-1]) + \
-        (("<wbr>" if "." in claim_id else "") + _e(claim_id.split(".")[-1])).lstrip() + "</code>"
+    return (
+        "<code class='id'>"
+        + "<wbr>".join(_e(p) + "." for p in claim_id.split(".")[:-1])
+        + (("<wbr>" if "." in claim_id else "") + _e(claim_id.split(".")[-1])).lstrip()
+        + "</code>"
+    )
 
 
 def _anchor(r: VerdictRecord) -> str:
@@ -114,16 +119,22 @@ def _value_html(value, formula: str | None = None) -> str:
         if len(formula) <= 12:
             return m
         if m:
-            return f"{m}<details class='src'><summary class='note'>as text</summary><code>{_e(formula)}</code></details>"
+            return (
+                f"{m}<details class='src'><summary class='note'>as text</summary><code>{_e(formula)}</code></details>"
+            )
     if isinstance(value, (dict, list)):
         return details_html(value)
     return f"<code>{_e(full(value))}</code>" if value is not None else "—"
 
 
 def _side_boxes(cells: list[tuple[str, str]]) -> str:
-    return "<div class='sides'>" + "".join(
-        f"<div class='side'><div class='label'>{_e(k)}</div><div class='value'>{v}</div></div>" for k, v in cells
-    ) + "</div>"
+    return (
+        "<div class='sides'>"
+        + "".join(
+            f"<div class='side'><div class='label'>{_e(k)}</div><div class='value'>{v}</div></div>" for k, v in cells
+        )
+        + "</div>"
+    )
 
 
 def _sides(r: VerdictRecord) -> str:
@@ -143,9 +154,14 @@ def _sides(r: VerdictRecord) -> str:
     return out
 
 
-def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None = None,
-                    title: str = "privcheck verification report", images: dict[str, str] | None = None,
-                    fail_on: Sequence[str] = (), quick: bool | None = None) -> str:
+def records_to_html(
+    records: Sequence[VerdictRecord],
+    figures: FigureSet | None = None,
+    title: str = "privcheck verification report",
+    images: dict[str, str] | None = None,
+    fail_on: Sequence[str] = (),
+    quick: bool | None = None,
+) -> str:
     """The HTML text of a report on ``records``.
 
     images: figure file name → ``data:`` URI (what :func:`write_html` passes,
@@ -158,17 +174,26 @@ def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None 
     quick = is_quick(records) if quick is None else quick
     groups = group_by_paper(records)
     names = [v for v, n in verdict_counts(records).items() if n]
-    out = ["<!DOCTYPE html>", "<html lang='en'><head><meta charset='utf-8'>",
-           "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-           f"<title>{_e(title)}</title>", f"<style>{_CSS}</style></head><body>", f"<h1>{_e(title)}</h1>",
-           f"<p>{_e(run_summary(records, quick=False))}.</p>"]
+    out = [
+        "<!DOCTYPE html>",
+        "<html lang='en'><head><meta charset='utf-8'>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        f"<title>{_e(title)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>{_e(title)}</h1>",
+        f"<p>{_e(run_summary(records, quick=False))}.</p>",
+    ]
     if quick:
-        out.append(f"<p class='banner quick'><b>{_e(QUICK_NOTE)}.</b> Monte Carlo checks ran with smaller "
-                   "samples: a refutation still holds at the stated confidence, but fewer violations are detected.</p>")
-    out.append("<p class='note'>Built-in claims expect no verdict: a <b>refuted</b> published claim is a finding "
-               "about the paper, not a failure of the run"
-               + (f"; this run fails on: {_e(', '.join(fail_on))}" if fail_on else "")
-               + ". Monte Carlo <b>holds</b> means no violation detected.</p>")
+        out.append(
+            f"<p class='banner quick'><b>{_e(QUICK_NOTE)}.</b> Monte Carlo checks ran with smaller "
+            "samples: a refutation still holds at the stated confidence, but fewer violations are detected.</p>"
+        )
+    out.append(
+        "<p class='note'>Built-in claims expect no verdict: a <b>refuted</b> published claim is a finding "
+        "about the paper, not a failure of the run"
+        + (f"; this run fails on: {_e(', '.join(fail_on))}" if fail_on else "")
+        + ". Monte Carlo <b>holds</b> means no violation detected.</p>"
+    )
     found = [r for r in records if r.verdict in FINDING_VERDICTS or r.verdict == "error" or not r.met_expectation]
     cited = papers_for(r.source for r in records)
     nav = [("findings", f"Findings ({len(found)})")] if found else []
@@ -176,24 +201,31 @@ def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None 
     nav += [("sources", "Sources")] if cited else []
     nav += [("records", "Records")]
     out.append("<nav class='note'>" + " · ".join(f"<a href='#{a}'>{_e(t)}</a>" for a, t in nav) + "</nav>")
-    out.append("<div class='scroll'><table><tr><th>paper</th>" + "".join(f"<th>{_e(v)}</th>" for v in names)
-               + "</tr>")
+    out.append("<div class='scroll'><table><tr><th>paper</th>" + "".join(f"<th>{_e(v)}</th>" for v in names) + "</tr>")
     for paper, recs in groups.items():
         counts = verdict_counts(recs)
         label = PAPERS[paper].label() if paper in PAPERS else paper
-        out.append(f"<tr><td><a href='#paper-{_e(paper)}'>{_e(label)}</a></td>"
-                   + "".join(f"<td class='num'>{counts.get(v, 0) or ''}</td>" for v in names) + "</tr>")
+        out.append(
+            f"<tr><td><a href='#paper-{_e(paper)}'>{_e(label)}</a></td>"
+            + "".join(f"<td class='num'>{counts.get(v, 0) or ''}</td>" for v in names)
+            + "</tr>"
+        )
     out.append("</table></div>")
     if found:
         out.append("<h2 id='findings'>Findings</h2>")
         for r in found:
-            out.append(f"<div class='finding'><h3>{_verdict(r.verdict)} <a href='#{_e(_anchor(r))}'>"
-                       f"<code>{_e(r.id)}</code></a> [{_e(method_label(r))}]</h3>"
-                       f"<div class='note'>{_e(cited_source(r))}</div>")
+            out.append(
+                f"<div class='finding'><h3>{_verdict(r.verdict)} <a href='#{_e(_anchor(r))}'>"
+                f"<code>{_e(r.id)}</code></a> [{_e(method_label(r))}]</h3>"
+                f"<div class='note'>{_e(cited_source(r))}</div>"
+            )
             figs_of = [f for f in (figures.figures if figures else []) if f.record == _anchor(r)]
             if figs_of:
-                out.append("<div class='note'>" + ", ".join(
-                    f"<a href='#fig-{_e(f.filename)}'>figure: {_e(f.title)}</a>" for f in figs_of) + "</div>")
+                out.append(
+                    "<div class='note'>"
+                    + ", ".join(f"<a href='#fig-{_e(f.filename)}'>figure: {_e(f.title)}</a>" for f in figs_of)
+                    + "</div>"
+                )
             if r.verdict == "error":
                 out.append(f"<p><code>{_e(error_message(r))}</code></p>")
             else:
@@ -204,8 +236,10 @@ def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None 
     for paper, recs in groups.items():
         head = PAPERS[paper].label() if paper in PAPERS else paper
         out.append(f"<h2 id='paper-{_e(paper)}'>{_e(head)} <small class='note'>{_e(summary_line(recs))}</small></h2>")
-        out.append("<div class='scroll'><table><tr><th>claim</th><th>method</th><th>verdict</th><th>claimed</th>"
-                   "<th>measured</th><th>interval</th><th>s</th></tr>")
+        out.append(
+            "<div class='scroll'><table><tr><th>claim</th><th>method</th><th>verdict</th><th>claimed</th>"
+            "<th>measured</th><th>interval</th><th>s</th></tr>"
+        )
         for r in recs:
             unmet = r.expect is not None and not r.met_expectation
             verdict = _verdict(r.verdict)
@@ -216,14 +250,17 @@ def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None 
                 f"<div class='note'>{_e(_where(r))}</div></td>"
                 f"<td>{_e(method_label(r))}</td><td>{verdict}</td>"
                 f"<td>{_e(short(r.claimed, 80))}</td><td>{_e(short(r.measured, 80))}</td>"
-                f"<td>{_e(interval_text(r))}</td><td class='num'>{r.seconds:.2f}</td></tr>")
+                f"<td>{_e(interval_text(r))}</td><td class='num'>{r.seconds:.2f}</td></tr>"
+            )
         out.append("</table></div>")
     if figures and (figures.figures or figures.notes):
         out.append("<h2 id='figures'>Figures</h2>")
         for f in figures.figures:
             src = (images or {}).get(f.filename, f.filename)
-            out.append(f"<figure id='fig-{_e(f.filename)}'><div class='fig'><img src='{_e(src)}' alt='{_e(f.title)}'>"
-                       f"</div><figcaption><b>{_e(f.title)}.</b> {_e(f.caption)}</figcaption></figure>")
+            out.append(
+                f"<figure id='fig-{_e(f.filename)}'><div class='fig'><img src='{_e(src)}' alt='{_e(f.title)}'>"
+                f"</div><figcaption><b>{_e(f.title)}.</b> {_e(f.caption)}</figcaption></figure>"
+            )
         for n in figures.notes:
             out.append(f"<p class='note'>Note: {_e(n)}</p>")
     if cited:
@@ -233,7 +270,7 @@ def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None 
         out.append("</ol>")
     out.append("<h2 id='records'>Records</h2>")
     for r in records:
-        head = (f"{_verdict(r.verdict)} <code>{_e(r.id)}</code> [{_e(method_label(r))}]")
+        head = f"{_verdict(r.verdict)} <code>{_e(r.id)}</code> [{_e(method_label(r))}]"
         if r.verdict == "error":
             head += f": {_e(error_message(r))}"
         meta = {"source": cited_source(r), "seed": r.seed, "samples": r.samples, "seconds": r.seconds}
@@ -244,14 +281,23 @@ def records_to_html(records: Sequence[VerdictRecord], figures: FigureSet | None 
             body.append("<h3>details</h3>" + details_html(r.details))
             if r.verdict == "error" and r.details.get("traceback"):
                 body.append(f"<pre>{_e(r.details['traceback'])}</pre>")
-        out.append(f"<details id='{_e(_anchor(r))}'><summary>{head}</summary>"
-                   f"<div class='scroll'>{''.join(body)}</div></details>")
+        out.append(
+            f"<details id='{_e(_anchor(r))}'><summary>{head}</summary>"
+            f"<div class='scroll'>{''.join(body)}</div></details>"
+        )
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 
 
-def write_html(records: Iterable[VerdictRecord], path: str, *, curves: bool | Sequence = True,
-               figures: bool = True, fail_on: Sequence[str] = (), quick: bool | None = None) -> FigureSet:
+def write_html(
+    records: Iterable[VerdictRecord],
+    path: str,
+    *,
+    curves: bool | Sequence = True,
+    figures: bool = True,
+    fail_on: Sequence[str] = (),
+    quick: bool | None = None,
+) -> FigureSet:
     """Write the self-contained HTML report to ``path`` (figures embedded as ``data:`` URIs; nothing beside it).
 
     curves: True draws the ε-against-samples figure for the catalogue

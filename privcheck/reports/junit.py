@@ -15,6 +15,7 @@ quick) and a ``system-out`` with the same numbers. The ``<testsuites>`` root
 carries a ``quick`` property (``--quick`` runs are labelled in every format).
 One ``<testsuite>`` per paper.
 """
+
 from __future__ import annotations
 
 import json
@@ -62,8 +63,9 @@ def _finding_note(record: VerdictRecord, fail_on: Sequence[str]) -> str:
     return "built-in claim: only an error fails"
 
 
-def records_to_junit(records: Iterable[VerdictRecord], fail_on: Sequence[str] = (),
-                     quick: bool | None = None) -> ET.ElementTree:
+def records_to_junit(
+    records: Iterable[VerdictRecord], fail_on: Sequence[str] = (), quick: bool | None = None
+) -> ET.ElementTree:
     """The JUnit ``ElementTree`` of ``records`` (``fail_on``: verdicts that become failures)."""
     records = list(records)
     fail_on = tuple(fail_on or ())
@@ -79,23 +81,43 @@ def records_to_junit(records: Iterable[VerdictRecord], fail_on: Sequence[str] = 
         s_fail = s_err = 0
         s_time = 0.0
         for r in recs:
-            case = ET.SubElement(suite, "testcase", classname=f"privcheck.{paper}.{r.id}",
-                                 name=f"{r.id}[{method_label(r)}]", time=f"{r.seconds:.4f}")
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"privcheck.{paper}.{r.id}",
+                name=f"{r.id}[{method_label(r)}]",
+                time=f"{r.seconds:.4f}",
+            )
             props = ET.SubElement(case, "properties")
             d = r.to_dict()
             res = outcome(r, fail_on)
             conf = r.details.get("confidence") if isinstance(r.details, dict) else None
-            for key, val in (("verdict", r.verdict), ("outcome", res), ("finding", _finding_note(r, fail_on)),
-                             ("expect", r.expect), ("source", cited_source(r)), ("citation", cited_source(r)),
-                             ("kind", r.kind), ("method", method_label(r)), ("claimed", short(r.claimed, 200)),
-                             ("measured", short(r.measured, 200)), ("interval", interval_text(r)),
-                             ("confidence", fmt_confidence(conf) if conf is not None else None),
-                             ("seed", r.seed), ("samples", r.samples), ("quick", str(quick).lower())):
+            for key, val in (
+                ("verdict", r.verdict),
+                ("outcome", res),
+                ("finding", _finding_note(r, fail_on)),
+                ("expect", r.expect),
+                ("source", cited_source(r)),
+                ("citation", cited_source(r)),
+                ("kind", r.kind),
+                ("method", method_label(r)),
+                ("claimed", short(r.claimed, 200)),
+                ("measured", short(r.measured, 200)),
+                ("interval", interval_text(r)),
+                ("confidence", fmt_confidence(conf) if conf is not None else None),
+                ("seed", r.seed),
+                ("samples", r.samples),
+                ("quick", str(quick).lower()),
+            ):
                 if val not in (None, ""):
                     ET.SubElement(props, "property", name=key, value=_text(val))
-            out = [f"verdict: {r.verdict}" + (f" (expected {r.expect})" if r.expect else ""),
-                   f"{_finding_note(r, fail_on)}",
-                   f"source: {cited_source(r)}", f"claimed: {full(r.claimed)}", f"measured: {full(r.measured)}"]
+            out = [
+                f"verdict: {r.verdict}" + (f" (expected {r.expect})" if r.expect else ""),
+                f"{_finding_note(r, fail_on)}",
+                f"source: {cited_source(r)}",
+                f"claimed: {full(r.claimed)}",
+                f"measured: {full(r.measured)}",
+            ]
             if interval_text(r):
                 out.append(f"interval: {interval_text(r)}")
             if quick:
@@ -110,12 +132,16 @@ def records_to_junit(records: Iterable[VerdictRecord], fail_on: Sequence[str] = 
             elif res == "failure":
                 s_fail += 1
                 if r.expect is not None and not r.met_expectation:
-                    fail = ET.SubElement(case, "failure", type="expectation",
-                                         message=f"expected {r.expect}, got {r.verdict}")
+                    fail = ET.SubElement(
+                        case, "failure", type="expectation", message=f"expected {r.expect}, got {r.verdict}"
+                    )
                 else:
-                    fail = ET.SubElement(case, "failure", type=f"fail-on-{r.verdict}",
-                                         message=f"{r.verdict}: claimed {short(r.claimed, 120)}; "
-                                                 f"measured {short(r.measured, 120)}")
+                    fail = ET.SubElement(
+                        case,
+                        "failure",
+                        type=f"fail-on-{r.verdict}",
+                        message=f"{r.verdict}: claimed {short(r.claimed, 120)}; measured {short(r.measured, 120)}",
+                    )
                 fail.text = "\n".join(out)
             ET.SubElement(case, "system-out").text = "\n".join(out)
             s_time += r.seconds
@@ -132,8 +158,9 @@ def records_to_junit(records: Iterable[VerdictRecord], fail_on: Sequence[str] = 
     return ET.ElementTree(root)
 
 
-def write_junit(records: Iterable[VerdictRecord], path: str, fail_on: Sequence[str] = (),
-                quick: bool | None = None) -> None:
+def write_junit(
+    records: Iterable[VerdictRecord], path: str, fail_on: Sequence[str] = (), quick: bool | None = None
+) -> None:
     """Write the JUnit XML of ``records`` to ``path`` (UTF-8, with an XML declaration)."""
     tree = records_to_junit(records, fail_on, quick)
     ET.indent(tree, space="  ")

@@ -11,6 +11,7 @@ directory, read-only disk, a corrupt file) falls back to building the listing.
 The cache directory is ``$PRIVCHECK_CACHE_DIR``, else ``$XDG_CACHE_HOME/privcheck``,
 else ``~/.cache/privcheck``.
 """
+
 from __future__ import annotations
 
 import fnmatch
@@ -43,7 +44,9 @@ def _fingerprint() -> str:
                 for fn in sorted(filenames):
                     if fn.endswith(".py"):
                         st = os.stat(os.path.join(dirpath, fn))
-                        h.update(f"{os.path.relpath(os.path.join(dirpath, fn), root)}:{st.st_size}:{st.st_mtime_ns};".encode())
+                        h.update(
+                            f"{os.path.relpath(os.path.join(dirpath, fn), root)}:{st.st_size}:{st.st_mtime_ns};".encode()
+                        )
     return h.hexdigest()[:16]
 
 
@@ -60,9 +63,14 @@ def build_listing() -> dict:
 
     reg = load_catalogue()
     claims = [
-        {"id": c.id, "source": c.source, "kind": c.kind, "statement": c.statement,
-         "methods": [k.method + (f":{k.part}" if k.part else "") for k in reg.checks.get(c.id, [])]
-         or list(c.methods)}
+        {
+            "id": c.id,
+            "source": c.source,
+            "kind": c.kind,
+            "statement": c.statement,
+            "methods": [k.method + (f":{k.part}" if k.part else "") for k in reg.checks.get(c.id, [])]
+            or list(c.methods),
+        }
         for c in reg.claims.values()
     ]
     mechs = []
@@ -73,7 +81,11 @@ def build_listing() -> dict:
         defaults = {}
         for p in params:
             d = sig.parameters[p].default
-            defaults[p] = None if d is inspect.Parameter.empty else (d if isinstance(d, (int, float, str, bool)) or d is None else repr(d))
+            defaults[p] = (
+                None
+                if d is inspect.Parameter.empty
+                else (d if isinstance(d, (int, float, str, bool)) or d is None else repr(d))
+            )
         mechs.append({"name": n, "source": cls.source, "parameters": params, "defaults": defaults})
     return {"claims": claims, "mechanisms": mechs}
 
@@ -113,8 +125,10 @@ def filter_listing(data: dict, patterns: Sequence[str] | None) -> dict:
     def hit(name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
-    return {"claims": [c for c in data["claims"] if hit(c["id"])],
-            "mechanisms": [m for m in data["mechanisms"] if hit(m["name"])]}
+    return {
+        "claims": [c for c in data["claims"] if hit(c["id"])],
+        "mechanisms": [m for m in data["mechanisms"] if hit(m["name"])],
+    }
 
 
 def mechanism_signature(m: dict) -> str:

@@ -6,6 +6,7 @@ CI artifact viewers — upload ``<stem>*`` (the report and its figures) together
 of symbolic checks are shown as ``$$…$$`` LaTeX (rendered by GitHub), claimed and
 derived one after the other; details are nested lists, not JSON.
 """
+
 from __future__ import annotations
 
 import os
@@ -63,9 +64,13 @@ def _sides(r: VerdictRecord) -> list[str]:
     return lines
 
 
-def records_to_markdown(records: Sequence[VerdictRecord], figures: FigureSet | None = None,
-                        title: str = "privcheck verification report", fail_on: Sequence[str] = (),
-                        quick: bool | None = None) -> str:
+def records_to_markdown(
+    records: Sequence[VerdictRecord],
+    figures: FigureSet | None = None,
+    title: str = "privcheck verification report",
+    fail_on: Sequence[str] = (),
+    quick: bool | None = None,
+) -> str:
     """The Markdown text of a report on ``records`` (figures linked by their relative file names)."""
     records = list(records)
     quick = is_quick(records) if quick is None else quick
@@ -73,10 +78,15 @@ def records_to_markdown(records: Sequence[VerdictRecord], figures: FigureSet | N
     lines = [f"# {title}", ""]
     if quick:
         lines += [f"> **{QUICK_NOTE}.** Monte Carlo checks ran with smaller samples.", ""]
-    lines += [run_summary(records, quick=False) + ".", "",
-              "Built-in claims expect no verdict: a **refuted** published claim is a finding about the paper, "
-              "not a failure of the run" + (f"; this run fails on: {', '.join(fail_on)}" if fail_on else "")
-              + ". Monte Carlo *holds* means no violation detected.", ""]
+    lines += [
+        run_summary(records, quick=False) + ".",
+        "",
+        "Built-in claims expect no verdict: a **refuted** published claim is a finding about the paper, "
+        "not a failure of the run"
+        + (f"; this run fails on: {', '.join(fail_on)}" if fail_on else "")
+        + ". Monte Carlo *holds* means no violation detected.",
+        "",
+    ]
     lines.append("| paper | verdicts |")
     lines.append("|---|---|")
     for paper, recs in groups.items():
@@ -96,12 +106,29 @@ def records_to_markdown(records: Sequence[VerdictRecord], figures: FigureSet | N
                 lines += _sides(r)
     for paper, recs in groups.items():
         head = PAPERS[paper].label() if paper in PAPERS else paper
-        lines += [f"## {head}", "", "| claim | method | verdict | claimed | measured | interval | s |",
-                  "|---|---|---|---|---|---|---|"]
+        lines += [
+            f"## {head}",
+            "",
+            "| claim | method | verdict | claimed | measured | interval | s |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for r in recs:
-            lines.append("| " + " | ".join(_cell(x) for x in (
-                f"`{r.id}`", method_label(r), _verdict_cell(r), short(r.claimed, 60),
-                short(r.measured, 60), interval_text(r), f"{r.seconds:.2f}")) + " |")
+            lines.append(
+                "| "
+                + " | ".join(
+                    _cell(x)
+                    for x in (
+                        f"`{r.id}`",
+                        method_label(r),
+                        _verdict_cell(r),
+                        short(r.claimed, 60),
+                        short(r.measured, 60),
+                        interval_text(r),
+                        f"{r.seconds:.2f}",
+                    )
+                )
+                + " |"
+            )
         lines.append("")
     if figures and (figures.figures or figures.notes):
         lines += ["## Figures", ""]
@@ -131,8 +158,14 @@ def records_to_markdown(records: Sequence[VerdictRecord], figures: FigureSet | N
     return "\n".join(lines) + "\n"
 
 
-def write_markdown(records: Iterable[VerdictRecord], path: str, *, figures: bool = True,
-                   fail_on: Sequence[str] = (), quick: bool | None = None) -> FigureSet:
+def write_markdown(
+    records: Iterable[VerdictRecord],
+    path: str,
+    *,
+    figures: bool = True,
+    fail_on: Sequence[str] = (),
+    quick: bool | None = None,
+) -> FigureSet:
     """Write the Markdown report to ``path`` and its figures (``<stem>_*.png``) beside it.
 
     figures: draw the figures the records support (K-slope, Figure 3,

@@ -34,6 +34,7 @@ list of :class:`Figure` written plus notes on the ones skipped (shown in the
 Markdown and HTML reports). The plotting uses ``matplotlib.figure.Figure``
 directly (Agg canvas), never ``pyplot``, so no global backend state changes.
 """
+
 from __future__ import annotations
 
 import math
@@ -124,12 +125,15 @@ def plot_eps_curves(curves: Sequence, path: str) -> None:
     # one line per distinct reference value: mechanisms sharing ε = 1 would otherwise draw lines on top of each other
     for v, what in sorted(refs.items()):
         exact_only = all(w.startswith("exact") for w in what)
-        ax.axhline(v, color="0.35", ls="--" if exact_only else ":", lw=1.2,
-                   label=f"ε = {v:.4g}: " + ", ".join(what))
+        ax.axhline(v, color="0.35", ls="--" if exact_only else ":", lw=1.2, label=f"ε = {v:.4g}: " + ", ".join(what))
     ax.set_xscale("log")
     ax.set_xlabel("samples per input")
     ax.set_ylabel("ε")
-    conf = (curves[0].confidence if hasattr(curves[0], "confidence") else curves[0].get("confidence", 0.95)) if curves else 0.95
+    conf = (
+        (curves[0].confidence if hasattr(curves[0], "confidence") else curves[0].get("confidence", 0.95))
+        if curves
+        else 0.95
+    )
     ax.set_title(f"Monte Carlo ε lower bound (confidence {_conf(conf)})")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     _save(fig, path)
@@ -157,23 +161,32 @@ def k_slope_data(record: VerdictRecord) -> tuple[dict | None, str]:
         params = d.get("parameters") if isinstance(d.get("parameters"), dict) else {}
         c, dp = _num(params.get("c")), _num(params.get("delta_prime"))
         if c is None or dp is None:
-            return None, (f"{record.id} [{record.method}]: no K/ε_c values or (c, δ′) in the record; "
-                          "K-slope plot skipped")
+            return None, (
+                f"{record.id} [{record.method}]: no K/ε_c values or (c, δ′) in the record; K-slope plot skipped"
+            )
         from accountants import wireless
 
         fit = wireless.k_slope(c, dp, 1e3, 1e8)
         Ks, eps = list(fit.Ks), list(fit.eps)
         slope = fit.slope if slope is None else slope
         interval = interval or list(fit.interval)
-        note = (f"{record.id}: the record holds the fit, not the curve; ε_c(K) evaluated from eq. 16 "
-                f"(accountants.wireless.k_slope, c = {c:.4g}, δ′ = {dp:g})")
+        note = (
+            f"{record.id}: the record holds the fit, not the curve; ε_c(K) evaluated from eq. 16 "
+            f"(accountants.wireless.k_slope, c = {c:.4g}, δ′ = {dp:g})"
+        )
     claimed = None
     if isinstance(record.claimed, dict):
         claimed = _num(record.claimed.get("slope"))
     else:
         claimed = _num(record.claimed)
-    return {"K": Ks, "eps": eps, "slope": slope, "interval": interval, "claimed_slope": claimed,
-            "verdict": record.verdict}, note
+    return {
+        "K": Ks,
+        "eps": eps,
+        "slope": slope,
+        "interval": interval,
+        "claimed_slope": claimed,
+        "verdict": record.verdict,
+    }, note
 
 
 def plot_k_slope(data: dict, path: str) -> None:
@@ -258,13 +271,24 @@ def plot_figure3(curves: list[dict], path: str, verdict: str = "") -> None:
             if iv:
                 lo = [mean[k] - float(iv[k][0]) for k in range(len(mean))]
                 hi = [float(iv[k][1]) - mean[k] for k in range(len(mean))]
-                ax.errorbar(xs, mean, yerr=[lo, hi], capsize=2, color=col, lw=1.2,
-                            label=f"{labels.get(name, name)}, {eps}", **st)
+                ax.errorbar(
+                    xs,
+                    mean,
+                    yerr=[lo, hi],
+                    capsize=2,
+                    color=col,
+                    lw=1.2,
+                    label=f"{labels.get(name, name)}, {eps}",
+                    **st,
+                )
             else:
                 ax.plot(xs, mean, color=col, lw=1.2, label=f"{labels.get(name, name)}, {eps}", **st)
     expected = [c["cost_expected"] for c in curves if c["cost_expected"]]
-    same_cost = len(expected) > 1 and all(e == expected[0] for e in expected) and \
-        all(c["pi"] == curves[0]["pi"] for c in curves)
+    same_cost = (
+        len(expected) > 1
+        and all(e == expected[0] for e in expected)
+        and all(c["pi"] == curves[0]["pi"] for c in curves)
+    )
     if same_cost:  # the cost does not depend on ε: one line, not several exactly on top of each other
         ax2.plot(curves[0]["pi"], expected[0], "-", color="0.3", label="nπ (every ε)")
     markers = ["x", "+", "1", "2"]
@@ -274,8 +298,7 @@ def plot_figure3(curves: list[dict], path: str, verdict: str = "") -> None:
             ax2.plot(c["pi"], c["cost_expected"], ["-", "--", ":", "-."][i % 4], color=f"C{i}", label=f"nπ, {eps}")
         if c["cost_simulated"]:
             xs = [x + (i - (len(curves) - 1) / 2) * 0.01 * span for x in c["pi"]]
-            ax2.plot(xs, c["cost_simulated"], markers[i % 4], ms=7, color=f"C{i}", ls="none",
-                     label=f"simulated, {eps}")
+            ax2.plot(xs, c["cost_simulated"], markers[i % 4], ms=7, color=f"C{i}", ls="none", label=f"simulated, {eps}")
     ax.set_xlabel("sampling probability π")
     ax.set_ylabel("mean TV distance")
     ax.set_yscale("log")
@@ -318,7 +341,11 @@ def plot_curves(fig_data: dict, path: str, verdict: str = "") -> None:
     for i, (label, s) in enumerate(fig_data["series"].items()):
         mean = _numbers(s.get("mean"))
         iv = s.get("interval")
-        if isinstance(iv, list) and len(iv) == len(xs) and all(isinstance(q, (list, tuple)) and len(q) == 2 for q in iv):
+        if (
+            isinstance(iv, list)
+            and len(iv) == len(xs)
+            and all(isinstance(q, (list, tuple)) and len(q) == 2 for q in iv)
+        ):
             lo = [max(mean[k] - float(iv[k][0]), 0.0) for k in range(len(xs))]
             hi = [max(float(iv[k][1]) - mean[k], 0.0) for k in range(len(xs))]
             ax.errorbar(xs, mean, yerr=[lo, hi], capsize=3, marker="o", ms=4, color=f"C{i % 10}", label=label)
@@ -369,10 +396,16 @@ def audit_curve_data(record: VerdictRecord) -> list[dict]:
         pts = _curve_points(c.get("curve_points"))
         if pts:
             mu = _num(c.get("mu_claimed"))
-            out.append({"curve_points": pts, "mu_claimed": mu if mu is not None and mu > 0 else None,
-                        "mu_lower": _num(c.get("mu_lower")), "verdict": c.get("verdict", record.verdict),
-                        "confidence": c.get("confidence", d.get("confidence", 0.95)),
-                        "mechanism": str(c["mechanism"])})
+            out.append(
+                {
+                    "curve_points": pts,
+                    "mu_claimed": mu if mu is not None and mu > 0 else None,
+                    "mu_lower": _num(c.get("mu_lower")),
+                    "verdict": c.get("verdict", record.verdict),
+                    "confidence": c.get("confidence", d.get("confidence", 0.95)),
+                    "mechanism": str(c["mechanism"]),
+                }
+            )
     return out
 
 
@@ -402,10 +435,16 @@ def _write_curve_figures(r: VerdictRecord, directory: str, name: Callable[[str],
         boxes = [(p["alpha"], p["alpha_upper"], p["beta"], p["beta_upper"]) for a in audits for p in a["curve_points"]]
         fn = name(f"{r.id}_{r.method}_tradeoff")
         plot_tradeoff(band, os.path.join(directory, fn), title=f"{r.id}: trade-off curve", boxes=boxes)
-        figs.append(Figure(fn, f"{r.id} [{r.method}]: certified trade-off curve",
-                           "The certified β(α) band (left) and the attack view TPR = 1 − β against FPR (right)"
-                           + (", with the empirical confidence boxes of the audit" if boxes else "")
-                           + f" (check verdict: {r.verdict}).", _record_anchor(r)))
+        figs.append(
+            Figure(
+                fn,
+                f"{r.id} [{r.method}]: certified trade-off curve",
+                "The certified β(α) band (left) and the attack view TPR = 1 − β against FPR (right)"
+                + (", with the empirical confidence boxes of the audit" if boxes else "")
+                + f" (check verdict: {r.verdict}).",
+                _record_anchor(r),
+            )
+        )
         return figs
     from privcheck.reports.audit_curve_plot import plot_audit_curve
 
@@ -413,11 +452,17 @@ def _write_curve_figures(r: VerdictRecord, directory: str, name: Callable[[str],
         fn = name(f"{r.id}_{r.method}_audit{i + 1}")
         plot_audit_curve(a, os.path.join(directory, fn))
         mu = a["mu_claimed"]
-        figs.append(Figure(fn, f"{a['mechanism']}: trade-off audit",
-                           "Empirical (α̂, β̂) points with their simultaneous confidence boxes (red: below the claim) "
-                           + (f"over the claimed curve G_μ, μ = {mu:.4g}" if mu is not None else "")
-                           + (f"; certified mu_lower = {a['mu_lower']:.4g}" if a["mu_lower"] is not None else "")
-                           + f" (verdict: {a['verdict']}).", _record_anchor(r)))
+        figs.append(
+            Figure(
+                fn,
+                f"{a['mechanism']}: trade-off audit",
+                "Empirical (α̂, β̂) points with their simultaneous confidence boxes (red: below the claim) "
+                + (f"over the claimed curve G_μ, μ = {mu:.4g}" if mu is not None else "")
+                + (f"; certified mu_lower = {a['mu_lower']:.4g}" if a["mu_lower"] is not None else "")
+                + f" (verdict: {a['verdict']}).",
+                _record_anchor(r),
+            )
+        )
     return figs
 
 
@@ -438,10 +483,18 @@ def estimator_components(record: VerdictRecord) -> list[dict]:
         viv = _numbers(var.get("interval"))
         if not biv and not viv:
             return
-        out.append({"label": label, "bias": _num(bias.get("simulated")), "bias_interval": biv,
-                    "tolerance": _num(bias.get("tost_tolerance")),
-                    "variance": _num(var.get("simulated")), "variance_interval": viv,
-                    "variance_claimed": _num(var.get("claimed")), "variance_exact": _num(var.get("exact"))})
+        out.append(
+            {
+                "label": label,
+                "bias": _num(bias.get("simulated")),
+                "bias_interval": biv,
+                "tolerance": _num(bias.get("tost_tolerance")),
+                "variance": _num(var.get("simulated")),
+                "variance_interval": viv,
+                "variance_claimed": _num(var.get("claimed")),
+                "variance_exact": _num(var.get("exact")),
+            }
+        )
 
     def walk(obj: Any, depth: int) -> None:
         if depth > 4:
@@ -583,8 +636,13 @@ def plot_comparison(record: VerdictRecord, data, path: str) -> None:
     fig, ax = _new_figure(7.6, max(2.4, 0.42 * n + 1.6))
     ys = list(range(n))
     claim_style = dict(marker="s", mfc="none", mew=1.6, ms=9)
-    styles = [dict(marker="o", ms=5), dict(marker="^", ms=5), dict(marker="D", ms=4), dict(marker="v", ms=5),
-              dict(marker="P", ms=5)]
+    styles = [
+        dict(marker="o", ms=5),
+        dict(marker="^", ms=5),
+        dict(marker="D", ms=4),
+        dict(marker="v", ms=5),
+        dict(marker="P", ms=5),
+    ]
     k = len(series)
     m = 0
     for j, (name, vals) in enumerate(series):
@@ -634,9 +692,14 @@ def write_figures(
     if curves:
         fn = name("eps_vs_samples")
         plot_eps_curves(curves, os.path.join(directory, fn))
-        out.figures.append(Figure(fn, "ε lower bound against samples",
-                                  "Monte Carlo lower bound on ε (points) for catalogue mechanisms, with the claimed and exact "
-                                  "ε as grey lines (labelled): the bound approaches the exact ε as samples grow."))
+        out.figures.append(
+            Figure(
+                fn,
+                "ε lower bound against samples",
+                "Monte Carlo lower bound on ε (points) for catalogue mechanisms, with the claimed and exact "
+                "ε as grey lines (labelled): the bound approaches the exact ε as samples grow.",
+            )
+        )
     for r in records:
         if r.id == K_SLOPE_ID and r.method == "scaling":
             data, note = k_slope_data(r)
@@ -645,9 +708,14 @@ def write_figures(
             if data is not None:
                 fn = name(f"{r.id}_{r.method}")
                 plot_k_slope(data, os.path.join(directory, fn))
-                out.figures.append(Figure(fn, "004 Lemma 1: ε_c against K",
-                                          "ε_c of eq. 16 on log axes with the fitted K-slope; the claim is O(K^{−3/4}).",
-                                          _record_anchor(r)))
+                out.figures.append(
+                    Figure(
+                        fn,
+                        "004 Lemma 1: ε_c against K",
+                        "ε_c of eq. 16 on log axes with the fitted K-slope; the claim is O(K^{−3/4}).",
+                        _record_anchor(r),
+                    )
+                )
         elif r.id == FIG3_ID:
             data, note = figure3_data(r)
             if data is None:
@@ -655,32 +723,57 @@ def write_figures(
             else:
                 fn = name(f"{r.id}_{r.method}")
                 plot_figure3(data, os.path.join(directory, fn), r.verdict)
-                out.figures.append(Figure(fn, "003 Figure 3", "Mean TV distance between the estimate and the data "
-                                          "(with intervals) and communication cost, against the sampling probability π.",
-                                          _record_anchor(r)))
+                out.figures.append(
+                    Figure(
+                        fn,
+                        "003 Figure 3",
+                        "Mean TV distance between the estimate and the data "
+                        "(with intervals) and communication cost, against the sampling probability π.",
+                        _record_anchor(r),
+                    )
+                )
         elif audit_curve_data(r) or tradeoff_data(r) is not None:
             out.figures.extend(_write_curve_figures(r, directory, name))
         elif curve_figures(r):
             for i, fig in enumerate(curve_figures(r)):
                 fn = name(f"{r.id}_{r.method}_curve{i + 1}")
                 plot_curves(fig, os.path.join(directory, fn), r.verdict)
-                out.figures.append(Figure(fn, fig.get("title") or f"{r.id} [{r.method}]",
-                                          f"{fig.get('statement', '')} (check verdict: {r.verdict}; "
-                                          f"bands: {fig.get('band', 'none')}).", _record_anchor(r)))
+                out.figures.append(
+                    Figure(
+                        fn,
+                        fig.get("title") or f"{r.id} [{r.method}]",
+                        f"{fig.get('statement', '')} (check verdict: {r.verdict}; bands: {fig.get('band', 'none')}).",
+                        _record_anchor(r),
+                    )
+                )
         else:
             rows = estimator_components(r) if r.kind == "estimator" and r.verdict != "error" else []
             fn = name(f"{r.id}_{r.method}_{r.part}" if r.part else f"{r.id}_{r.method}")
             if rows:
                 plot_estimator(r, rows, os.path.join(directory, fn))
-                out.figures.append(Figure(fn, f"{r.id} [{r.method}]: bias and variance",
-                                          "Bias intervals (left, 0 marked) and variance intervals relative to the "
-                                          "claimed variance (right, 1 marked), per scenario.", _record_anchor(r)))
+                out.figures.append(
+                    Figure(
+                        fn,
+                        f"{r.id} [{r.method}]: bias and variance",
+                        "Bias intervals (left, 0 marked) and variance intervals relative to the "
+                        "claimed variance (right, 1 marked), per scenario.",
+                        _record_anchor(r),
+                    )
+                )
             elif r.verdict == "refuted" and comparison_data(r):
                 plot_comparison(r, comparison_data(r), os.path.join(directory, fn))
-                out.figures.append(Figure(fn, f"{r.id} [{r.method}]: claimed against measured",
-                                          "The claim (hollow squares) and the measurements (filled markers) per "
-                                          "case, on the same axis.", _record_anchor(r)))
+                out.figures.append(
+                    Figure(
+                        fn,
+                        f"{r.id} [{r.method}]: claimed against measured",
+                        "The claim (hollow squares) and the measurements (filled markers) per case, on the same axis.",
+                        _record_anchor(r),
+                    )
+                )
             elif r.kind == "estimator" and r.verdict != "error" and plot_interval(r, os.path.join(directory, fn)):
-                out.figures.append(Figure(fn, f"{r.id} [{r.method}]: interval", "The check's interval and the claim.",
-                                          _record_anchor(r)))
+                out.figures.append(
+                    Figure(
+                        fn, f"{r.id} [{r.method}]: interval", "The check's interval and the claim.", _record_anchor(r)
+                    )
+                )
     return out

@@ -7,6 +7,7 @@
 - :func:`details_html` / :func:`details_markdown` — a record's details as
   readable nested tables / lists (numbers to 6 significant digits), not JSON.
 """
+
 from __future__ import annotations
 
 import html
@@ -21,8 +22,14 @@ MAX_FORMULA_CHARS = 1500
 #: keys of details that the reports show elsewhere (formulas, the traceback)
 _HIDDEN = {"traceback", "latex", "difference_latex"}
 #: the papers' abbreviations of Greek letters, shown as the letters in formulas
-_GREEK = {"eps": "epsilon", "eps1": "epsilon_1", "eps2": "epsilon_2", "eps_c": "epsilon_c", "lam": "lambda",
-          "s2": "sigma^2"}
+_GREEK = {
+    "eps": "epsilon",
+    "eps1": "epsilon_1",
+    "eps2": "epsilon_2",
+    "eps_c": "epsilon_c",
+    "lam": "lambda",
+    "s2": "sigma^2",
+}
 
 
 def _e(x: Any) -> str:
@@ -95,8 +102,11 @@ def _expr(text: str):
         expr = sp.sympify(text, evaluate=False)
         if not isinstance(expr, sp.Basic):
             return None
-        greek = {s: sp.Symbol(_GREEK[s.name], **s.assumptions0) for s in expr.free_symbols
-                 if isinstance(s, sp.Symbol) and s.name in _GREEK}
+        greek = {
+            s: sp.Symbol(_GREEK[s.name], **s.assumptions0)
+            for s in expr.free_symbols
+            if isinstance(s, sp.Symbol) and s.name in _GREEK
+        }
         return expr.xreplace(greek) if greek else expr
     except Exception:  # not a sympy expression: shown as text
         return None
@@ -149,8 +159,11 @@ def details_html(obj: Any, depth: int = 0) -> str:
     if depth > 6:
         return f"<code>{_e(_scalar(obj))}</code>"
     if isinstance(obj, dict):
-        rows = [f"<tr><th>{_e(k)}</th><td>{details_html(v, depth + 1)}</td></tr>"
-                for k, v in obj.items() if k not in _HIDDEN]
+        rows = [
+            f"<tr><th>{_e(k)}</th><td>{details_html(v, depth + 1)}</td></tr>"
+            for k, v in obj.items()
+            if k not in _HIDDEN
+        ]
         return f"<table class='kv'>{''.join(rows)}</table>" if rows else "—"
     if isinstance(obj, (list, tuple)):
         if not obj:
@@ -165,8 +178,9 @@ def details_html(obj: Any, depth: int = 0) -> str:
             for v in obj:
                 cols += [k for k in v if k not in cols and k not in _HIDDEN]
             head = "".join(f"<th>{_e(c)}</th>" for c in cols)
-            body = "".join("<tr>" + "".join(f"<td>{details_html(v.get(c), depth + 1)}</td>" for c in cols) + "</tr>"
-                           for v in obj)
+            body = "".join(
+                "<tr>" + "".join(f"<td>{details_html(v.get(c), depth + 1)}</td>" for c in cols) + "</tr>" for v in obj
+            )
             return f"<table class='grid'><tr>{head}</tr>{body}</table>"
         return "<ol>" + "".join(f"<li>{details_html(v, depth + 1)}</li>" for v in obj[:60]) + "</ol>"
     return _e(_scalar(obj))

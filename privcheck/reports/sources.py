@@ -9,6 +9,7 @@ text comes from (002, 004), else what the text says about itself (001 is an
 anonymous submission under double-blind review, so it has no authors; 003 a
 preprint without a stated venue).
 """
+
 from __future__ import annotations
 
 import re
@@ -35,24 +36,51 @@ class Paper:
         return f"[{self.key}] {self.short}"
 
 
-PAPERS: dict[str, Paper] = {p.key: p for p in (
-    Paper("000", "FedSel (Liu et al.)", "Ruixuan Liu, Yang Cao, Masatoshi Yoshikawa, Hong Chen",
-          "FedSel: Federated SGD under Local Differential Privacy with Top-k Dimension Selection",
-          "DASFAA 2020, Springer LNCS 12112, pp. 485–501", "000_55a5a0ab95d522af.txt"),
-    Paper("001", "sqSGD (anonymous)", "Anonymous authors",
-          "Practical Locally Private Federated Learning with Communication Efficiency (sqSGD)",
-          "paper under double-blind review", "001_30a1c1c8dca8a50f.txt"),
-    Paper("002", "SPriFed-OMP (Mulay, Lin)", "Ajinkya K. Mulay, Xiaojun Lin",
-          "SPriFed-OMP: A Differentially Private Federated Learning Algorithm for Sparse Basis Recovery",
-          "arXiv preprint (HTML version)", "002_53ad70670a94e98a.txt"),
-    Paper("003", "LDP sampling (Biswas et al.)", "Sayan Biswas, Graham Cormode, Carsten Maple",
-          "Impact of Sampling on Locally Differentially Private Data Collection",
-          "preprint", "003_e5d52747d9985dd0.txt"),
-    Paper("004", "Wireless FL (Seif et al.)", "Mohamed Seif Eldin Mohamed, Wei-Ting Chang, Ravi Tandon",
-          "Privacy Amplification for Federated Learning via User Sampling and Wireless Aggregation",
-          "arXiv:2103.01953, 2021 (parts submitted to ISIT 2021, as the paper states)",
-          "004_cc7ee25c83388ef6.txt"),
-)}
+PAPERS: dict[str, Paper] = {
+    p.key: p
+    for p in (
+        Paper(
+            "000",
+            "FedSel (Liu et al.)",
+            "Ruixuan Liu, Yang Cao, Masatoshi Yoshikawa, Hong Chen",
+            "FedSel: Federated SGD under Local Differential Privacy with Top-k Dimension Selection",
+            "DASFAA 2020, Springer LNCS 12112, pp. 485–501",
+            "000_55a5a0ab95d522af.txt",
+        ),
+        Paper(
+            "001",
+            "sqSGD (anonymous)",
+            "Anonymous authors",
+            "Practical Locally Private Federated Learning with Communication Efficiency (sqSGD)",
+            "paper under double-blind review",
+            "001_30a1c1c8dca8a50f.txt",
+        ),
+        Paper(
+            "002",
+            "SPriFed-OMP (Mulay, Lin)",
+            "Ajinkya K. Mulay, Xiaojun Lin",
+            "SPriFed-OMP: A Differentially Private Federated Learning Algorithm for Sparse Basis Recovery",
+            "arXiv preprint (HTML version)",
+            "002_53ad70670a94e98a.txt",
+        ),
+        Paper(
+            "003",
+            "LDP sampling (Biswas et al.)",
+            "Sayan Biswas, Graham Cormode, Carsten Maple",
+            "Impact of Sampling on Locally Differentially Private Data Collection",
+            "preprint",
+            "003_e5d52747d9985dd0.txt",
+        ),
+        Paper(
+            "004",
+            "Wireless FL (Seif et al.)",
+            "Mohamed Seif Eldin Mohamed, Wei-Ting Chang, Ravi Tandon",
+            "Privacy Amplification for Federated Learning via User Sampling and Wireless Aggregation",
+            "arXiv:2103.01953, 2021 (parts submitted to ISIT 2021, as the paper states)",
+            "004_cc7ee25c83388ef6.txt",
+        ),
+    )
+}
 
 _FILE = re.compile(r"\b(\d{3})_[0-9a-f]{8,}\.txt\b")
 _BY_FILE = {p.file: p for p in PAPERS.values()}
@@ -78,13 +106,15 @@ def cite_source(source: str) -> str:
     References to ``CLAIMS.md`` (a design document that is not shipped) point
     at ``privcheck list`` instead. Other sources are returned unchanged.
     """
+
     def repl(m: re.Match) -> str:
         p = _BY_FILE.get(m.group(0)) or PAPERS.get(m.group(1))
         return p.label() if p else m.group(0)
 
     text = _FILE.sub(repl, source or "")
     return text.replace("definition in CLAIMS.md", "definition in the mechanism's docstring").replace(
-        "CLAIMS.md", "the privcheck catalogue")
+        "CLAIMS.md", "the privcheck catalogue"
+    )
 
 
 def papers_for(sources) -> list[Paper]:

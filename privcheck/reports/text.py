@@ -17,6 +17,7 @@ The terminal layout follows pytest and ruff (:func:`print_report`):
 verdict string (``computed`` of calculator checks, say) is counted and shown,
 with a default colour.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,13 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 if TYPE_CHECKING:  # privcheck.claims loads where a record is built or the verdicts listed (start-up)
     from privcheck.claims import VerdictRecord
 
-_STYLE = {"holds": "green", "refuted": "bold red", "inconclusive": "yellow", "error": "bold magenta",
-          "computed": "cyan"}
+_STYLE = {
+    "holds": "green",
+    "refuted": "bold red",
+    "inconclusive": "yellow",
+    "error": "bold magenta",
+    "computed": "cyan",
+}
 _DEFAULT_STYLE = "cyan"
 _PAPER_FILE = re.compile(r"^(\d{3})_[0-9a-f]+\.txt$")
 #: verdicts that are listed in the findings block (claimed against measured in full)
@@ -101,8 +107,11 @@ def short(value: Any, width: int = 40) -> str:
             text = _range_text(nums)
         else:
             # keys that are case labels ("d=5, k=2") read better as "label: value"
-            text = "; ".join(f"{k}: {short(v, width)}" for k, v in value.items()) if any(
-                "=" in str(k) for k in value) else ", ".join(f"{k}={short(v, width)}" for k, v in value.items())
+            text = (
+                "; ".join(f"{k}: {short(v, width)}" for k, v in value.items())
+                if any("=" in str(k) for k in value)
+                else ", ".join(f"{k}={short(v, width)}" for k, v in value.items())
+            )
     elif isinstance(value, (list, tuple)):
         nums = [_as_float(v) for v in value]
         if len(value) > 3 and all(n is not None for n in nums):
@@ -303,9 +312,12 @@ def check_lines(record: VerdictRecord, width: int = 80, verbosity: int = 0, verd
     lines = [head]
     if verbosity >= 1:
         indent = "    "
-        rows = [("source", cited_source(record)), ("claimed", full(record.claimed) if record.claimed is not None else ""),
-                ("measured", full(record.measured) if record.measured is not None else ""),
-                ("interval", interval_text(record))]
+        rows = [
+            ("source", cited_source(record)),
+            ("claimed", full(record.claimed) if record.claimed is not None else ""),
+            ("measured", full(record.measured) if record.measured is not None else ""),
+            ("interval", interval_text(record)),
+        ]
         if record.samples is not None:
             rows.append(("samples", str(record.samples)))
         if record.verdict == "error":
@@ -396,8 +408,15 @@ def run_summary(records: Sequence[VerdictRecord], seconds: float | None = None, 
     return text
 
 
-def print_report(records: Sequence[VerdictRecord], console=None, *, verbosity: int = 0, listed: bool = True,
-                 seconds: float | None = None, quick: bool | None = None) -> None:
+def print_report(
+    records: Sequence[VerdictRecord],
+    console=None,
+    *,
+    verbosity: int = 0,
+    listed: bool = True,
+    seconds: float | None = None,
+    quick: bool | None = None,
+) -> None:
     """Print a run: one line per check (grouped by paper), the findings block, errors, one summary line.
 
     verbosity: −1 prints the summary line only (``-q``), 0 the default layout,
@@ -424,11 +443,17 @@ def print_report(records: Sequence[VerdictRecord], console=None, *, verbosity: i
             console.print(f"{escape(paper)}: {escape(summary_line(recs))}", soft_wrap=True, highlight=False)
         for r in records:
             if r.verdict == "error":
-                console.print(f"[bold magenta]error[/] {escape(record_key(r))}: {escape(error_message(r))}",
-                              soft_wrap=True, highlight=False)
+                console.print(
+                    f"[bold magenta]error[/] {escape(record_key(r))}: {escape(error_message(r))}",
+                    soft_wrap=True,
+                    highlight=False,
+                )
             elif r.expect is not None and not r.met_expectation:
-                console.print(f"[bold red]expectation not met[/] {escape(record_key(r))}: expected {r.expect}, "
-                              f"got {r.verdict}", soft_wrap=True, highlight=False)
+                console.print(
+                    f"[bold red]expectation not met[/] {escape(record_key(r))}: expected {r.expect}, got {r.verdict}",
+                    soft_wrap=True,
+                    highlight=False,
+                )
     console.print(escape(run_summary(records, seconds, quick)), soft_wrap=True, highlight=False)
 
 

@@ -9,6 +9,7 @@ is judged, Kulynych et al. 2024). Numbers come from :meth:`PLDAccountant.tradeof
 same keys (``alpha``, ``beta_lower``, ``beta_upper``, optional ``mu_upper``), so a report can draw
 it without recomputing.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,16 +28,16 @@ def tradeoff_plot_data(acc, *, points: int = 400, gdp: bool = True) -> dict:
     n = max(int(points), 10)
     a = np.unique(np.concatenate([[0.0], np.geomspace(1e-6, 1.0, n // 2), np.linspace(0.0, 1.0, n - n // 2)]))
     iv = acc.tradeoff(a)
-    data = {"alpha": a.tolist(), "beta_lower": iv.lower.tolist(), "beta_upper": iv.upper.tolist(),
-            "method": iv.method}
+    data = {"alpha": a.tolist(), "beta_lower": iv.lower.tolist(), "beta_upper": iv.upper.tolist(), "method": iv.method}
     if gdp:
         mu, regret = acc.gdp()
         data.update(mu_lower=mu.lower, mu_upper=mu.upper, regret_upper=regret.upper)
     return data
 
 
-def plot_tradeoff(data: dict, path: str, *, title: str = "trade-off curve",
-                  boxes: Sequence[Sequence[float]] = ()) -> None:
+def plot_tradeoff(
+    data: dict, path: str, *, title: str = "trade-off curve", boxes: Sequence[Sequence[float]] = ()
+) -> None:
     """Draw ``data`` (see :func:`tradeoff_plot_data`) to the PNG ``path``.
 
     boxes: empirical points as (fpr_lo, fpr_hi, fnr_lo, fnr_hi) confidence boxes (drawn as
@@ -52,8 +53,15 @@ def plot_tradeoff(data: dict, path: str, *, title: str = "trade-off curve",
     ax.plot(a, lo, color="tab:blue", lw=1.0)
     ax.plot([0, 1], [1, 0], color="grey", ls=":", lw=1.0, label="β = 1 − α (no privacy loss)")
     pos = a > 0
-    ax2.fill_between(a[pos], np.maximum(1 - up[pos], 1e-12), np.maximum(1 - lo[pos], 1e-12), color="tab:red",
-                     alpha=0.35, lw=0, label="best attack TPR (certified)")
+    ax2.fill_between(
+        a[pos],
+        np.maximum(1 - up[pos], 1e-12),
+        np.maximum(1 - lo[pos], 1e-12),
+        color="tab:red",
+        alpha=0.35,
+        lw=0,
+        label="best attack TPR (certified)",
+    )
     ax2.plot(a[pos], np.maximum(1 - lo[pos], 1e-12), color="tab:red", lw=1.0)
     ax2.plot(a[pos], a[pos], color="grey", ls=":", lw=1.0, label="TPR = FPR")
     mu = data.get("mu_upper")
@@ -73,14 +81,23 @@ def plot_tradeoff(data: dict, path: str, *, title: str = "trade-off curve",
     _save(fig, path)
 
 
-def write_tradeoff_figure(acc, directory: str, name: str = "tradeoff", *, title: str = "trade-off curve",
-                          record: str = "", boxes: Sequence[Sequence[float]] = ()) -> Figure:
+def write_tradeoff_figure(
+    acc,
+    directory: str,
+    name: str = "tradeoff",
+    *,
+    title: str = "trade-off curve",
+    record: str = "",
+    boxes: Sequence[Sequence[float]] = (),
+) -> Figure:
     """Compute :func:`tradeoff_plot_data` for ``acc``, draw it to ``directory/name.png`` and return
     the report :class:`~privcheck.reports.plots.Figure` (caption: the method and μ)."""
     data = tradeoff_plot_data(acc)
     os.makedirs(directory, exist_ok=True)
     fname = f"{name}.png"
     plot_tradeoff(data, os.path.join(directory, fname), title=title, boxes=boxes)
-    cap = (f"Certified trade-off curve ({data['method']}); μ-GDP μ ∈ [{data['mu_lower']:.4g}, {data['mu_upper']:.4g}], "
-           f"worst-case regret ≤ {data['regret_upper']:.3g}.")
+    cap = (
+        f"Certified trade-off curve ({data['method']}); μ-GDP μ ∈ [{data['mu_lower']:.4g}, {data['mu_upper']:.4g}], "
+        f"worst-case regret ≤ {data['regret_upper']:.3g}."
+    )
     return Figure(fname, title, cap, record)

@@ -6,6 +6,7 @@ tests, TOST for "unbiased" (margin 5 % of the estimator's standard deviation,
 see :func:`privcheck.estimator_check.sd_tolerance`), Bonett intervals for
 variances (margin 10 % for "the variance equals the formula").
 """
+
 from privcheck.catalogue.estimation import (
     biswas,  # noqa: F401
     fedsel,  # noqa: F401

@@ -1,11 +1,14 @@
 """Helpers shared by the estimator checks of the catalogue (see the package docstring)."""
+
 from __future__ import annotations
 
 from privcheck.claims import RunContext
 
 TOST_FRACTION = 0.05
-TOST_NOTE = ("unbiased within ±5% of the estimator's standard deviation (TOST, statsmodels): such a bias "
-             "changes the mean squared error by at most 0.25%")
+TOST_NOTE = (
+    "unbiased within ±5% of the estimator's standard deviation (TOST, statsmodels): such a bias "
+    "changes the mean squared error by at most 0.25%"
+)
 VAR_NOTE = "variance shown equal to the claim when its Bonett interval lies inside [v/1.1, 1.1·v]"
 
 

@@ -1,4 +1,5 @@
 """Estimator checks of the catalogue — 000 (FedSel): PM/Duchi/HM moments, multi-dimensional PM, PE sparsity, Thm 2 accumulation, Thm 3 scaling."""
+
 from __future__ import annotations
 
 import math
@@ -31,25 +32,48 @@ def _mech_moment_check(ctx: RunContext, name: str, key: str, cases, claimed_var_
     for eps, t in cases:
         mech = mechanism(name, eps=eps)
         em, ev = exact_fn(t, eps)
-        sc = Scenario(name=f"eps={eps:g}, t={t:g}", target=t,
-                      draw=lambda rng, size, mech=mech, t=t: mech.sample(np.full(size, t), size, rng),
-                      claimed_variance=None if claimed_var_fn is None else float(claimed_var_fn(t, eps)),
-                      exact_mean=float(em), exact_variance=float(ev), tolerance=sd_tolerance(math.sqrt(float(ev))),
-                      params={"mechanism": name, "eps": eps, "t": t})
+        sc = Scenario(
+            name=f"eps={eps:g}, t={t:g}",
+            target=t,
+            draw=lambda rng, size, mech=mech, t=t: mech.sample(np.full(size, t), size, rng),
+            claimed_variance=None if claimed_var_fn is None else float(claimed_var_fn(t, eps)),
+            exact_mean=float(em),
+            exact_variance=float(ev),
+            tolerance=sd_tolerance(math.sqrt(float(ev))),
+            params={"mechanism": name, "eps": eps, "t": t},
+        )
         built.append(sc)
     family = len(built) * (2 if claimed_var_fn is not None else 1)
-    results = [check_estimator(None, sc, R, seed=seed_for(ctx, key, sc.name), confidence=ctx.confidence, family=family,
-                               name=name) for sc in built]
+    results = [
+        check_estimator(
+            None, sc, R, seed=seed_for(ctx, key, sc.name), confidence=ctx.confidence, family=family, name=name
+        )
+        for sc in built
+    ]
     dec = decide(results, ctx.confidence)
-    return Outcome(verdict=dec.verdict,
-                   claimed={"E": "t", "Var": note,
-                            "variance_values": first(results, "claimed_variance") if claimed_var_fn else None},
-                   measured={"mean": first(results, "mean"), "exact_mean": first(results, "exact_mean"),
-                             "variance": first(results, "variance"), "exact_variance": first(results, "exact_variance")},
-                   details={"scenarios": records(results), "reason": dec.reason, "adjusted_p": dec.adjusted,
-                            "confidence": ctx.confidence, "interval": list(results[0].components[0].bias_interval),
-                            "tolerance": TOST_NOTE + ("; " + VAR_NOTE if claimed_var_fn else "")},
-                   samples=R * len(results))
+    return Outcome(
+        verdict=dec.verdict,
+        claimed={
+            "E": "t",
+            "Var": note,
+            "variance_values": first(results, "claimed_variance") if claimed_var_fn else None,
+        },
+        measured={
+            "mean": first(results, "mean"),
+            "exact_mean": first(results, "exact_mean"),
+            "variance": first(results, "variance"),
+            "exact_variance": first(results, "exact_variance"),
+        },
+        details={
+            "scenarios": records(results),
+            "reason": dec.reason,
+            "adjusted_p": dec.adjusted,
+            "confidence": ctx.confidence,
+            "interval": list(results[0].components[0].bias_interval),
+            "tolerance": TOST_NOTE + ("; " + VAR_NOTE if claimed_var_fn else ""),
+        },
+        samples=R * len(results),
+    )
 
 
 _T_GRID = [(eps, t) for eps in (0.5, 2.0) for t in (-1.0, -0.3, 0.0, 0.6, 1.0)]
@@ -59,16 +83,18 @@ _T_GRID = [(eps, t) for eps in (0.5, 2.0) for t in (-1.0, -0.3, 0.0, 0.6, 1.0)]
 def _pm_unbiased_mc(ctx: RunContext) -> Outcome:
     from estimators import piecewise as pw
 
-    return _mech_moment_check(ctx, "pm", "pm", _T_GRID, pw.pm_variance, pw.pm_exact_moments,
-                              "t²/(e^{ε/2}−1) + (e^{ε/2}+3)/(3(e^{ε/2}−1)²)")
+    return _mech_moment_check(
+        ctx, "pm", "pm", _T_GRID, pw.pm_variance, pw.pm_exact_moments, "t²/(e^{ε/2}−1) + (e^{ε/2}+3)/(3(e^{ε/2}−1)²)"
+    )
 
 
 @check("fedsel.duchi.ldp", "mc", part="moments")
 def _duchi_moments_mc(ctx: RunContext) -> Outcome:
     from estimators import piecewise as pw
 
-    return _mech_moment_check(ctx, "duchi", "duchi", _T_GRID, pw.duchi_variance, pw.duchi_exact_moments,
-                              "((e^ε+1)/(e^ε−1))² − t²")
+    return _mech_moment_check(
+        ctx, "duchi", "duchi", _T_GRID, pw.duchi_variance, pw.duchi_exact_moments, "((e^ε+1)/(e^ε−1))² − t²"
+    )
 
 
 @check("fedsel.hm.ldp", "mc", part="moments")
@@ -92,19 +118,45 @@ def _pm_multidim_mc(ctx: RunContext) -> Outcome:
         mech = mechanism("pm-multidim", d=d, eps=eps)
         kp = mech.k_prime
         ev = np.array([(d / kp) * (float(pw.pm_exact_moments(t, eps / kp)[1]) + t * t) - t * t for t in x])
-        built.append(Scenario(name=f"d={d}, eps={eps:g}, k'={kp}", target=x,
-                              draw=lambda rng, size, mech=mech: mech.sample(x, size, rng),
-                              exact_mean=x, exact_variance=ev, tolerance=[sd_tolerance(math.sqrt(v)) for v in ev],
-                              params={"d": d, "eps": eps, "k_prime": kp, "x": x.tolist()}))
-    results = [check_estimator(None, sc, R, seed=seed_for(ctx, "pmmd", sc.name), confidence=ctx.confidence,
-                               family=len(built) * d, name="pm-multidim") for sc in built]
+        built.append(
+            Scenario(
+                name=f"d={d}, eps={eps:g}, k'={kp}",
+                target=x,
+                draw=lambda rng, size, mech=mech: mech.sample(x, size, rng),
+                exact_mean=x,
+                exact_variance=ev,
+                tolerance=[sd_tolerance(math.sqrt(v)) for v in ev],
+                params={"d": d, "eps": eps, "k_prime": kp, "x": x.tolist()},
+            )
+        )
+    results = [
+        check_estimator(
+            None,
+            sc,
+            R,
+            seed=seed_for(ctx, "pmmd", sc.name),
+            confidence=ctx.confidence,
+            family=len(built) * d,
+            name="pm-multidim",
+        )
+        for sc in built
+    ]
     dec = decide(results, ctx.confidence)
-    return Outcome(verdict=dec.verdict, claimed={"E[output]": x.tolist()},
-                   measured={r.scenario: [c.mean for c in r.components] for r in results},
-                   details={"scenarios": records(results), "reason": dec.reason, "adjusted_p": dec.adjusted,
-                            "confidence": ctx.confidence, "interval": list(results[0].components[0].bias_interval),
-                            "tolerance": TOST_NOTE, "part": "unbiasedness (the LDP part is audited separately)"},
-                   samples=R * len(results))
+    return Outcome(
+        verdict=dec.verdict,
+        claimed={"E[output]": x.tolist()},
+        measured={r.scenario: [c.mean for c in r.components] for r in results},
+        details={
+            "scenarios": records(results),
+            "reason": dec.reason,
+            "adjusted_p": dec.adjusted,
+            "confidence": ctx.confidence,
+            "interval": list(results[0].components[0].bias_interval),
+            "tolerance": TOST_NOTE,
+            "part": "unbiasedness (the LDP part is audited separately)",
+        },
+        samples=R * len(results),
+    )
 
 
 @check("fedsel.pe.sparsity", "mc")
@@ -120,29 +172,53 @@ def _pe_sparsity_mc(ctx: RunContext) -> Outcome:
         p = mech.p
         z = np.array([1] * k + [0] * (d - k), dtype=np.int64)
         if literal:
+
             def draw(rng, size, mech=mech, z=z):
                 return mech.perturb_literal(z, size, rng).sum(axis=1)  # Alg. 3 line 4 as printed, bit by bit
         else:
+
             def draw(rng, size, mech=mech):
                 a, b = mech.perturbed_counts(size, rng)  # the counts FedSelPE.sample draws its output from
                 return a + b
 
-        built.append(Scenario(name=f"d={d}, k={k}, eps1={e1:g}" + (" (literal bit matrix)" if literal else ""),
-                              target=pe_expected_sparsity(d, k, e1), draw=draw,
-                              exact_variance=k * p * (1 - p) + (d - k) * p * (1 - p),
-                              tolerance=sd_tolerance(math.sqrt(d * p * (1 - p))),
-                              params={"d": d, "k": k, "eps1": e1, "p": p,
-                                      "sampler": "FedSelPE.perturb_literal" if literal else "FedSelPE.perturbed_counts"}))
-    results = [check_estimator(None, sc, R, seed=seed_for(ctx, "pe", sc.name), confidence=ctx.confidence,
-                               family=len(built), name="|S|") for sc in built]
+        built.append(
+            Scenario(
+                name=f"d={d}, k={k}, eps1={e1:g}" + (" (literal bit matrix)" if literal else ""),
+                target=pe_expected_sparsity(d, k, e1),
+                draw=draw,
+                exact_variance=k * p * (1 - p) + (d - k) * p * (1 - p),
+                tolerance=sd_tolerance(math.sqrt(d * p * (1 - p))),
+                params={
+                    "d": d,
+                    "k": k,
+                    "eps1": e1,
+                    "p": p,
+                    "sampler": "FedSelPE.perturb_literal" if literal else "FedSelPE.perturbed_counts",
+                },
+            )
+        )
+    results = [
+        check_estimator(
+            None, sc, R, seed=seed_for(ctx, "pe", sc.name), confidence=ctx.confidence, family=len(built), name="|S|"
+        )
+        for sc in built
+    ]
     dec = decide(results, ctx.confidence)
-    return Outcome(verdict=dec.verdict, claimed={"E‖ż‖0": "kp + (d−k)(1−p)", "values": first(results, "claimed_mean")},
-                   measured={"simulated": first(results, "mean"), "intervals": first(results, "mean_interval")},
-                   details={"scenarios": records(results), "reason": dec.reason, "confidence": ctx.confidence,
-                            "interval": list(results[0].components[0].mean_interval), "tolerance": TOST_NOTE,
-                            "sampler": "‖ż‖0 drawn by the FedSel PE mechanism (mechanism('fedsel-pe')): the counts its "
-                                       "sample() uses, and its literal Alg. 3 bit matrix"},
-                   samples=R * len(results))
+    return Outcome(
+        verdict=dec.verdict,
+        claimed={"E‖ż‖0": "kp + (d−k)(1−p)", "values": first(results, "claimed_mean")},
+        measured={"simulated": first(results, "mean"), "intervals": first(results, "mean_interval")},
+        details={
+            "scenarios": records(results),
+            "reason": dec.reason,
+            "confidence": ctx.confidence,
+            "interval": list(results[0].components[0].mean_interval),
+            "tolerance": TOST_NOTE,
+            "sampler": "‖ż‖0 drawn by the FedSel PE mechanism (mechanism('fedsel-pe')): the counts its "
+            "sample() uses, and its literal Alg. 3 bit matrix",
+        },
+        samples=R * len(results),
+    )
 
 
 @check("fedsel.accumulation.variance", "mc")
@@ -160,9 +236,19 @@ def _accumulation_mc(ctx: RunContext) -> Outcome:
         pt = paired_variance_difference(va, vc, confidence=conf_adj)  # independent draws: Var a − Var c
         ea, ec = fu.thm2_variances(s, a, m, eps2, mech)
         pv.append(pt.p_greater)  # H0: Var Δ − Var Δ' ≤ 0 (the claim)
-        rows.append({"mechanism": mech, "s": s, "alpha": a, "exact_var_adapted": float(ea), "exact_var_classic": float(ec),
-                     "exact_difference": float(ea - ec), "simulated_difference": pt.difference,
-                     "interval": list(pt.interval), "p_claim": pt.p_greater})
+        rows.append(
+            {
+                "mechanism": mech,
+                "s": s,
+                "alpha": a,
+                "exact_var_adapted": float(ea),
+                "exact_var_classic": float(ec),
+                "exact_difference": float(ea - ec),
+                "simulated_difference": pt.difference,
+                "interval": list(pt.interval),
+                "p_claim": pt.p_greater,
+            }
+        )
     rej, padj = adjust_pvalues(pv, 1 - ctx.confidence, method="bonferroni")
     for r_, pa in zip(rows, padj):
         r_["p_adjusted"] = float(pa)
@@ -180,14 +266,24 @@ def _accumulation_mc(ctx: RunContext) -> Outcome:
         verdict = "refuted"
     else:
         verdict = "holds" if all(r_["interval"][1] < 0 for r_ in rows) else "inconclusive"
-    return Outcome(verdict=verdict, claimed="Var[Δ_T w] = (α/m)²Var[M(clip s)] ≤ Var[Δ'_T w] = (1/m)²Var[M(clip αs)], α ∈ (0,1)",
-                   measured={"max_simulated_difference": max(r_["simulated_difference"] for r_ in rows),
-                             "max_exact_difference_fine_grid": worst},
-                   details={"grid": rows, "confidence": ctx.confidence, "interval": rows[0]["interval"], "m": m,
-                            "eps2": eps2, "test": "Var X − Var Y = Cov(X+Y, X−Y) with a CLT interval; one-sided, "
-                                                  "Bonferroni over the grid",
-                            "tolerance": "exact grid: max difference ≤ 1e-15"},
-                   samples=2 * R * len(grid))
+    return Outcome(
+        verdict=verdict,
+        claimed="Var[Δ_T w] = (α/m)²Var[M(clip s)] ≤ Var[Δ'_T w] = (1/m)²Var[M(clip αs)], α ∈ (0,1)",
+        measured={
+            "max_simulated_difference": max(r_["simulated_difference"] for r_ in rows),
+            "max_exact_difference_fine_grid": worst,
+        },
+        details={
+            "grid": rows,
+            "confidence": ctx.confidence,
+            "interval": rows[0]["interval"],
+            "m": m,
+            "eps2": eps2,
+            "test": "Var X − Var Y = Cov(X+Y, X−Y) with a CLT interval; one-sided, Bonferroni over the grid",
+            "tolerance": "exact grid: max difference ≤ 1e-15",
+        },
+        samples=2 * R * len(grid),
+    )
 
 
 @check("fedsel.thm3.scaling", "scaling")
@@ -210,8 +306,16 @@ def _thm3_scaling(ctx: RunContext) -> Outcome:
         fit = fit_loglog(ms, means, ses, confidence=ctx.confidence)
         v = compare_slope(fit, -0.5, 0.05)
         verdicts.append(v)
-        out[f"m_scaling_{mode}_topk"] = {"m": ms.tolist(), "mean_max_error": means, "se": ses, "slope": fit.slope,
-                                         "interval": list(fit.interval), "claimed": -0.5, "margin": 0.05, "verdict": v}
+        out[f"m_scaling_{mode}_topk"] = {
+            "m": ms.tolist(),
+            "mean_max_error": means,
+            "se": ses,
+            "slope": fit.slope,
+            "interval": list(fit.interval),
+            "claimed": -0.5,
+            "margin": 0.05,
+            "verdict": v,
+        }
     # (b) d-dependence at m = 4000: log error against log of the claimed rate √(log(d/β))/√d, slope 1
     ds = np.array([16, 64, 256, 1024])
     for mode in ("random", "common"):
@@ -224,18 +328,49 @@ def _thm3_scaling(ctx: RunContext) -> Outcome:
         fit = fit_loglog(rate, means, ses, confidence=ctx.confidence)
         v = compare_slope(fit, 1.0, 0.1)
         verdicts.append(v)
-        out[f"d_scaling_{mode}_topk"] = {"d": ds.tolist(), "claimed_rate": rate.tolist(), "mean_max_error": means,
-                                         "se": ses, "slope_vs_rate": fit.slope, "interval": list(fit.interval),
-                                         "claimed": 1.0, "margin": 0.1, "verdict": v}
-    verdict = "refuted" if "refuted" in verdicts else ("holds" if all(v == "holds" for v in verdicts) else "inconclusive")
-    return Outcome(verdict=verdict, claimed="max_j |s̃_j − X_j| = O(√(log(d/β))/(ε2√(md))): slope −1/2 in m; "
-                                            "slope 1 against the claimed d-rate",
-                   measured={k_: {"slope": v_.get("slope", v_.get("slope_vs_rate")), "interval": v_["interval"],
-                                  "verdict": v_["verdict"]} for k_, v_ in out.items()},
-                   details={"fits": out, "confidence": ctx.confidence, "interval": out["m_scaling_random_topk"]["interval"],
-                            "setting": {"selector": "fedsel-ps", "value": "pm", "k": k, "eps1": eps1, "eps2": eps2,
-                                        "beta": beta, "v_top": 0.8, "v_rest": 0.05, "reps_per_point": reps},
-                            "tolerance": "finite-grid allowance on the exponent: ±0.05 (m), ±0.1 (d, log factor); "
-                                         "holds needs the interval to meet the band and be at most twice the margin wide",
-                            "note": "mean of max_j error over replicates, WLS on log scale (delta-method se)"},
-                   samples=reps * (int(ms.sum()) * 2 + 4_000 * 4 * 2))
+        out[f"d_scaling_{mode}_topk"] = {
+            "d": ds.tolist(),
+            "claimed_rate": rate.tolist(),
+            "mean_max_error": means,
+            "se": ses,
+            "slope_vs_rate": fit.slope,
+            "interval": list(fit.interval),
+            "claimed": 1.0,
+            "margin": 0.1,
+            "verdict": v,
+        }
+    verdict = (
+        "refuted" if "refuted" in verdicts else ("holds" if all(v == "holds" for v in verdicts) else "inconclusive")
+    )
+    return Outcome(
+        verdict=verdict,
+        claimed="max_j |s̃_j − X_j| = O(√(log(d/β))/(ε2√(md))): slope −1/2 in m; slope 1 against the claimed d-rate",
+        measured={
+            k_: {
+                "slope": v_.get("slope", v_.get("slope_vs_rate")),
+                "interval": v_["interval"],
+                "verdict": v_["verdict"],
+            }
+            for k_, v_ in out.items()
+        },
+        details={
+            "fits": out,
+            "confidence": ctx.confidence,
+            "interval": out["m_scaling_random_topk"]["interval"],
+            "setting": {
+                "selector": "fedsel-ps",
+                "value": "pm",
+                "k": k,
+                "eps1": eps1,
+                "eps2": eps2,
+                "beta": beta,
+                "v_top": 0.8,
+                "v_rest": 0.05,
+                "reps_per_point": reps,
+            },
+            "tolerance": "finite-grid allowance on the exponent: ±0.05 (m), ±0.1 (d, log factor); "
+            "holds needs the interval to meet the band and be at most twice the margin wide",
+            "note": "mean of max_j error over replicates, WLS on log scale (delta-method se)",
+        },
+        samples=reps * (int(ms.sum()) * 2 + 4_000 * 4 * 2),
+    )

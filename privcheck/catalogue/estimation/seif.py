@@ -1,4 +1,5 @@
 """Estimator checks of the catalogue — 004 (Seif, Chang, Tandon): the server estimates eq. 9–10 and the Taylor expansions eq. 24–25."""
+
 from __future__ import annotations
 
 import math
@@ -58,32 +59,73 @@ def _seif_mc(ctx: RunContext, which: str) -> Outcome:
             em, ev, pe = wl.exact_moments_eq9(s)
             est = lambda o, s=s: wl.estimate_eq9(s, o, empty="zero")
         p_empty.append(pe)
-        sc = Scenario(name=name, draw=lambda rng, size, s=s: wl.draw(s, rng, size), target=s.target,
-                      exact_mean=em, exact_variance=ev, tolerance=[sd_tolerance(math.sqrt(v)) for v in ev],
-                      params={"K": s.K, "d": s.d, "p": s.p.tolist(), "D": s.D.tolist(), "sigma": s.sigma.tolist(),
-                              "N0": s.N0, "iid_sd": s.iid_sd, "channel": s.channel, "mu_K": s.mu, "zeta": s.zeta})
-        results.append(check_estimator(est, sc, R, seed=seed_for(ctx, which, name), confidence=ctx.confidence,
-                                       family=len(setups) * d, name=which))
+        sc = Scenario(
+            name=name,
+            draw=lambda rng, size, s=s: wl.draw(s, rng, size),
+            target=s.target,
+            exact_mean=em,
+            exact_variance=ev,
+            tolerance=[sd_tolerance(math.sqrt(v)) for v in ev],
+            params={
+                "K": s.K,
+                "d": s.d,
+                "p": s.p.tolist(),
+                "D": s.D.tolist(),
+                "sigma": s.sigma.tolist(),
+                "N0": s.N0,
+                "iid_sd": s.iid_sd,
+                "channel": s.channel,
+                "mu_K": s.mu,
+                "zeta": s.zeta,
+            },
+        )
+        results.append(
+            check_estimator(
+                est,
+                sc,
+                R,
+                seed=seed_for(ctx, which, name),
+                confidence=ctx.confidence,
+                family=len(setups) * d,
+                name=which,
+            )
+        )
     dec = decide(results, ctx.confidence)
-    per = [{"scenario": r.scenario, "max_abs_bias": max(abs(c.bias) for c in r.components),
+    per = [
+        {
+            "scenario": r.scenario,
+            "max_abs_bias": max(abs(c.bias) for c in r.components),
             "rejected": any(k.startswith(r.scenario + ":") for k in dec.rejected),
-            "equivalent": all(bool(c.equivalent) for c in r.components), "P(|K|=0)": pe}
-           for r, pe in zip(results, p_empty)]
-    return Outcome(verdict=dec.verdict,
-                   claimed={"E[ĝ]": "g_t = Σ D_k g_k / Σ D_k (eq. 5)",
-                            "target": [r.components[0].claimed_mean for r in results]},
-                   measured={"simulated_first_coordinate": first(results, "mean"),
-                             "exact_first_coordinate": first(results, "exact_mean"), "per_scenario": per},
-                   details={"scenarios": records(results), "reason": dec.reason, "adjusted_p": dec.adjusted,
-                            "confidence": ctx.confidence, "interval": list(results[1].components[0].bias_interval),
-                            "tolerance": TOST_NOTE,
-                            "empty_set_convention": None if which == "eq10" else
-                            "eq. 9 divides by |K| = 0 when nobody participates; the checker uses ĝ = 0 there",
-                            "finding": "the estimate is unbiased for eq. 5 only when every user's expected gradient is "
-                                       "the same (i.i.d. data, as App. E assumes)" +
-                                       (" or p_k ∝ D_k" if which == "eq10" else "") +
-                                       "; with heterogeneous data and non-uniform p_k or unequal D_k it is biased"},
-                   samples=R * len(results))
+            "equivalent": all(bool(c.equivalent) for c in r.components),
+            "P(|K|=0)": pe,
+        }
+        for r, pe in zip(results, p_empty)
+    ]
+    return Outcome(
+        verdict=dec.verdict,
+        claimed={"E[ĝ]": "g_t = Σ D_k g_k / Σ D_k (eq. 5)", "target": [r.components[0].claimed_mean for r in results]},
+        measured={
+            "simulated_first_coordinate": first(results, "mean"),
+            "exact_first_coordinate": first(results, "exact_mean"),
+            "per_scenario": per,
+        },
+        details={
+            "scenarios": records(results),
+            "reason": dec.reason,
+            "adjusted_p": dec.adjusted,
+            "confidence": ctx.confidence,
+            "interval": list(results[1].components[0].bias_interval),
+            "tolerance": TOST_NOTE,
+            "empty_set_convention": None
+            if which == "eq10"
+            else "eq. 9 divides by |K| = 0 when nobody participates; the checker uses ĝ = 0 there",
+            "finding": "the estimate is unbiased for eq. 5 only when every user's expected gradient is "
+            "the same (i.i.d. data, as App. E assumes)"
+            + (" or p_k ∝ D_k" if which == "eq10" else "")
+            + "; with heterogeneous data and non-uniform p_k or unequal D_k it is biased",
+        },
+        samples=R * len(results),
+    )
 
 
 @check("seif.estimator.unknown_k", "mc")
@@ -106,17 +148,31 @@ def _seif_known_exact(ctx: RunContext) -> Outcome:
         tgt = s.target
         err = float(np.max(np.abs(em - tgt)))
         ok = err <= 1e-9 * max(1.0, float(np.max(np.abs(tgt))))
-        rows.append({"scenario": name, "target": tgt.tolist(), "exact_mean": em.tolist(), "max_abs_bias": err,
-                     "unbiased_within_1e-9": ok, "P(|K|=0)": pe, "exact_variance": ev.tolist()})
+        rows.append(
+            {
+                "scenario": name,
+                "target": tgt.tolist(),
+                "exact_mean": em.tolist(),
+                "max_abs_bias": err,
+                "unbiased_within_1e-9": ok,
+                "P(|K|=0)": pe,
+                "exact_variance": ev.tolist(),
+            }
+        )
         if not ok:
             bad.append(name)
-    return Outcome(verdict="refuted" if bad else "holds",
-                   claimed="E[y/(ζ|K|)] = g_t (eq. 9), ζ = 1 − Π(1 − p_k)",
-                   measured={"max_abs_bias": [r["max_abs_bias"] for r in rows], "biased_scenarios": bad},
-                   details={"scenarios": rows, "method": "enumeration of all 2^K participant sets (K = 10)",
-                            "tolerance": "absolute 1e-9 (relative to max |g_t|)",
-                            "empty_set": "the printed estimator is undefined (division by zero) with probability "
-                                         "P(|K|=0) = Π(1−p_k) > 0; the exact mean uses ĝ = 0 on that event"})
+    return Outcome(
+        verdict="refuted" if bad else "holds",
+        claimed="E[y/(ζ|K|)] = g_t (eq. 9), ζ = 1 − Π(1 − p_k)",
+        measured={"max_abs_bias": [r["max_abs_bias"] for r in rows], "biased_scenarios": bad},
+        details={
+            "scenarios": rows,
+            "method": "enumeration of all 2^K participant sets (K = 10)",
+            "tolerance": "absolute 1e-9 (relative to max |g_t|)",
+            "empty_set": "the printed estimator is undefined (division by zero) with probability "
+            "P(|K|=0) = Π(1−p_k) > 0; the exact mean uses ĝ = 0 on that event",
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -191,11 +247,18 @@ def taylor_remainder(p) -> TaylorRemainder:
     r25 = float((w * d**4 * (mu + 4 * x) / x**2).sum())
     e24, e25 = wl.taylor_inverse(mu, var)
     return TaylorRemainder(
-        mu=mu, var=var, p_empty=float(pmf[0]), e_inv=float((w / x).sum()), e_inv2=float((w / x**2).sum()),
-        eq24=e24, eq25=e25,
+        mu=mu,
+        var=var,
+        p_empty=float(pmf[0]),
+        e_inv=float((w / x).sum()),
+        e_inv2=float((w / x**2).sum()),
+        eq24=e24,
+        eq25=e25,
         bound24=abs(m1) / mu**2 + abs(m2 - var) / mu**3 + abs(m3) / mu**4 + r24 / mu**4,
         bound25=2 * abs(m1) / mu**3 + 3 * abs(m2 - var) / mu**4 + 4 * abs(m3) / mu**5 + r25 / mu**5,
-        second24=var / mu**3, second25=3 * var / mu**4)
+        second24=var / mu**3,
+        second25=3 * var / mu**4,
+    )
 
 
 TAYLOR_GRID_K = (10, 20, 50, 200, 1000)
@@ -206,32 +269,57 @@ TAYLOR_GRID_P = (0.02, 0.05, 0.1, 0.3, 0.5, 0.7, 0.9)
 def _seif_taylor_numeric(ctx: RunContext) -> Outcome:
     rows = []
     designs = [(f"K={K}, p={p:g}", np.full(K, p)) for K in TAYLOR_GRID_K for p in TAYLOR_GRID_P]
-    designs += [("K=40, p=0.05..0.6 (non-uniform)", np.linspace(0.05, 0.6, 40)),
-                ("K=300, p=0.01..0.99 (non-uniform)", np.linspace(0.01, 0.99, 300))]
+    designs += [
+        ("K=40, p=0.05..0.6 (non-uniform)", np.linspace(0.05, 0.6, 40)),
+        ("K=300, p=0.01..0.99 (non-uniform)", np.linspace(0.01, 0.99, 300)),
+    ]
     for name, pv in designs:
         t = taylor_remainder(pv)
-        rows.append({"design": name, "mu": t.mu, "sigma2": t.var, "P(|K|=0)": t.p_empty,
-                     "E[1/|K| | >=1]": t.e_inv, "eq24": t.eq24, "err24": t.err24, "bound24": t.bound24,
-                     "second_order_term24": t.second24, "within24": t.ok24,
-                     "E[1/|K|^2 | >=1]": t.e_inv2, "eq25": t.eq25, "err25": t.err25, "bound25": t.bound25,
-                     "second_order_term25": t.second25, "within25": t.ok25,
-                     "bound24_over_second_order": t.bound24 / t.second24,
-                     "bound25_over_second_order": t.bound25 / t.second25})
+        rows.append(
+            {
+                "design": name,
+                "mu": t.mu,
+                "sigma2": t.var,
+                "P(|K|=0)": t.p_empty,
+                "E[1/|K| | >=1]": t.e_inv,
+                "eq24": t.eq24,
+                "err24": t.err24,
+                "bound24": t.bound24,
+                "second_order_term24": t.second24,
+                "within24": t.ok24,
+                "E[1/|K|^2 | >=1]": t.e_inv2,
+                "eq25": t.eq25,
+                "err25": t.err25,
+                "bound25": t.bound25,
+                "second_order_term25": t.second25,
+                "within25": t.ok25,
+                "bound24_over_second_order": t.bound24 / t.second24,
+                "bound25_over_second_order": t.bound25 / t.second25,
+            }
+        )
     fails = [r["design"] for r in rows if not (r["within24"] and r["within25"])]
     big = [r for r in rows if r["mu"] >= 20]
-    return Outcome(verdict="refuted" if fails else "holds",
-                   claimed="E[1/|K|] ≈ 1/μ + σ²/μ³, E[1/|K|²] ≈ 1/μ² + 3σ²/μ⁴ (second-order Taylor)",
-                   measured={"designs_outside_remainder_bound": fails, "designs": len(rows),
-                             "mu_range": [min(r["mu"] for r in rows), max(r["mu"] for r in rows)],
-                             "max_err24_over_bound": max(r["err24"] / r["bound24"] for r in rows),
-                             "max_err25_over_bound": max(r["err25"] / r["bound25"] for r in rows),
-                             "max_bound_over_second_order_mu>=20": max(
-                                 max(r["bound24_over_second_order"], r["bound25_over_second_order"]) for r in big)},
-                   details={"grid": rows,
-                            "criterion": "on every design, |exact − eq. 24| and |exact − eq. 25| lie within a rigorous "
-                                         "bound of the third-order remainder (O(μ⁻³), O(μ⁻⁴); see "
-                                         "privcheck.catalogue.estimation.seif.taylor_remainder); a wrong coefficient "
-                                         "of σ² leaves an error of the second order, O(σ²/μ³), which the bound excludes",
-                            "note": "unconditionally E[1/|K|] is infinite (P(|K| = 0) > 0); exact values condition on "
-                                    "|K| ≥ 1 and the bound includes the (exponentially small) effect of conditioning",
-                            "tolerance": "bound·(1 + 1e-9) + 1e-12 relative to the exact value (float rounding)"})
+    return Outcome(
+        verdict="refuted" if fails else "holds",
+        claimed="E[1/|K|] ≈ 1/μ + σ²/μ³, E[1/|K|²] ≈ 1/μ² + 3σ²/μ⁴ (second-order Taylor)",
+        measured={
+            "designs_outside_remainder_bound": fails,
+            "designs": len(rows),
+            "mu_range": [min(r["mu"] for r in rows), max(r["mu"] for r in rows)],
+            "max_err24_over_bound": max(r["err24"] / r["bound24"] for r in rows),
+            "max_err25_over_bound": max(r["err25"] / r["bound25"] for r in rows),
+            "max_bound_over_second_order_mu>=20": max(
+                max(r["bound24_over_second_order"], r["bound25_over_second_order"]) for r in big
+            ),
+        },
+        details={
+            "grid": rows,
+            "criterion": "on every design, |exact − eq. 24| and |exact − eq. 25| lie within a rigorous "
+            "bound of the third-order remainder (O(μ⁻³), O(μ⁻⁴); see "
+            "privcheck.catalogue.estimation.seif.taylor_remainder); a wrong coefficient "
+            "of σ² leaves an error of the second order, O(σ²/μ³), which the bound excludes",
+            "note": "unconditionally E[1/|K|] is infinite (P(|K| = 0) > 0); exact values condition on "
+            "|K| ≥ 1 and the bound includes the (exponentially small) effect of conditioning",
+            "tolerance": "bound·(1 + 1e-9) + 1e-12 relative to the exact value (float rounding)",
+        },
+    )

@@ -8,6 +8,7 @@ of the share of trials in which the paper's statement holds, ties dropped, Bonfe
 tests of one check. A statement *holds* when every interval lies above ½, is *refuted* when one lies
 below ½, and is inconclusive otherwise.
 """
+
 from __future__ import annotations
 
 import math
@@ -24,26 +25,60 @@ RECON = "docs/spriFed_omp.md"
 MAX_TRIALS = 400
 
 for _c in (
-    Claim("spriFed.omp.enhancement1", P002, "§3 Enhancement 1, §7.1 Table 1", "estimator",
-          "re-privatising the chosen features' artifacts with the low noise level (Alg. 3 line 14) gives lower "
-          "test MSE and recovers more of the true basis than using the high-noise artifacts of lines 5 and 11",
-          ("mc",)),
-    Claim("spriFed.omp.enhancement2", P002, "§3.1 Enhancement 2, §7.1 Fig. 1", "estimator",
-          "over the iterations of non-private OMP the gradient norm decreases while the correlation "
-          "(covariance) norms of the chosen features stay roughly constant", ("mc",)),
-    Claim("spriFed.omp.figure2", P002, "§7.2 Fig. 2", "estimator",
-          "at n ≪ d, SPriFed-OMP and SPriFed-OMP-GRAD reach lower test MSE than DP-SGD-ℓ1 and DP-GCD at the same "
-          "total GDP μ", ("mc",)),
-    Claim("spriFed.omp.recovery", P002, "§7.2 Figs. 3–4", "estimator",
-          "the number of true basis elements recovered grows with n; the n needed grows slowly with d (doubling n "
-          "suffices when d grows tenfold); SPriFed-OMP-GRAD is more robust to a larger σₑ than SPriFed-OMP",
-          ("mc",)),
-    Claim("spriFed.omp.theorems", P002, "Thms 7–8", "estimator",
-          "under RIP (RIC of order s+1 below a bound), a sample-size condition and a noise condition, SPriFed-OMP and "
-          "SPriFed-OMP-GRAD recover the true basis with high probability", ("mc",)),
-    Claim("spriFed.omp.privacy", P002, "Thm 6, Def. 2.1", "privacy",
-          "the whole SPriFed-OMP run, as a central mechanism on datasets differing in one client, is μ-GDP with "
-          "μ = √(n1μ1² + n2μ2²) of Theorem 6, hence (ε, δ(ε))-DP by Lemma 2", ("mc",)),
+    Claim(
+        "spriFed.omp.enhancement1",
+        P002,
+        "§3 Enhancement 1, §7.1 Table 1",
+        "estimator",
+        "re-privatising the chosen features' artifacts with the low noise level (Alg. 3 line 14) gives lower "
+        "test MSE and recovers more of the true basis than using the high-noise artifacts of lines 5 and 11",
+        ("mc",),
+    ),
+    Claim(
+        "spriFed.omp.enhancement2",
+        P002,
+        "§3.1 Enhancement 2, §7.1 Fig. 1",
+        "estimator",
+        "over the iterations of non-private OMP the gradient norm decreases while the correlation "
+        "(covariance) norms of the chosen features stay roughly constant",
+        ("mc",),
+    ),
+    Claim(
+        "spriFed.omp.figure2",
+        P002,
+        "§7.2 Fig. 2",
+        "estimator",
+        "at n ≪ d, SPriFed-OMP and SPriFed-OMP-GRAD reach lower test MSE than DP-SGD-ℓ1 and DP-GCD at the same "
+        "total GDP μ",
+        ("mc",),
+    ),
+    Claim(
+        "spriFed.omp.recovery",
+        P002,
+        "§7.2 Figs. 3–4",
+        "estimator",
+        "the number of true basis elements recovered grows with n; the n needed grows slowly with d (doubling n "
+        "suffices when d grows tenfold); SPriFed-OMP-GRAD is more robust to a larger σₑ than SPriFed-OMP",
+        ("mc",),
+    ),
+    Claim(
+        "spriFed.omp.theorems",
+        P002,
+        "Thms 7–8",
+        "estimator",
+        "under RIP (RIC of order s+1 below a bound), a sample-size condition and a noise condition, SPriFed-OMP and "
+        "SPriFed-OMP-GRAD recover the true basis with high probability",
+        ("mc",),
+    ),
+    Claim(
+        "spriFed.omp.privacy",
+        P002,
+        "Thm 6, Def. 2.1",
+        "privacy",
+        "the whole SPriFed-OMP run, as a central mechanism on datasets differing in one client, is μ-GDP with "
+        "μ = √(n1μ1² + n2μ2²) of Theorem 6, hence (ε, δ(ε))-DP by Lemma 2",
+        ("mc",),
+    ),
 ):
     CATALOGUE.add_claim(_c)
 
@@ -110,22 +145,41 @@ def _enhancement1(ctx: RunContext) -> Outcome:
         ra, rb = [t.recovered["omp"] for t in tr], [t.recovered["omp_noenh"] for t in tr]
         tests[f"n={n}: MSE lower with Enhancement 1"] = sign_test(*_paired(a, b), alpha)
         tests[f"n={n}: more basis recovered with Enhancement 1"] = sign_test(*_paired(ra, rb, "higher"), alpha)
-        rows.append({"n": n, "mse_low_noise": _summary(a), "mse_high_noise": _summary(b),
-                     "recovered_low_noise": float(np.mean(ra)), "recovered_high_noise": float(np.mean(rb))})
+        rows.append(
+            {
+                "n": n,
+                "mse_low_noise": _summary(a),
+                "mse_high_noise": _summary(b),
+                "recovered_low_noise": float(np.mean(ra)),
+                "recovered_high_noise": float(np.mean(rb)),
+            }
+        )
     from accountants.spriFed import spriFed_budget
+
     s, mu1, mu2 = ex.SETUP["s"], ex.SETUP["mu1"], ex.SETUP["mu2"]
     return Outcome(
         verdict=_verdict(tests),
         claimed="Table 1: lower test MSE and more basis recovered with Enhancement 1",
         measured={k: v["decision"] for k, v in tests.items()},
-        details={"tests": tests, "rows": rows, "d": d, "trials": R, "setup": ex.SETUP, "alpha_per_test": alpha,
-                 "budgets": {"with Enhancement 1 (n1=s, n2=s)": spriFed_budget(s, mu1, mu2).mu_total,
-                             "without (n1=s+1, n2=0)": math.sqrt(s + 1) * mu1},
-                 "reconstruction": f"{RECON}: Alg. 3 rounds, PRIVATE-OLS release, no-Enhancement-1 variant, §7 set-up",
-                 "test": "exact sign tests over paired trials (Clopper–Pearson, Bonferroni), ties dropped",
-                 "note": note or "the variant without Enhancement 1 spends √(s+1)·μ1, no less than √(s(μ1²+μ2²)) "
-                                 "when μ1² ≥ s·μ2², so the comparison does not favour Enhancement 1"},
-        samples=R)
+        details={
+            "tests": tests,
+            "rows": rows,
+            "d": d,
+            "trials": R,
+            "setup": ex.SETUP,
+            "alpha_per_test": alpha,
+            "budgets": {
+                "with Enhancement 1 (n1=s, n2=s)": spriFed_budget(s, mu1, mu2).mu_total,
+                "without (n1=s+1, n2=0)": math.sqrt(s + 1) * mu1,
+            },
+            "reconstruction": f"{RECON}: Alg. 3 rounds, PRIVATE-OLS release, no-Enhancement-1 variant, §7 set-up",
+            "test": "exact sign tests over paired trials (Clopper–Pearson, Bonferroni), ties dropped",
+            "note": note
+            or "the variant without Enhancement 1 spends √(s+1)·μ1, no less than √(s(μ1²+μ2²)) "
+            "when μ1² ≥ s·μ2², so the comparison does not favour Enhancement 1",
+        },
+        samples=R,
+    )
 
 
 # --------------------------------------------------------------------------- Figure 1 / Enhancement 2
@@ -139,29 +193,50 @@ def _enhancement2(ctx: RunContext) -> Outcome:
     alpha = bonferroni_alpha(1 - ctx.confidence, 2)
     dec = sum(all(b < a for a, b in zip(t["gradient_norm"], t["gradient_norm"][1:])) for t in tr)
     flat = sum(max(t["covariance_norm"]) / min(t["covariance_norm"]) <= tol for t in tr)
-    tests = {"gradient norm strictly decreasing over the iterations": sign_test(dec, R - dec, alpha),
-             f"covariance norms within a factor {tol} over the iterations": sign_test(flat, R - flat, alpha)}
+    tests = {
+        "gradient norm strictly decreasing over the iterations": sign_test(dec, R - dec, alpha),
+        f"covariance norms within a factor {tol} over the iterations": sign_test(flat, R - flat, alpha),
+    }
     rel = lambda key: np.array([np.asarray(t[key]) / t[key][0] for t in tr])  # noqa: E731
     series = {}
-    for key, label in (("gradient_norm", "‖gradient‖ (Alg. 4 artifact)"),
-                       ("covariance_norm", "‖X_jᵀX‖ of the chosen feature (Alg. 3 artifact)"),
-                       ("correlation_abs", "|X_jᵀy| of the chosen feature")):
+    for key, label in (
+        ("gradient_norm", "‖gradient‖ (Alg. 4 artifact)"),
+        ("covariance_norm", "‖X_jᵀX‖ of the chosen feature (Alg. 3 artifact)"),
+        ("correlation_abs", "|X_jᵀy| of the chosen feature"),
+    ):
         m = rel(key)
-        series[label] = {"mean": m.mean(axis=0).tolist(), "interval": [[float(q[0]), float(q[1])] for q in
-                                                                         np.quantile(m, [0.1, 0.9], axis=0).T]}
-    figure = {"title": "002 Fig. 1: artifact norms over OMP iterations (÷ iteration 1)",
-              "x": list(range(1, ex.SETUP["s"] + 1)), "xlabel": "OMP iteration", "ylabel": "norm ÷ first iteration",
-              "series": series, "band": "10–90 % of trials",
-              "statement": "paper: the gradient norm decreases while most correlation norms stay constant"}
-    return Outcome(verdict=_verdict(tests), claimed="gradient norm decreases; correlation norms roughly constant",
-                   measured={k: v["decision"] for k, v in tests.items()},
-                   details={"tests": tests, "figure": figure, "n": n, "d": d, "trials": R,
-                            "test": f"per trial: gradient norm strictly decreasing over all s iterations; covariance "
-                                    f"column norms' max/min ≤ {tol} ('roughly constant'); each share against ½ "
-                                    "(exact sign test, Bonferroni over the two)",
-                            "reconstruction": f"{RECON}: the 'correlation' artifact of Fig. 1 read as the chosen "
-                                              "feature's covariance column X_jᵀX (line 11 of Alg. 3)",
-                            "note": note}, samples=R)
+        series[label] = {
+            "mean": m.mean(axis=0).tolist(),
+            "interval": [[float(q[0]), float(q[1])] for q in np.quantile(m, [0.1, 0.9], axis=0).T],
+        }
+    figure = {
+        "title": "002 Fig. 1: artifact norms over OMP iterations (÷ iteration 1)",
+        "x": list(range(1, ex.SETUP["s"] + 1)),
+        "xlabel": "OMP iteration",
+        "ylabel": "norm ÷ first iteration",
+        "series": series,
+        "band": "10–90 % of trials",
+        "statement": "paper: the gradient norm decreases while most correlation norms stay constant",
+    }
+    return Outcome(
+        verdict=_verdict(tests),
+        claimed="gradient norm decreases; correlation norms roughly constant",
+        measured={k: v["decision"] for k, v in tests.items()},
+        details={
+            "tests": tests,
+            "figure": figure,
+            "n": n,
+            "d": d,
+            "trials": R,
+            "test": f"per trial: gradient norm strictly decreasing over all s iterations; covariance "
+            f"column norms' max/min ≤ {tol} ('roughly constant'); each share against ½ "
+            "(exact sign test, Bonferroni over the two)",
+            "reconstruction": f"{RECON}: the 'correlation' artifact of Fig. 1 read as the chosen "
+            "feature's covariance column X_jᵀX (line 11 of Alg. 3)",
+            "note": note,
+        },
+        samples=R,
+    )
 
 
 # --------------------------------------------------------------------------- Figure 2
@@ -182,30 +257,59 @@ def _figure2(ctx: RunContext) -> Outcome:
         for a in ours:
             for b in base:
                 tests[f"n={n}, d={d}: {a} < {b}"] = sign_test(*_paired(mse[a], mse[b]), alpha)
-        rows.append({"n": n, "d": d, "tuned": {k: list(v) if isinstance(v, tuple) else v for k, v in tuned.items()},
-                     "mse": {m: _summary(v) for m, v in mse.items()},
-                     "recovered": {m: float(np.mean([t.recovered[m] for t in tr])) for m in ours + base}})
+        rows.append(
+            {
+                "n": n,
+                "d": d,
+                "tuned": {k: list(v) if isinstance(v, tuple) else v for k, v in tuned.items()},
+                "mse": {m: _summary(v) for m, v in mse.items()},
+                "recovered": {m: float(np.mean([t.recovered[m] for t in tr])) for m in ours + base},
+            }
+        )
 
     def fig(key, fixed, xs):
         sel = [r for r in rows if r[fixed[0]] == fixed[1]]
         sel.sort(key=lambda r: r[key])
-        return {"x": [r[key] for r in sel], "xlabel": key, "ylabel": "test MSE (median over trials)", "log_y": True,
-                "series": {m: {"mean": [r["mse"][m]["median"] for r in sel]} for m in ours + base}}
-    figures = [dict(fig("d", ("n", 400), None), title="002 Fig. 2(a): test MSE vs d (n = 400)",
-                    statement="paper: SPriFed-OMP's MSE is almost constant in d; DP-SGD's grows dramatically"),
-               dict(fig("n", ("d", 1000), None), title="002 Fig. 2(b): test MSE vs n (d = 1000)",
-                    statement="paper: both SPriFed-OMP versions beat DP-SGD and DP-GCD for every n")]
-    return Outcome(verdict=_verdict(tests), claimed="SPriFed-OMP and -GRAD have lower test MSE than DP-SGD-ℓ1 and "
-                                                    "DP-GCD at the same total μ, n ≪ d",
-                   measured={k: v["decision"] for k, v in tests.items()},
-                   details={"tests": tests, "rows": rows, "figures": figures, "trials": R, "setup": ex.SETUP,
-                            "alpha_per_test": alpha,
-                            "test": "paired exact sign tests on test MSE per trial (Clopper–Pearson, Bonferroni "
-                                    "over all configurations and pairs)",
-                            "reconstruction": f"{RECON}: DP-SGD-ℓ1 = full-batch, ℓ2-clipped, proximal ℓ1, "
-                                              "T = ⌊μ_total²/μ1²⌋ steps, top-s; DP-GCD = Alg. 5 with "
-                                              "T = ⌊μ_total²/(μ1²+μ2²)⌋; both tuned non-privately on separate trials",
-                            "note": note}, samples=R)
+        return {
+            "x": [r[key] for r in sel],
+            "xlabel": key,
+            "ylabel": "test MSE (median over trials)",
+            "log_y": True,
+            "series": {m: {"mean": [r["mse"][m]["median"] for r in sel]} for m in ours + base},
+        }
+
+    figures = [
+        dict(
+            fig("d", ("n", 400), None),
+            title="002 Fig. 2(a): test MSE vs d (n = 400)",
+            statement="paper: SPriFed-OMP's MSE is almost constant in d; DP-SGD's grows dramatically",
+        ),
+        dict(
+            fig("n", ("d", 1000), None),
+            title="002 Fig. 2(b): test MSE vs n (d = 1000)",
+            statement="paper: both SPriFed-OMP versions beat DP-SGD and DP-GCD for every n",
+        ),
+    ]
+    return Outcome(
+        verdict=_verdict(tests),
+        claimed="SPriFed-OMP and -GRAD have lower test MSE than DP-SGD-ℓ1 and DP-GCD at the same total μ, n ≪ d",
+        measured={k: v["decision"] for k, v in tests.items()},
+        details={
+            "tests": tests,
+            "rows": rows,
+            "figures": figures,
+            "trials": R,
+            "setup": ex.SETUP,
+            "alpha_per_test": alpha,
+            "test": "paired exact sign tests on test MSE per trial (Clopper–Pearson, Bonferroni "
+            "over all configurations and pairs)",
+            "reconstruction": f"{RECON}: DP-SGD-ℓ1 = full-batch, ℓ2-clipped, proximal ℓ1, "
+            "T = ⌊μ_total²/μ1²⌋ steps, top-s; DP-GCD = Alg. 5 with "
+            "T = ⌊μ_total²/(μ1²+μ2²)⌋; both tuned non-privately on separate trials",
+            "note": note,
+        },
+        samples=R,
+    )
 
 
 # --------------------------------------------------------------------------- Figures 3–4
@@ -236,28 +340,39 @@ def _recovery(ctx: RunContext) -> Outcome:
     tests = {}
     for m in methods:
         ivs = [c["majority"]["interval"] for c in curve[m]]
-        drops = [(curve[m][i]["n"], curve[m][j]["n"]) for i in range(len(ivs)) for j in range(i + 1, len(ivs))
-                 if ivs[j][1] < ivs[i][0]]
+        drops = [
+            (curve[m][i]["n"], curve[m][j]["n"])
+            for i in range(len(ivs))
+            for j in range(i + 1, len(ivs))
+            if ivs[j][1] < ivs[i][0]
+        ]
         rise = ivs[-1][0] > ivs[0][1]
         tests[f"{m}: majority recovery grows with n (d={d0})"] = {
             "decision": "contradicts" if drops else "supports" if rise else "undecided",
-            "significant_decreases": drops, "first_interval": ivs[0], "last_interval": ivs[-1]}
+            "significant_decreases": drops,
+            "first_interval": ivs[0],
+            "last_interval": ivs[-1],
+        }
     # n needed grows slowly: n0 = smallest n whose majority-recovery interval lies above ½ at d0; then 2·n0 at 10·d0
     d1 = 10 * d0
     needed = {}
     for m in methods:
         n0 = next((c["n"] for c in curve[m] if c["majority"]["interval"][0] > 0.5), None)
         if n0 is None:
-            tests[f"{m}: doubling n suffices for d×10"] = {"decision": "undecided",
-                                                          "reason": f"no n in {ns} recovers a majority at d={d0}"}
+            tests[f"{m}: doubling n suffices for d×10"] = {
+                "decision": "undecided",
+                "reason": f"no n in {ns} recovers a majority at d={d0}",
+            }
             continue
         tr = ex.trials(2 * n0, d1, (m,), R, ex.SETUP, seed, key="rec10")
         k = sum(t.recovered[m] >= maj for t in tr)
         p = _proportion(k, R, alpha)
         needed[m] = {"n0": n0, "d0": d0, "n1": 2 * n0, "d1": d1, "majority_at_n1_d1": p}
         lo, hi = p["interval"]
-        tests[f"{m}: doubling n suffices for d×10"] = {"decision": "supports" if lo > 0.5 else "contradicts" if hi < 0.5
-                                                       else "undecided", **needed[m]}
+        tests[f"{m}: doubling n suffices for d×10"] = {
+            "decision": "supports" if lo > 0.5 else "contradicts" if hi < 0.5 else "undecided",
+            **needed[m],
+        }
     # σₑ robustness: same X, β and error direction at σₑ = 0.1 and 1.0; drop in recovered elements, paired
     n2, d2, se = 400, 1000, (0.1, 1.0)
     drops = {m: [] for m in methods}
@@ -266,30 +381,53 @@ def _recovery(ctx: RunContext) -> Outcome:
         for sig in se:
             ds = ex.instance(n2, d2, ex.SETUP, ex.generator(seed, "sigma", t), sigma_e=sig)
             for m in methods:
-                per[(m, sig)] = ex.run_method(m, ds, ex.SETUP, ex.generator(seed, "sigma", t, m, sig)).recovered(ds.support)
+                per[(m, sig)] = ex.run_method(m, ds, ex.SETUP, ex.generator(seed, "sigma", t, m, sig)).recovered(
+                    ds.support
+                )
         for m in methods:
             drops[m].append(per[(m, se[0])] - per[(m, se[1])])
     tests["grad loses fewer basis elements than omp when σₑ grows"] = sign_test(
-        *_paired(drops["grad"], drops["omp"]), alpha)
-    figure = {"title": f"002 Figs. 3–4: majority recovery (≥ {maj} of s = {s}) vs n (d = {d0})",
-              "x": list(ns), "xlabel": "n (clients)", "ylabel": f"share of trials recovering ≥ {maj} of {s}",
-              "series": {m: {"mean": [c["majority"]["share"] for c in curve[m]],
-                             "interval": [c["majority"]["interval"] for c in curve[m]]} for m in methods},
-              "band": "Clopper–Pearson intervals (Bonferroni)",
-              "statement": "paper: recovery grows with n; the n needed grows much slower than d; "
-                           "SPriFed-OMP-GRAD is more robust to larger σₑ"}
-    return Outcome(verdict=_verdict(tests), claimed="recovery grows with n; doubling n suffices for d×10; "
-                                                    "-GRAD more robust to larger σₑ",
-                   measured={k: v["decision"] for k, v in tests.items()},
-                   details={"tests": tests, "curve": curve, "needed": needed, "figure": figure, "trials": R,
-                            "sigma_e_drops": {m: _summary(v) for m, v in drops.items()},
-                            "sigma_e": list(se), "setup": ex.SETUP, "alpha_per_test": alpha,
-                            "test": "majority recovery per trial with Clopper–Pearson intervals: monotone unless a "
-                                    "later n's interval lies wholly below an earlier one; n0 chosen on the d0 trials, "
-                                    "the d×10 test on fresh trials; σₑ robustness: paired sign test on the drop",
-                            "reconstruction": f"{RECON}: Alg. 3/4 as reconstructed, §7 set-up with the lost constants "
-                                              "chosen there (β magnitudes, clipping 2σ, μ1 = 5, μ2 = 1)",
-                            "note": note}, samples=R)
+        *_paired(drops["grad"], drops["omp"]), alpha
+    )
+    figure = {
+        "title": f"002 Figs. 3–4: majority recovery (≥ {maj} of s = {s}) vs n (d = {d0})",
+        "x": list(ns),
+        "xlabel": "n (clients)",
+        "ylabel": f"share of trials recovering ≥ {maj} of {s}",
+        "series": {
+            m: {
+                "mean": [c["majority"]["share"] for c in curve[m]],
+                "interval": [c["majority"]["interval"] for c in curve[m]],
+            }
+            for m in methods
+        },
+        "band": "Clopper–Pearson intervals (Bonferroni)",
+        "statement": "paper: recovery grows with n; the n needed grows much slower than d; "
+        "SPriFed-OMP-GRAD is more robust to larger σₑ",
+    }
+    return Outcome(
+        verdict=_verdict(tests),
+        claimed="recovery grows with n; doubling n suffices for d×10; -GRAD more robust to larger σₑ",
+        measured={k: v["decision"] for k, v in tests.items()},
+        details={
+            "tests": tests,
+            "curve": curve,
+            "needed": needed,
+            "figure": figure,
+            "trials": R,
+            "sigma_e_drops": {m: _summary(v) for m, v in drops.items()},
+            "sigma_e": list(se),
+            "setup": ex.SETUP,
+            "alpha_per_test": alpha,
+            "test": "majority recovery per trial with Clopper–Pearson intervals: monotone unless a "
+            "later n's interval lies wholly below an earlier one; n0 chosen on the d0 trials, "
+            "the d×10 test on fresh trials; σₑ robustness: paired sign test on the drop",
+            "reconstruction": f"{RECON}: Alg. 3/4 as reconstructed, §7 set-up with the lost constants "
+            "chosen there (β magnitudes, clipping 2σ, μ1 = 5, μ2 = 1)",
+            "note": note,
+        },
+        samples=R,
+    )
 
 
 # --------------------------------------------------------------------------- Theorems 7–8
@@ -339,21 +477,33 @@ def _theorems(ctx: RunContext) -> Outcome:
     props = {m: _proportion(k, used, alpha) for m, k in full.items()} if used else {}
     high = 0.9
     ok = used > 0 and all(p["interval"][0] >= high for p in props.values())
-    return Outcome(verdict="holds" if ok else "inconclusive",
-                   claimed="exact basis recovery with high probability under the theorems' conditions",
-                   measured={m: p["share"] for m, p in props.items()},
-                   details={"exact_recovery": props, "instances_used": used, "trials": R, "n": n, "d": d, "s": s,
-                            "ric_order": s + 1, "ric": _summary(rics), "ric_bound_used": bound,
-                            "high_probability_read_as": high,
-                            "evaluated": "condition 2 (RIP) only: δ_{s+1} of X/√n computed exactly by enumerating "
-                                         "all (s+1)-column subsets; the paper's own RIC bound, sample-size constant "
-                                         "and σₑ condition were lost in conversion, so the classical OMP bound "
-                                         "δ_{s+1} < 1/(√s+1) (Mo & Shen 2012) stands in for condition 2",
-                            "verdict_rule": f"holds when every exact-recovery interval lies above {high}; never "
-                                            "refuted, because conditions 1 and 3 cannot be evaluated, so a failure "
-                                            "cannot be attributed to the theorem",
-                            "reconstruction": f"{RECON}: Alg. 3/4 as reconstructed; §7 set-up with s = 2",
-                            "note": note}, samples=R)
+    return Outcome(
+        verdict="holds" if ok else "inconclusive",
+        claimed="exact basis recovery with high probability under the theorems' conditions",
+        measured={m: p["share"] for m, p in props.items()},
+        details={
+            "exact_recovery": props,
+            "instances_used": used,
+            "trials": R,
+            "n": n,
+            "d": d,
+            "s": s,
+            "ric_order": s + 1,
+            "ric": _summary(rics),
+            "ric_bound_used": bound,
+            "high_probability_read_as": high,
+            "evaluated": "condition 2 (RIP) only: δ_{s+1} of X/√n computed exactly by enumerating "
+            "all (s+1)-column subsets; the paper's own RIC bound, sample-size constant "
+            "and σₑ condition were lost in conversion, so the classical OMP bound "
+            "δ_{s+1} < 1/(√s+1) (Mo & Shen 2012) stands in for condition 2",
+            "verdict_rule": f"holds when every exact-recovery interval lies above {high}; never "
+            "refuted, because conditions 1 and 3 cannot be evaluated, so a failure "
+            "cannot be attributed to the theorem",
+            "reconstruction": f"{RECON}: Alg. 3/4 as reconstructed; §7 set-up with s = 2",
+            "note": note,
+        },
+        samples=R,
+    )
 
 
 # --------------------------------------------------------------------------- privacy, end to end
@@ -361,8 +511,14 @@ def _theorems(ctx: RunContext) -> Outcome:
 PRIVACY_CONFIG = {"n": 10, "d": 3, "mu1": 1.5, "mu2": 1.0, "c_x": 1.0, "c_y": 1.0, "eps": 1.0}
 
 
-def audit_central(variant: str = "omp", share_factor: float = 1.0, samples: int = 10_000, seed: int = 0,
-                  confidence: float = 0.95, config: dict | None = None):
+def audit_central(
+    variant: str = "omp",
+    share_factor: float = 1.0,
+    samples: int = 10_000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    config: dict | None = None,
+):
     """Black-box μ-GDP audit of the whole algorithm on neighbouring datasets at Theorem 6's claim.
 
     The claim audited is the trade-off curve G_μ with μ = Theorem 6's total for the configuration
@@ -378,16 +534,23 @@ def audit_central(variant: str = "omp", share_factor: float = 1.0, samples: int 
     c = dict(PRIVACY_CONFIG, **(config or {}))
     run = central_run(c["n"], c["d"], c["mu1"], c["mu2"], c["c_x"], c["c_y"], variant, share_factor, seed)
     b = spriFed_budget(1, c["mu1"], c["mu2"], variant)
-    res = privcheck.audit(run.sample, pairs=[(0, 1)], mu=b.mu_total, samples=samples, seed=seed,
-                          confidence=confidence, jobs=1,
-                          view=False)  # the output is our own real-valued statistic: its float bits say nothing
+    res = privcheck.audit(
+        run.sample, pairs=[(0, 1)], mu=b.mu_total, samples=samples, seed=seed, confidence=confidence, jobs=1, view=False
+    )  # the output is our own real-valued statistic: its float bits say nothing
     return res, b
 
 
 def _audit_case(label: str, res) -> dict:
     """One audit as a ``details["cases"]`` row (drawn by the reports as points with boxes over G_μ)."""
-    return {"case": label, "mu_claimed": res.mu_claimed, "mu_lower": res.mu_lower, "verdict": res.verdict,
-            "confidence": res.confidence, "samples_per_input": res.samples, "curve_points": res.curve_points or []}
+    return {
+        "case": label,
+        "mu_claimed": res.mu_claimed,
+        "mu_lower": res.mu_lower,
+        "verdict": res.verdict,
+        "confidence": res.confidence,
+        "samples_per_input": res.samples,
+        "curve_points": res.curve_points or [],
+    }
 
 
 @check("spriFed.omp.privacy", "mc")
@@ -401,24 +564,37 @@ def _privacy(ctx: RunContext) -> Outcome:
     if verdict == "holds" and ctrl.verdict != "refuted":
         verdict = "inconclusive"  # the audit could not even catch the broken control: no power
     c = PRIVACY_CONFIG
-    eff = math.sqrt(c["mu1"] ** 2 + (2 * c["c_x"] * c["c_y"] * c["mu2"] /
-                                     (2 * c["c_x"] * math.sqrt(c["c_y"] ** 2 + c["c_x"] ** 2))) ** 2)
+    eff = math.sqrt(
+        c["mu1"] ** 2
+        + (2 * c["c_x"] * c["c_y"] * c["mu2"] / (2 * c["c_x"] * math.sqrt(c["c_y"] ** 2 + c["c_x"] ** 2))) ** 2
+    )
     strip = lambda r: {k: v for k, v in r.to_dict().items() if k != "curve_points"}  # noqa: E731 (points in cases)
-    return Outcome(verdict=verdict,
-                   claimed={"mu_total": b.mu_total},
-                   measured={"mu_lower": res.mu_lower, "broken_control_mu_lower": ctrl.mu_lower,
-                             "broken_control_verdict": ctrl.verdict},
-                   details={"audit": strip(res), "broken_control": strip(ctrl), "config": c,
-                            "cases": [_audit_case("SPriFed-OMP (Theorem 6's μ)", res),
-                                      _audit_case("broken control: NoisySMPC shares with half the variance", ctrl)],
-                            "budget": {"n1": b.n1, "n2": b.n2, "mu1": b.mu1, "mu2": b.mu2, "mu_total": b.mu_total},
-                            "true_mu_of_audited_transcript": eff,
-                            "output": "the whole SPriFed-OMP run (s = 1) per replicate, reduced to its transcript's "
-                                      "log-likelihood-ratio statistic for D vs D' (post-processing)",
-                            "neighbours": "D' replaces client 0's vertex row (x = c_x·1, y = c_y) by (−c_x·1, c_y)",
-                            "claim_audited": "μ-GDP at Theorem 6's total μ (audit(mu=...)); mu_lower is the certified "
-                                             "lower bound on the μ of the implementation",
-                            "control": "NoisySMPC shares summing to half the stated variance must be refuted; if not, "
-                                       "a 'holds' is downgraded to inconclusive",
-                            "reconstruction": f"{RECON}: Alg. 1 calibration σ = Δ/μ with Lemma 4 sensitivities"},
-                   samples=samples)
+    return Outcome(
+        verdict=verdict,
+        claimed={"mu_total": b.mu_total},
+        measured={
+            "mu_lower": res.mu_lower,
+            "broken_control_mu_lower": ctrl.mu_lower,
+            "broken_control_verdict": ctrl.verdict,
+        },
+        details={
+            "audit": strip(res),
+            "broken_control": strip(ctrl),
+            "config": c,
+            "cases": [
+                _audit_case("SPriFed-OMP (Theorem 6's μ)", res),
+                _audit_case("broken control: NoisySMPC shares with half the variance", ctrl),
+            ],
+            "budget": {"n1": b.n1, "n2": b.n2, "mu1": b.mu1, "mu2": b.mu2, "mu_total": b.mu_total},
+            "true_mu_of_audited_transcript": eff,
+            "output": "the whole SPriFed-OMP run (s = 1) per replicate, reduced to its transcript's "
+            "log-likelihood-ratio statistic for D vs D' (post-processing)",
+            "neighbours": "D' replaces client 0's vertex row (x = c_x·1, y = c_y) by (−c_x·1, c_y)",
+            "claim_audited": "μ-GDP at Theorem 6's total μ (audit(mu=...)); mu_lower is the certified "
+            "lower bound on the μ of the implementation",
+            "control": "NoisySMPC shares summing to half the stated variance must be refuted; if not, "
+            "a 'holds' is downgraded to inconclusive",
+            "reconstruction": f"{RECON}: Alg. 1 calibration σ = Δ/μ with Lemma 4 sensitivities",
+        },
+        samples=samples,
+    )

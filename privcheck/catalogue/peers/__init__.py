@@ -33,40 +33,41 @@ Layout: :mod:`.events` (library-independent mechanisms), :mod:`.certify` (the ce
 trade-off-curve libraries gdpnum and riskcal), each registering
 its claims on import.
 """
+
 from __future__ import annotations
 
 from privcheck.catalogue.peers import curves  # noqa: F401  (peers.gdpnum, peers.riskcal: trade-off curves)
 from privcheck.catalogue.peers.autodp import *  # noqa: F401,F403
 from privcheck.catalogue.peers.certify import Certified, _exact_oracle, _pld_events, _pld_oracle, certified  # noqa: F401
 from privcheck.catalogue.peers.core import (  # noqa: F401
-                                               INSTALL_HINT,
-                                               OPACUS_HINT,
-                                               PEERS,
-                                               Query,
-                                               audit_queries,
-                                               judge,
-                                               missing,
-                                               run_peer,
-                                               skipped,
-                                               versions,
+    INSTALL_HINT,
+    OPACUS_HINT,
+    PEERS,
+    Query,
+    audit_queries,
+    judge,
+    missing,
+    run_peer,
+    skipped,
+    versions,
 )
 from privcheck.catalogue.peers.dp_accounting import *  # noqa: F401,F403
 from privcheck.catalogue.peers.events import (  # noqa: F401
-                                               CALIBRATION_TARGETS,
-                                               LARGE_EPS_DPSGD,
-                                               REL_EXACT,
-                                               REL_FLOAT,
-                                               RELATIONS,
-                                               ROLES,
-                                               Ev,
-                                               approx,
-                                               discrete_laplace,
-                                               gaussian,
-                                               laplace,
-                                               pure,
-                                               rr,
-                                               subsampled_gaussian,
-                                               subsampled_laplace,
+    CALIBRATION_TARGETS,
+    LARGE_EPS_DPSGD,
+    REL_EXACT,
+    REL_FLOAT,
+    RELATIONS,
+    ROLES,
+    Ev,
+    approx,
+    discrete_laplace,
+    gaussian,
+    laplace,
+    pure,
+    rr,
+    subsampled_gaussian,
+    subsampled_laplace,
 )
 from privcheck.catalogue.peers.opacus import *  # noqa: F401,F403
 from privcheck.catalogue.peers.opacus import _op  # noqa: F401

@@ -1,4 +1,5 @@
 """privcheck's certified interval on ε(δ) or δ(ε) for a tuple of :class:`Ev` (closed forms, else the PLD accountant)."""
+
 from __future__ import annotations
 
 import functools
@@ -38,28 +39,43 @@ def _exact_oracle(events: tuple[Ev, ...], relation: str, target: str, at: float)
     if kinds == {"gaussian"}:
         mu = math.sqrt(sum(e.count * (e.p("sensitivity") / e.p("sigma")) ** 2 for e in events))
         if target == "eps":
-            return widen(gdp.gdp_eps(mu, at), "exact GDP (002 Lemmas 1-3)",
-                         f"from accountants.gdp import gdp_eps\nprint(gdp_eps({mu!r}, {at!r}))")
-        return widen(gdp.gdp_delta(mu, at), "exact GDP (002 Lemmas 1-3)",
-                     f"from accountants.gdp import gdp_delta\nprint(gdp_delta({mu!r}, {at!r}))")
+            return widen(
+                gdp.gdp_eps(mu, at),
+                "exact GDP (002 Lemmas 1-3)",
+                f"from accountants.gdp import gdp_eps\nprint(gdp_eps({mu!r}, {at!r}))",
+            )
+        return widen(
+            gdp.gdp_delta(mu, at),
+            "exact GDP (002 Lemmas 1-3)",
+            f"from accountants.gdp import gdp_delta\nprint(gdp_delta({mu!r}, {at!r}))",
+        )
     if len(events) == 1:
         e = events[0]
         binary = e.kind == "pure" or (e.kind == "rr" and e.p("k") == 2)
         if binary:
             eps, T = e.p("eps"), e.count
             if target == "eps":
-                return widen(comp.rr_composition_eps(eps, T, at), "exact binomial sum (Kairouz-Oh-Viswanath)",
-                             f"from accountants.composition import rr_composition_eps\n"
-                             f"print(rr_composition_eps({eps!r}, {T}, {at!r}))")
-            return widen(comp.rr_composition_delta(eps, T, at), "exact binomial sum (Kairouz-Oh-Viswanath)",
-                         f"from accountants.composition import rr_composition_delta\n"
-                         f"print(rr_composition_delta({eps!r}, {T}, {at!r}))")
+                return widen(
+                    comp.rr_composition_eps(eps, T, at),
+                    "exact binomial sum (Kairouz-Oh-Viswanath)",
+                    f"from accountants.composition import rr_composition_eps\n"
+                    f"print(rr_composition_eps({eps!r}, {T}, {at!r}))",
+                )
+            return widen(
+                comp.rr_composition_delta(eps, T, at),
+                "exact binomial sum (Kairouz-Oh-Viswanath)",
+                f"from accountants.composition import rr_composition_delta\n"
+                f"print(rr_composition_delta({eps!r}, {T}, {at!r}))",
+            )
         if e.kind == "approx" and target == "eps":
             eps, d, T = e.p("eps"), e.p("delta"), e.count
             r = comp.optimal_composition(eps, T, at, d)
-            return widen(r.eps, "exact optimal composition (Kairouz-Oh-Viswanath Thm 3.3)",
-                         f"from accountants.composition import optimal_composition\n"
-                         f"print(optimal_composition({eps!r}, {T}, {at!r}, {d!r}).eps)")
+            return widen(
+                r.eps,
+                "exact optimal composition (Kairouz-Oh-Viswanath Thm 3.3)",
+                f"from accountants.composition import optimal_composition\n"
+                f"print(optimal_composition({eps!r}, {T}, {at!r}, {d!r}).eps)",
+            )
         if e.kind == "laplace" and e.count == 1:
             e0 = 1.0 / e.p("b")
             # privacy profile of Laplace: δ(ε) = 1 − e^{(ε − ε0)/2} for 0 ≤ ε < ε0, 0 beyond
@@ -80,24 +96,29 @@ def _pld_events(events: tuple[Ev, ...]):
     def one(e: Ev):
         k = e.kind
         if k == "gaussian":
-            return P.GaussianEvent(sigma=e.p("sigma"), sensitivity=e.p("sensitivity")), \
-                f"GaussianEvent(sigma={e.p('sigma')!r}, sensitivity={e.p('sensitivity')!r})"
+            return P.GaussianEvent(
+                sigma=e.p("sigma"), sensitivity=e.p("sensitivity")
+            ), f"GaussianEvent(sigma={e.p('sigma')!r}, sensitivity={e.p('sensitivity')!r})"
         if k == "laplace":
             return P.LaplaceEvent(b=e.p("b")), f"LaplaceEvent(b={e.p('b')!r})"
         if k == "discrete_laplace":
-            return P.DiscreteLaplaceEvent(a=e.p("a"), sensitivity=int(e.p("sensitivity"))), \
-                f"DiscreteLaplaceEvent(a={e.p('a')!r}, sensitivity={int(e.p('sensitivity'))})"
+            return P.DiscreteLaplaceEvent(
+                a=e.p("a"), sensitivity=int(e.p("sensitivity"))
+            ), f"DiscreteLaplaceEvent(a={e.p('a')!r}, sensitivity={int(e.p('sensitivity'))})"
         if k == "rr":
-            return P.RandomizedResponseEvent(eps=e.p("eps"), k=int(e.p("k"))), \
-                f"RandomizedResponseEvent(eps={e.p('eps')!r}, k={int(e.p('k'))})"
+            return P.RandomizedResponseEvent(
+                eps=e.p("eps"), k=int(e.p("k"))
+            ), f"RandomizedResponseEvent(eps={e.p('eps')!r}, k={int(e.p('k'))})"
         if k == "pure":
             return P.PureDPEvent(eps=e.p("eps")), f"PureDPEvent(eps={e.p('eps')!r})"
         if k == "subsampled_gaussian":
-            return P.PoissonSampledEvent(P.GaussianEvent(sigma=e.p("sigma"), sensitivity=1.0), q=e.p("q")), \
-                f"PoissonSampledEvent(GaussianEvent(sigma={e.p('sigma')!r}, sensitivity=1.0), q={e.p('q')!r})"
+            return P.PoissonSampledEvent(
+                P.GaussianEvent(sigma=e.p("sigma"), sensitivity=1.0), q=e.p("q")
+            ), f"PoissonSampledEvent(GaussianEvent(sigma={e.p('sigma')!r}, sensitivity=1.0), q={e.p('q')!r})"
         if k == "subsampled_laplace":
-            return P.PoissonSampledEvent(P.LaplaceEvent(b=e.p("b")), q=e.p("q")), \
-                f"PoissonSampledEvent(LaplaceEvent(b={e.p('b')!r}), q={e.p('q')!r})"
+            return P.PoissonSampledEvent(
+                P.LaplaceEvent(b=e.p("b")), q=e.p("q")
+            ), f"PoissonSampledEvent(LaplaceEvent(b={e.p('b')!r}), q={e.p('q')!r})"
         raise KeyError(k)
 
     return [(one(e), e.count) for e in events]
@@ -128,7 +149,12 @@ def _pld_oracle(events: tuple[Ev, ...], relation: str, target: str, at: float) -
     lines.append(f"print(acc.epsilon(delta={at!r}))" if target == "eps" else f"print(acc.delta(eps={at!r}))")
     how = getattr(iv, "method", "")
     notes = "; ".join(getattr(iv, "notes", ()) or ())
-    method = "privcheck PLD accountant (certified interval" + (f", {how}" if how else "") + (f"; {notes}" if notes else "") + ")"
+    method = (
+        "privcheck PLD accountant (certified interval"
+        + (f", {how}" if how else "")
+        + (f"; {notes}" if notes else "")
+        + ")"
+    )
     return Certified(float(iv.lower), float(iv.upper), method, "\n".join(lines))
 
 
@@ -144,5 +170,3 @@ def certified(events: tuple[Ev, ...], relation: str, target: str, at: float) -> 
     if relation not in RELATIONS or target not in ("eps", "delta"):
         raise ValueError(f"relation must be one of {RELATIONS} and target 'eps' or 'delta'")
     return _exact_oracle(events, relation, target, at) or _pld_oracle(events, relation, target, at)
-
-

@@ -1,4 +1,5 @@
 """Queries asked of a library, their judgement against the certified interval, and the claim runner."""
+
 from __future__ import annotations
 
 import contextlib
@@ -92,8 +93,12 @@ def judge(q: Query, certify: Callable = None) -> dict:
     interval for these events).
     """
     certify = certify or certified
-    row: dict = {"query": q.label, "role": q.role, "relation": q.relation,
-                 ("delta" if q.target == "eps" else "eps"): q.at}
+    row: dict = {
+        "query": q.label,
+        "role": q.role,
+        "relation": q.relation,
+        ("delta" if q.target == "eps" else "eps"): q.at,
+    }
     if q.note:
         row["note"] = q.note
     out = io.StringIO()
@@ -137,9 +142,13 @@ def judge(q: Query, certify: Callable = None) -> dict:
     ceil_ = up + REL_FLOAT * abs(up)
     if q.role == "approximation":
         pos = "below" if value < floor else ("above" if value > ceil_ else "inside")
-        row.update(status="approximation", position=pos,
-                   note=(row.get("note", "") + "; " if row.get("note") else "") + "documented approximation, not a bound"
-                   + ("; BELOW the truth" if pos == "below" else ""))
+        row.update(
+            status="approximation",
+            position=pos,
+            note=(row.get("note", "") + "; " if row.get("note") else "")
+            + "documented approximation, not a bound"
+            + ("; BELOW the truth" if pos == "below" else ""),
+        )
         if pos == "below":
             row["below_truth_by"] = lo - value
         return row
@@ -148,9 +157,12 @@ def judge(q: Query, certify: Callable = None) -> dict:
         row["achieved_eps"] = [lo, up]
         if q.approximate:
             short = lo > claimed + REL_FLOAT * abs(claimed)
-            row.update(status="approximation", position="below" if short else "inside",
-                       note="calibrated with a documented approximation, not a bound"
-                       + ("; the target ε is NOT achieved" if short else ""))
+            row.update(
+                status="approximation",
+                position="below" if short else "inside",
+                note="calibrated with a documented approximation, not a bound"
+                + ("; the target ε is NOT achieved" if short else ""),
+            )
             if short:
                 row["excess"] = lo - claimed
             return row
@@ -164,8 +176,10 @@ def judge(q: Query, certify: Callable = None) -> dict:
             row["documented_tolerance"] = q.tolerance
     elif q.role == "upper":
         if value == math.inf:
-            row.update(status="vacuous", note=(row.get("note", "") + "; " if row.get("note") else "")
-                       + "inf: a valid but vacuous upper bound")
+            row.update(
+                status="vacuous",
+                note=(row.get("note", "") + "; " if row.get("note") else "") + "inf: a valid but vacuous upper bound",
+            )
             return row
         if value + q.tolerance < floor:
             row.update(status="refuted", below_certified_lower_by=lo - value)
@@ -173,20 +187,26 @@ def judge(q: Query, certify: Callable = None) -> dict:
             slack = value - up
             row.update(status="holds", slack=slack, slack_rel=(slack / up if up > 0 else None))
         else:
-            row.update(status="undecided", position="inside",
-                       reason=f"undecided: the answer lies strictly inside the certified interval [{lo:.6g}, {up:.6g}]"
-                              " (it may be below the exact value; only an answer at or above the upper end is safe)")
+            row.update(
+                status="undecided",
+                position="inside",
+                reason=f"undecided: the answer lies strictly inside the certified interval [{lo:.6g}, {up:.6g}]"
+                " (it may be below the exact value; only an answer at or above the upper end is safe)",
+            )
     else:  # lower bound
         if value - q.tolerance > ceil_:
             row.update(status="refuted", above_certified_upper_by=value - up)
         elif value - q.tolerance <= lo + REL_DECIDE * abs(lo):
             row.update(status="holds", slack=lo - value)
         else:
-            row.update(status="undecided", position="inside",
-                       reason=f"undecided: the lower bound lies strictly inside the certified interval [{lo:.6g}, "
-                              f"{up:.6g}] (it may be above the exact value; only one at or below the lower end is safe)")
+            row.update(
+                status="undecided",
+                position="inside",
+                reason=f"undecided: the lower bound lies strictly inside the certified interval [{lo:.6g}, "
+                f"{up:.6g}] (it may be above the exact value; only one at or below the lower end is safe)",
+            )
     if row["status"] == "refuted":
-        row["reproducer"] = (q.code + "\n# privcheck's certified interval (" + cert.method + "):\n" + cert.code)
+        row["reproducer"] = q.code + "\n# privcheck's certified interval (" + cert.method + "):\n" + cert.code
     return row
 
 
@@ -213,12 +233,17 @@ def missing(*modules: str) -> str | None:
 
 def skipped(library: str, hint: str = INSTALL_HINT) -> Outcome:
     """The record of a claim whose library is not installed: inconclusive with the install hint."""
-    return Outcome("inconclusive", claimed=f"{library} accountant answers are on the safe side", measured=None,
-                   details={"skipped": True, "reason": f"{library} {hint}", "library": library})
+    return Outcome(
+        "inconclusive",
+        claimed=f"{library} accountant answers are on the safe side",
+        measured=None,
+        details={"skipped": True, "reason": f"{library} {hint}", "library": library},
+    )
 
 
-def audit_queries(queries: Sequence[Query], library: str, dists: Sequence[str], statement: str,
-                  certify: Callable | None = None) -> Outcome:
+def audit_queries(
+    queries: Sequence[Query], library: str, dists: Sequence[str], statement: str, certify: Callable | None = None
+) -> Outcome:
     """Judge every query and fold the rows into one :class:`Outcome` (see the module docstring)."""
     import time
 
@@ -255,16 +280,25 @@ def audit_queries(queries: Sequence[Query], library: str, dists: Sequence[str], 
         extra["reproducer"] = r0["reproducer"]
         measured = f"{r0['query']}: {r0['answer']:.6g}; " + measured
     if verdict == "inconclusive":
-        extra["reason"] = ("no answer could be judged: " + measured if rows else "no query was asked")
+        extra["reason"] = "no answer could be judged: " + measured if rows else "no query was asked"
         if counts.get("undecided"):
             extra["reason"] += " (undecided: inside a certified interval too wide to judge, or not certifiable)"
-    return Outcome(verdict, claimed=statement, measured=measured,
-                   details={"library": library, "versions": versions(*dists), **extra, "rows": rows,
-                            "float_allowance_rel": REL_FLOAT,
-                            "rule": "upper bound < certified lower end: refuted, >= upper end: holds, strictly "
-                                    "inside: undecided; lower bound > certified upper end: refuted, <= lower end: "
-                                    "holds, strictly inside: undecided; calibration whose certified ε exceeds the target (+ documented "
-                                    "tolerance): refuted; approximations are labelled, never judged"})
+    return Outcome(
+        verdict,
+        claimed=statement,
+        measured=measured,
+        details={
+            "library": library,
+            "versions": versions(*dists),
+            **extra,
+            "rows": rows,
+            "float_allowance_rel": REL_FLOAT,
+            "rule": "upper bound < certified lower end: refuted, >= upper end: holds, strictly "
+            "inside: undecided; lower bound > certified upper end: refuted, <= lower end: "
+            "holds, strictly inside: undecided; calibration whose certified ε exceeds the target (+ documented "
+            "tolerance): refuted; approximations are labelled, never judged",
+        },
+    )
 
 
 # ---------------------------------------------------------------- running library snippets
@@ -293,8 +327,6 @@ def _rr_noise(eps: float, k: int) -> float:
     return k / (math.exp(eps) + k - 1)
 
 
-
-
 # ---------------------------------------------------------------- claims and checks
 PEERS = "peers"
 
@@ -310,8 +342,6 @@ class _Peer:
     build: Callable[[RunContext], list[Query]]
     hint: str = INSTALL_HINT
     extra: dict = field(default_factory=dict)
-
-
 
 
 def run_peer(peer: _Peer, ctx: RunContext) -> Outcome:

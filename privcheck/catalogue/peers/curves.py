@@ -19,6 +19,7 @@ inconclusive otherwise; without the library: inconclusive with the install hint
 (``pip install 'privcheck[peers]'``). gdpnum's regret is not judged (gdpnum documents it as an
 underestimate).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -111,8 +112,10 @@ def judge_curve_row(row: CurveRow, certify: Callable = certified_interval) -> di
     elif (value < lo) if high_safe else (value > up):
         out["status"] = "refuted"
         out["beyond_interval_by"] = (iv.lower - value) if high_safe else (value - iv.upper)
-        out["reproducer"] = (row.code + f"\n# privcheck: {row.quantity} in [{iv.lower!r}, {iv.upper!r}] ({iv.method}), "
-                             f"accountants.pld PLDAccountant + PoissonSampledEvent(GaussianEvent(sigma={row.sigma}), q={row.q}) x {row.steps}")
+        out["reproducer"] = (
+            row.code + f"\n# privcheck: {row.quantity} in [{iv.lower!r}, {iv.upper!r}] ({iv.method}), "
+            f"accountants.pld PLDAccountant + PoissonSampledEvent(GaussianEvent(sigma={row.sigma}), q={row.q}) x {row.steps}"
+        )
     else:
         out["status"] = "undecided"
     out["seconds"] = round(time.perf_counter() - t0, 3)
@@ -130,23 +133,37 @@ def gdpnum_rows(ctx: RunContext) -> list[CurveRow]:
         T = _steps(ctx, tq, tf)
         call = f"get_mu_and_regret_for_dpsgd({sigma}, {q}, {T})"
         code = f"from gdpnum.dpsgd import get_mu_and_regret_for_dpsgd\n{call}[0]"
-        rows.append(CurveRow(f"mu: {call}", "mu", sigma, q, T, None,
-                             lambda s=sigma, p=q, t=T: _gdpnum_mu(s, p, t), code))
+        rows.append(
+            CurveRow(f"mu: {call}", "mu", sigma, q, T, None, lambda s=sigma, p=q, t=T: _gdpnum_mu(s, p, t), code)
+        )
         for a in ALPHAS:
-            code = ("from dp_accounting.pld.privacy_loss_distribution import from_gaussian_mechanism\n"
-                    "from gdpnum.converter import PLDConverter\n"
-                    f"pld = from_gaussian_mechanism({sigma}, sampling_prob={q}, use_connect_dots=True, "
-                    f"value_discretization_interval=1e-4).self_compose({T})\nPLDConverter(pld).get_beta({a})")
-            rows.append(CurveRow(f"beta({a:g}): PLDConverter(sigma={sigma}, q={q}, T={T})", "beta", sigma, q, T, a,
-                                 lambda s=sigma, p=q, t=T, x=a: _gdpnum_beta(s, p, t, x), code))
+            code = (
+                "from dp_accounting.pld.privacy_loss_distribution import from_gaussian_mechanism\n"
+                "from gdpnum.converter import PLDConverter\n"
+                f"pld = from_gaussian_mechanism({sigma}, sampling_prob={q}, use_connect_dots=True, "
+                f"value_discretization_interval=1e-4).self_compose({T})\nPLDConverter(pld).get_beta({a})"
+            )
+            rows.append(
+                CurveRow(
+                    f"beta({a:g}): PLDConverter(sigma={sigma}, q={q}, T={T})",
+                    "beta",
+                    sigma,
+                    q,
+                    T,
+                    a,
+                    lambda s=sigma, p=q, t=T, x=a: _gdpnum_beta(s, p, t, x),
+                    code,
+                )
+            )
     return rows
 
 
 def _ctd_pld(sigma: float, q: float, steps: int):
     from dp_accounting.pld.privacy_loss_distribution import from_gaussian_mechanism
 
-    return from_gaussian_mechanism(standard_deviation=sigma, sampling_prob=q, use_connect_dots=True,
-                                   value_discretization_interval=1e-4).self_compose(steps)
+    return from_gaussian_mechanism(
+        standard_deviation=sigma, sampling_prob=q, use_connect_dots=True, value_discretization_interval=1e-4
+    ).self_compose(steps)
 
 
 _CONVERTERS: dict = {}
@@ -174,14 +191,32 @@ def riskcal_rows(ctx: RunContext) -> list[CurveRow]:
     for sigma, q, tq, tf in DPSGD_CONFIGS:
         T = _steps(ctx, tq, tf)
         call = f"get_advantage_for_dpsgd({sigma}, {q}, {T})"
-        rows.append(CurveRow(f"advantage: {call}", "advantage", sigma, q, T, None,
-                             lambda s=sigma, p=q, t=T: _riskcal("get_advantage_for_dpsgd", s, p, t),
-                             f"from riskcal.calibration.dpsgd import get_advantage_for_dpsgd\n{call}"))
+        rows.append(
+            CurveRow(
+                f"advantage: {call}",
+                "advantage",
+                sigma,
+                q,
+                T,
+                None,
+                lambda s=sigma, p=q, t=T: _riskcal("get_advantage_for_dpsgd", s, p, t),
+                f"from riskcal.calibration.dpsgd import get_advantage_for_dpsgd\n{call}",
+            )
+        )
         for a in ALPHAS:
             call = f"get_beta_for_dpsgd({sigma}, {q}, {T}, alpha={a})"
-            rows.append(CurveRow(f"beta({a:g}): {call}", "beta", sigma, q, T, a,
-                                 lambda s=sigma, p=q, t=T, x=a: _riskcal("get_beta_for_dpsgd", s, p, t, alpha=x),
-                                 f"from riskcal.calibration.dpsgd import get_beta_for_dpsgd\n{call}"))
+            rows.append(
+                CurveRow(
+                    f"beta({a:g}): {call}",
+                    "beta",
+                    sigma,
+                    q,
+                    T,
+                    a,
+                    lambda s=sigma, p=q, t=T, x=a: _riskcal("get_beta_for_dpsgd", s, p, t, alpha=x),
+                    f"from riskcal.calibration.dpsgd import get_beta_for_dpsgd\n{call}",
+                )
+            )
     return rows
 
 
@@ -197,20 +232,33 @@ def fold(rows: list[dict], library: str, dists: tuple[str, ...], statement: str)
     for r in rows:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     verdict = "refuted" if counts.get("refuted") else ("holds" if counts.get("holds") else "inconclusive")
-    measured = ", ".join(f"{counts[k]} {k.replace('_', ' ')}" for k in ("refuted", "holds", "undecided", "no_answer")
-                         if counts.get(k))
+    measured = ", ".join(
+        f"{counts[k]} {k.replace('_', ' ')}" for k in ("refuted", "holds", "undecided", "no_answer") if counts.get(k)
+    )
     extra: dict = {"counts": counts}
     bad = [r for r in rows if r["status"] == "refuted"]
     if bad:
         r0 = bad[0]
         measured = f"{r0['query']}: {r0['answer']:.6g} outside the certified {r0['certified']}; " + measured
-        extra.update(first_refuted={k: r0[k] for k in ("query", "answer", "certified")},
-                     interval=r0["certified"], reproducer=r0["reproducer"])
-    return Outcome(verdict, claimed=statement, measured=measured,
-                   details={"library": library, "versions": versions(*dists), **extra, "rows": rows,
-                            "float_allowance_rel": REL_FLOAT,
-                            "rule": "mu/advantage below the certified lower end or beta above the certified upper "
-                                    "end: refuted; on the safe side of the whole interval: holds; inside: undecided"})
+        extra.update(
+            first_refuted={k: r0[k] for k in ("query", "answer", "certified")},
+            interval=r0["certified"],
+            reproducer=r0["reproducer"],
+        )
+    return Outcome(
+        verdict,
+        claimed=statement,
+        measured=measured,
+        details={
+            "library": library,
+            "versions": versions(*dists),
+            **extra,
+            "rows": rows,
+            "float_allowance_rel": REL_FLOAT,
+            "rule": "mu/advantage below the certified lower end or beta above the certified upper "
+            "end: refuted; on the safe side of the whole interval: holds; inside: undecided",
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -224,12 +272,23 @@ class _CurvePeer:
 
 
 _CURVE_PEERS = (
-    _CurvePeer("peers.gdpnum", "gdpnum", ("gdpnum", "dp-accounting"), "dpsgd.get_mu_and_regret_for_dpsgd, converter.PLDConverter",
-               "gdpnum's μ is pessimistic (G_μ below the true curve wherever α, β >= 1e-10) and its symmetrised "
-               "β(α) is not above the true curve", gdpnum_rows),
-    _CurvePeer("peers.riskcal", "riskcal", ("riskcal", "dp-accounting"), "calibration.dpsgd.get_beta_for_dpsgd, get_advantage_for_dpsgd",
-               "riskcal's β(α) is not above the true trade-off curve and its advantage is not below the true advantage",
-               riskcal_rows),
+    _CurvePeer(
+        "peers.gdpnum",
+        "gdpnum",
+        ("gdpnum", "dp-accounting"),
+        "dpsgd.get_mu_and_regret_for_dpsgd, converter.PLDConverter",
+        "gdpnum's μ is pessimistic (G_μ below the true curve wherever α, β >= 1e-10) and its symmetrised "
+        "β(α) is not above the true curve",
+        gdpnum_rows,
+    ),
+    _CurvePeer(
+        "peers.riskcal",
+        "riskcal",
+        ("riskcal", "dp-accounting"),
+        "calibration.dpsgd.get_beta_for_dpsgd, get_advantage_for_dpsgd",
+        "riskcal's β(α) is not above the true trade-off curve and its advantage is not below the true advantage",
+        riskcal_rows,
+    ),
 )
 
 

@@ -1,4 +1,5 @@
 """Library-independent descriptions of mechanisms (:class:`Ev`) and the constants of the peer audits."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -80,8 +81,6 @@ def subsampled_gaussian(q: float, sigma: float, count: int = 1) -> Ev:
 def subsampled_laplace(q: float, b: float, count: int = 1) -> Ev:
     """Poisson-subsampled Laplace mechanism: rate q ∈ (0, 1], scale b > 0 (sensitivity 1)."""
     return Ev("subsampled_laplace", (("q", float(q)), ("b", float(b))), int(count))
-
-
 
 
 #: DP-SGD regimes where accountants are known to break (issue 18 §5): large ε (q up to 0.5, σ down to 0.5),

@@ -29,6 +29,7 @@ and the rest of the claim (and of the zoo) runs.
 The zoo is *not* part of the default catalogue run (``privcheck verify`` without patterns): it needs
 the optional libraries and minutes of per-sample library calls; run it with ``privcheck verify 'zoo.*'``.
 """
+
 from __future__ import annotations
 
 from privcheck.catalogue.zoo.engine import *  # noqa: F403 - the engine's public names, as before

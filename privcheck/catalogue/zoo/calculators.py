@@ -4,6 +4,7 @@ Each returns a float (``inf`` when some output is possible under one input only)
 mechanism the library documents, not its code: a gap between a calculator and a certified Monte Carlo
 bound above it is an implementation departing from its documentation (a finding).
 """
+
 from __future__ import annotations
 
 import math

@@ -12,6 +12,7 @@ documentation (a finding). Where a library calibrates a parameter only by a nume
 (diffprivlib's analytic and discrete Gaussian σ), the law is taken at the σ that procedure returns
 (read from the mechanism), so a calibration error shows as a true ε above the claim.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -117,8 +118,9 @@ def bounded_domain_scale(eps: float, sensitivity: float, lower: float, upper: fl
         return (lo + hi) / 2
 
 
-def laplace_bounded_domain(eps: float, sensitivity: float, lower: float, upper: float,
-                           inputs: Sequence[float]) -> float:
+def laplace_bounded_domain(
+    eps: float, sensitivity: float, lower: float, upper: float, inputs: Sequence[float]
+) -> float:
     """Exact ε of diffprivlib's ``LaplaceBoundedDomain`` (x + Lap(b) conditioned on [lower, upper], b of
     :func:`bounded_domain_scale`) over ordered pairs of ``inputs`` ⊂ [lower, upper]: the privacy loss is
     (|y−x'| − |y−x|)/b + log(C_{x'}/C_x) with C_x = P(x + N ∈ [lower, upper]), whose supremum over the domain
@@ -176,8 +178,11 @@ def staircase(eps: float, sensitivity: float, inputs: Sequence[float], gamma: fl
                         pts.add(y)
         pts = sorted(pts)
         mids = [(u + v) / 2 for u, v in zip(pts, pts[1:])]
-        worst = max(abs(mpmath.log(_staircase_density(y - x0, e, g, s) / _staircase_density(y - x1, e, g, s)))
-                    for x0, x1 in _pairs(inputs) for y in mids)
+        worst = max(
+            abs(mpmath.log(_staircase_density(y - x0, e, g, s) / _staircase_density(y - x1, e, g, s)))
+            for x0, x1 in _pairs(inputs)
+            for y in mids
+        )
         return _to_float(worst)
 
 
@@ -301,6 +306,7 @@ def peeling_permute_and_flip(scale: float, scores: dict, k: int = 1) -> float:
 def exponential_categorical(eps: float, distances: dict, domain: Sequence[str], inputs: Sequence[str]) -> float:
     """Exact ε of diffprivlib's ``ExponentialCategorical``: P(v | x) ∝ exp(−ε d(x, v)/(βΔ)), Δ = max d,
     β = 1 when every row's normaliser is equal ("balanced tree") else 2; ``distances`` {(a, b): d} symmetric."""
+
     def dist(a, b):
         return 0 if a == b else distances.get((a, b), distances.get((b, a)))
 
@@ -338,7 +344,7 @@ def _discrete_gaussian_delta_fn(sigma, shift: int) -> Callable:
     (Canonne, Kamath & Steinke 2020, Thm 7), summed over |k| ≤ shift + 40σ + 40 (neglected mass < e^-800)."""
     s2 = 2 * _mp(sigma) ** 2
     K = int(mpmath.ceil(40 * _mp(sigma))) + 40 + abs(shift)
-    w = {k: mpmath.exp(-_mp(k) ** 2 / s2) for k in range(-K - abs(shift), K + abs(shift) + 1)}
+    w = {k: mpmath.exp(-(_mp(k) ** 2) / s2) for k in range(-K - abs(shift), K + abs(shift) + 1)}
     z = mpmath.fsum(w[k] for k in range(-K, K + 1))
     terms = [(w[k], w[k - shift]) for k in range(-K, K + 1) if w[k] > w[k - shift]]
 
@@ -421,16 +427,19 @@ def diffprivlib_tool(name: str, eps: float, datasets: dict, lower: float, upper:
             vals = [sum(1 for v in d if v != 0) for d in datasets.values()]
             return geometric_clipped(eps, 0, n, vals)
         if name == "var":
+
             def var(d):
                 m = mpmath.fsum(_mp(v) for v in d) / n
                 return mpmath.fsum((_mp(v) - m) ** 2 for v in d) / n
 
             vals = [var(d) for d in clipped.values()]
-            return laplace_bounded_domain(eps, ((upper - lower) / n) ** 2 * (n - 1), 0.0, (upper - lower) ** 2 / 4,
-                                          vals)
+            return laplace_bounded_domain(
+                eps, ((upper - lower) / n) ** 2 * (n - 1), 0.0, (upper - lower) ** 2 / 4, vals
+            )
         if name == "median":
-            return piecewise_uniform({k: diffprivlib_quantile_law(d, 0.5, eps, lower, upper)
-                                      for k, d in datasets.items()})
+            return piecewise_uniform(
+                {k: diffprivlib_quantile_law(d, 0.5, eps, lower, upper) for k, d in datasets.items()}
+            )
     raise ValueError(f"no calculator for diffprivlib.tools.{name}")
 
 
@@ -465,8 +474,10 @@ def laplace_rounded(eps: float, sensitivity: float, inputs: Sequence[int]) -> fl
         lo, hi = min(inputs) - 2, max(inputs) + 2
         table = {}
         for x in inputs:
-            law = {"below": _laplace_cdf(lo - mpmath.mpf(1) / 2 - x, b),
-                   "above": 1 - _laplace_cdf(hi + mpmath.mpf(1) / 2 - x, b)}
+            law = {
+                "below": _laplace_cdf(lo - mpmath.mpf(1) / 2 - x, b),
+                "above": 1 - _laplace_cdf(hi + mpmath.mpf(1) / 2 - x, b),
+            }
             for k in range(lo, hi + 1):
                 law[k] = _laplace_cdf(k + mpmath.mpf(1) / 2 - x, b) - _laplace_cdf(k - mpmath.mpf(1) / 2 - x, b)
             table[x] = law

@@ -11,6 +11,7 @@ and a certified bound above it is the code departing from its documented law (a 
 The pieces reused: :func:`estimators.oracles.unary_exact` (unary encoding), :func:`privcheck.base.exact.worst_case_ratio`
 (a full output table) and :func:`library_probabilities` (the library's own formulas, read from its source).
 """
+
 from __future__ import annotations
 
 import ast
@@ -47,8 +48,10 @@ def library_probabilities(fn: Callable, names: Sequence[str], **env) -> dict[str
     wanted = set(names)
 
     def assigns(node) -> bool:
-        return any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id in wanted for t in n.targets)
-                   for n in ast.walk(node))
+        return any(
+            isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id in wanted for t in n.targets)
+            for n in ast.walk(node)
+        )
 
     def run(expr):
         return eval(compile(ast.Expression(expr), fn.__name__, "eval"), ns)  # noqa: S307 - the library's source
@@ -141,8 +144,7 @@ def pcs(bias: float, items, hashes: Sequence[tuple]) -> float:
     return separated_rows(items, lambda x: [(h(str(x)), g(str(x))) for h, g in hashes], flip_eps(1 - _mp(bias)))
 
 
-def sketch_response(p: float, q: float, items, cells: Callable[[Hashable], Sequence[int]], g: int,
-                    seeds: int) -> float:
+def sketch_response(p: float, q: float, items, cells: Callable[[Hashable], Sequence[int]], g: int, seeds: int) -> float:
     """Sketch response (pure-ldp ``sketch_response/sketch_response_client.py``, ``SketchResponseClient`` with its
     default FastLH client, ``local_hashing/fast_lh_client.py``): row j uniform, cell c = h_j(x), seed s uniform in
     [0, ``seeds``), report ((GRR_g(xxh32(str(c), s) mod g), s), j) with GRR keep ``p`` and other-value ``q``
@@ -166,8 +168,13 @@ def hr_high_privacy(flip: float, K: int, xs: Sequence[int]) -> float:
     ys = np.arange(K)
     half = mpmath.mpf(K) / 2
     with precision_for(abs(math.log((1 - flip) / flip)) + 1):
-        table = {x: {int(y): ((1 - _mp(flip)) if inside else _mp(flip)) / half
-                     for y, inside in zip(ys, oracles.hr_in_set(x, ys).tolist())} for x in xs}
+        table = {
+            x: {
+                int(y): ((1 - _mp(flip)) if inside else _mp(flip)) / half
+                for y, inside in zip(ys, oracles.hr_in_set(x, ys).tolist())
+            }
+            for x in xs
+        }
         return worst_case_ratio(table).eps
 
 
@@ -252,7 +259,9 @@ def bit_flip_pm(p1, q1, k: int, b: int, d_bits: int, xs: Sequence[int]) -> float
 
 
 # ------------------------------------------------------------------ multi-freq-ldpy: random sampling plus fake data
-def rs_fd(sampled: Sequence[Callable[[Hashable], Mapping]], fake: Sequence[Mapping], x: Sequence, x2: Sequence) -> float:
+def rs_fd(
+    sampled: Sequence[Callable[[Hashable], Mapping]], fake: Sequence[Mapping], x: Sequence, x2: Sequence
+) -> float:
     """Exact ε between tuples ``x`` and ``x2`` of RS+FD (multi-freq-ldpy ``mdim_freq_est/RSpFD_solution.py``;
     Arcolezi, Couchot, Al Bouna, Xiao 2021, CIKM, "Random Sampling Plus Fake Data"): one attribute j uniform
     and hidden, reported through its randomiser ``sampled[j](x_j)`` (a pmf), every other attribute i a fake

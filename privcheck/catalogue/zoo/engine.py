@@ -10,7 +10,31 @@ from typing import Any, Callable
 
 from privcheck.claims import CATALOGUE, Claim, Outcome, RunContext, check
 
-__all__ = ["BUDGET_ENV", "CASE_MAX_DRAWS", "CASE_MAX_SECONDS", "CASE_TIMEOUT", "Case", "DEFAULT_SAMPLES", "ENTRIES", "EPS_GRID", "Entry", "FIRST_ROUND_SHARE", "INSTALL_HINT", "PREFIX", "QUICK_SAMPLES", "TARGET_OF_TRUE", "WARM_UP_TIMEOUT", "audit_case", "case_budget", "case_samples", "grid", "of_true", "power_statement", "register", "run_entry"]
+__all__ = [
+    "BUDGET_ENV",
+    "CASE_MAX_DRAWS",
+    "CASE_MAX_SECONDS",
+    "CASE_TIMEOUT",
+    "Case",
+    "DEFAULT_SAMPLES",
+    "ENTRIES",
+    "EPS_GRID",
+    "Entry",
+    "FIRST_ROUND_SHARE",
+    "INSTALL_HINT",
+    "PREFIX",
+    "QUICK_SAMPLES",
+    "TARGET_OF_TRUE",
+    "WARM_UP_TIMEOUT",
+    "audit_case",
+    "case_budget",
+    "case_samples",
+    "grid",
+    "of_true",
+    "power_statement",
+    "register",
+    "run_entry",
+]
 
 #: the ε grid of every LDP claim
 EPS_GRID = (0.25, 1.0, 4.0)
@@ -139,8 +163,13 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
     """
     import privcheck
 
-    row: dict[str, Any] = {"case": case.label, "eps_claimed": case.eps, "delta_claimed": case.delta,
-                           "inputs": [str(v) for v in case.inputs], "outside_domain": case.outside}
+    row: dict[str, Any] = {
+        "case": case.label,
+        "eps_claimed": case.eps,
+        "delta_claimed": case.delta,
+        "inputs": [str(v) for v in case.inputs],
+        "outside_domain": case.outside,
+    }
     if case.true_eps is not None:
         try:
             row["eps_true"] = float(case.true_eps())
@@ -158,27 +187,50 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
             n_inputs = 2 * len(case.pairs) if case.pairs else len(case.inputs)
             first = rate * case_budget()["max_seconds"] / (FIRST_ROUND_SHARE * n_inputs) if rate else None
             samples = case_samples(case, row.get("eps_true"), None, first)
-        res = privcheck.audit(sampler, inputs=None if case.pairs else case.inputs, pairs=case.pairs,
-                              eps=case.eps, delta=case.delta, samples=samples, seed=seed, confidence=confidence,
-                              jobs=1)
+        res = privcheck.audit(
+            sampler,
+            inputs=None if case.pairs else case.inputs,
+            pairs=case.pairs,
+            eps=case.eps,
+            delta=case.delta,
+            samples=samples,
+            seed=seed,
+            confidence=confidence,
+            jobs=1,
+        )
     except Exception as exc:  # noqa: BLE001 - a raising mechanism is one line, the rest runs
         msg = _one_line(exc)
-        row.update(verdict="refuses input" if case.outside else "error", error=msg,
-                   seconds=round(time.perf_counter() - t0, 2))
+        row.update(
+            verdict="refuses input" if case.outside else "error", error=msg, seconds=round(time.perf_counter() - t0, 2)
+        )
         return row
-    row.update(verdict=res.verdict, eps_lower=res.eps_lower, certified=res.certified_fraction,
-               worst_pair=_plain(res.worst_pair), event=_short(res.event), reproducible=res.reproducible,
-               auto_view=res.details.get("auto_view"), delta_lower=res.delta_lower,
-               draws_per_second=res.details.get("draws_per_second"), reason=res.reason,
-               eps_max_certifiable=res.eps_max_certifiable, draws_per_input=res.samples,
-               seconds=round(time.perf_counter() - t0, 2))
+    row.update(
+        verdict=res.verdict,
+        eps_lower=res.eps_lower,
+        certified=res.certified_fraction,
+        worst_pair=_plain(res.worst_pair),
+        event=_short(res.event),
+        reproducible=res.reproducible,
+        auto_view=res.details.get("auto_view"),
+        delta_lower=res.delta_lower,
+        draws_per_second=res.details.get("draws_per_second"),
+        reason=res.reason,
+        eps_max_certifiable=res.eps_max_certifiable,
+        draws_per_input=res.samples,
+        seconds=round(time.perf_counter() - t0, 2),
+    )
     row.update(of_true(res.eps_lower, row.get("eps_true"), case.eps))
     adaptive = res.details.get("adaptive")
     if adaptive is not None:
-        row["adaptive"] = {"target": adaptive["target"], "max_draws": adaptive["max_draws"],
-                           "max_seconds": adaptive["max_seconds"], "stopped": adaptive["stopped"],
-                           "rounds": [r["samples"] for r in adaptive["rounds"]], "alpha_spent": adaptive["alpha_spent"],
-                           "needed_draws": adaptive["needed_draws"]}
+        row["adaptive"] = {
+            "target": adaptive["target"],
+            "max_draws": adaptive["max_draws"],
+            "max_seconds": adaptive["max_seconds"],
+            "stopped": adaptive["stopped"],
+            "rounds": [r["samples"] for r in adaptive["rounds"]],
+            "alpha_spent": adaptive["alpha_spent"],
+            "needed_draws": adaptive["needed_draws"],
+        }
     power = power_statement(row, adaptive)
     if power:
         row["power"] = power
@@ -217,8 +269,10 @@ def power_statement(row: dict, adaptive: dict | None) -> str | None:
         return row["reason"]
     if frac is None:
         return None
-    return (f"fixed size {row.get('draws_per_input')} draws/input certified {frac:.3f} of the {row['certified_basis']} eps "
-            f"(at most eps {row.get('eps_max_certifiable', float('nan')):.4g} certifiable at this size)")
+    return (
+        f"fixed size {row.get('draws_per_input')} draws/input certified {frac:.3f} of the {row['certified_basis']} eps "
+        f"(at most eps {row.get('eps_max_certifiable', float('nan')):.4g} certifiable at this size)"
+    )
 
 
 def case_budget() -> dict:
@@ -235,8 +289,9 @@ def case_budget() -> dict:
     env = os.environ.get(BUDGET_ENV, "").strip()
     if env:
         if "target" in env:
-            raise PrivcheckUsageError(f"{BUDGET_ENV}={env!r}: the target comes from each case's true eps; "
-                                      "set draws, seconds or first")
+            raise PrivcheckUsageError(
+                f"{BUDGET_ENV}={env!r}: the target comes from each case's true eps; set draws, seconds or first"
+            )
         user, default = parse_samples(f"auto:{env}"), Auto()
         budget.update({k: getattr(user, k) for k in budget if getattr(user, k) != getattr(default, k)})
     return budget
@@ -273,8 +328,13 @@ def _timed_case(case: Case, samples, seed: int, confidence: float, call_rate: bo
     try:
         return call_with_timeout(audit_case, (case, samples, seed, confidence, call_rate), CASE_TIMEOUT)
     except CheckTimeout:
-        return {"case": case.label, "eps_claimed": case.eps, "verdict": "timeout",
-                "error": f"stopped after {CASE_TIMEOUT:g} s (per-case timeout)", "seconds": CASE_TIMEOUT}
+        return {
+            "case": case.label,
+            "eps_claimed": case.eps,
+            "verdict": "timeout",
+            "error": f"stopped after {CASE_TIMEOUT:g} s (per-case timeout)",
+            "seconds": CASE_TIMEOUT,
+        }
     except RuntimeError as exc:  # the child could not return its row (e.g. an unpicklable output)
         return {"case": case.label, "eps_claimed": case.eps, "verdict": "error", "error": _one_line(exc)}
 
@@ -305,14 +365,25 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
     vers = versions(entry.dist, *entry.extra_dists)
     absent = missing(*entry.modules)
     if absent is not None:
-        return Outcome("inconclusive", claimed=entry.statement, measured=None,
-                       details={"skipped": True, "reason": f"{entry.dist} {INSTALL_HINT}", "library": entry.library,
-                                "versions": vers})
+        return Outcome(
+            "inconclusive",
+            claimed=entry.statement,
+            measured=None,
+            details={
+                "skipped": True,
+                "reason": f"{entry.dist} {INSTALL_HINT}",
+                "library": entry.library,
+                "versions": vers,
+            },
+        )
     try:
         cases = entry.cases()
     except Exception as exc:  # noqa: BLE001
-        return Outcome("inconclusive", claimed=entry.statement,
-                       details={"reason": f"building the cases failed: {_one_line(exc)}", "versions": vers})
+        return Outcome(
+            "inconclusive",
+            claimed=entry.statement,
+            details={"reason": f"building the cases failed: {_one_line(exc)}", "versions": vers},
+        )
     default = entry.samples or DEFAULT_SAMPLES
     # --samples N and --quick: a fixed size for every case; the full run: adaptive per case (None)
     n = ctx.n(default, min(QUICK_SAMPLES, default)) if ctx.samples is not None or ctx.quick else None
@@ -322,8 +393,9 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
     base = int(ctx.seed_seq.generate_state(1)[0])
     run = _timed_case if timeout else audit_case
     # (ε, δ) cases are not adaptive: the entry's fixed default (slow libraries set a smaller one)
-    rows = [run(c, default if n is None and c.delta > 0 else n, (base + i) % (2**31), conf)
-            for i, c in enumerate(cases)]
+    rows = [
+        run(c, default if n is None and c.delta > 0 else n, (base + i) % (2**31), conf) for i, c in enumerate(cases)
+    ]
     for r in rows:
         r["version"] = vers.get(entry.dist)
         r["adapter"] = entry.adapter
@@ -334,23 +406,35 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
         verdict = "holds"
     else:
         verdict = "inconclusive"
-    problems = [f"{r['case']}: {r['verdict']} ({r['error']})" for r in rows if r.get("error")
-                and r["verdict"] != "refuses input"]
+    problems = [
+        f"{r['case']}: {r['verdict']} ({r['error']})"
+        for r in rows
+        if r.get("error") and r["verdict"] != "refuses input"
+    ]
     not_repro = any(r.get("reproducible") is False for r in rows)
-    details = {"cases": rows, "library": entry.library, "versions": vers, "adapter": entry.adapter,
-               "confidence": ctx.confidence, "reproducible": not not_repro,
-               "note": "Monte Carlo can refute a privacy claim, never prove it: 'holds' means no violation "
-                       "detected at this power"}
+    details = {
+        "cases": rows,
+        "library": entry.library,
+        "versions": vers,
+        "adapter": entry.adapter,
+        "confidence": ctx.confidence,
+        "reproducible": not not_repro,
+        "note": "Monte Carlo can refute a privacy claim, never prove it: 'holds' means no violation "
+        "detected at this power",
+    }
     if not_repro:
-        details["reproducibility"] = (f"{entry.library} ignores numpy seeding: these results are valid but not "
-                                      "reproducible from the seed")
+        details["reproducibility"] = (
+            f"{entry.library} ignores numpy seeding: these results are valid but not reproducible from the seed"
+        )
     if problems:
         details["problems"] = problems
     if n is None:
         budget = case_budget()
-        details["sizing"] = (f"adaptive per case: target {TARGET_OF_TRUE:g} of the true eps (claimed where no "
-                             f"calculator), budget {budget['max_draws']:.0e} draws/input and "
-                             f"{budget['max_seconds']:g} s; (eps, delta) cases fixed {default} draws/input")
+        details["sizing"] = (
+            f"adaptive per case: target {TARGET_OF_TRUE:g} of the true eps (claimed where no "
+            f"calculator), budget {budget['max_draws']:.0e} draws/input and "
+            f"{budget['max_seconds']:g} s; (eps, delta) cases fixed {default} draws/input"
+        )
     else:
         details["sizing"] = f"fixed {n} draws/input per case"
     below = [f"{r['case']}: {r['power']}" for r in rows if r.get("power")]
@@ -358,8 +442,13 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
         details["below_target"] = below
     measured = {r["case"]: r.get("eps_lower") for r in rows}
     claimed = {r["case"]: r["eps_claimed"] for r in rows}
-    return Outcome(verdict, claimed=claimed, measured=measured, details=details,
-                   samples=sum((r.get("draws_per_input") or 0) * len(c.inputs) for r, c in zip(rows, cases)))
+    return Outcome(
+        verdict,
+        claimed=claimed,
+        measured=measured,
+        details=details,
+        samples=sum((r.get("draws_per_input") or 0) * len(c.inputs) for r, c in zip(rows, cases)),
+    )
 
 
 def _plain(v):

@@ -24,6 +24,7 @@ formulas from its source (:func:`~privcheck.catalogue.zoo.calculators_ldp.librar
   (0.1177 at claimed 0.25, 0.7553 at claimed 1, k = 8): the claim holds, and a certified fraction above
   true/claimed cannot be reached.
 """
+
 from __future__ import annotations
 
 import functools
@@ -65,19 +66,35 @@ def _entry(mech, module, name, statement, calc=None, kw=None, domains=DOMAINS, l
     def make(eps, k, outside=False):
         args = (k, 2 * eps, eps) if longitudinal else (k, eps)
         inputs = [0, k] if outside else [0, 1]
-        return Case(f"eps={eps:g}, k={k}" + (", eps_perm=2eps" if longitudinal else "")
-                    + (", input k (outside)" if outside else ""),
-                    lambda: _sampler(module, name, args, kw), inputs, eps,
-                    true_eps=None if calc is None else functools.partial(calc, eps, k),
-                    calculator="documented probabilities", outside=outside)
+        return Case(
+            f"eps={eps:g}, k={k}"
+            + (", eps_perm=2eps" if longitudinal else "")
+            + (", input k (outside)" if outside else ""),
+            lambda: _sampler(module, name, args, kw),
+            inputs,
+            eps,
+            true_eps=None if calc is None else functools.partial(calc, eps, k),
+            calculator="documented probabilities",
+            outside=outside,
+        )
 
     def build():
         cases = grid(make, k=domains)()
         cases.append(make(1.0, domains[0], outside=True))
         return cases
 
-    register(Entry(f"zoo.multi_freq_ldpy.{mech}", LIB, DIST, MODS, f"multi_freq_ldpy.{module}.{name}",
-                   statement, ADAPTER, build))
+    register(
+        Entry(
+            f"zoo.multi_freq_ldpy.{mech}",
+            LIB,
+            DIST,
+            MODS,
+            f"multi_freq_ldpy.{module}.{name}",
+            statement,
+            ADAPTER,
+            build,
+        )
+    )
 
 
 def _adp(eps, k, optimal=True):
@@ -91,18 +108,52 @@ def _lh_g(eps, optimal):
 
 PFO = "pure_frequency_oracles"
 _entry("grr", f"{PFO}.GRR", "GRR_Client", "GRR_Client(x, k, epsilon) is epsilon-LDP", calculators.grr)
-_entry("oue", f"{PFO}.UE", "UE_Client", "UE_Client(x, k, epsilon, optimal=True) (OUE) is epsilon-LDP",
-       lambda e, k: calculators.oue(e), {"optimal": True})
-_entry("sue", f"{PFO}.UE", "UE_Client", "UE_Client(x, k, epsilon, optimal=False) (SUE) is epsilon-LDP",
-       lambda e, k: calculators.sue(e), {"optimal": False})
-_entry("olh", f"{PFO}.LH", "LH_Client", "LH_Client(x, k, epsilon, optimal=True) (OLH) is epsilon-LDP",
-       lambda e, k: calculators.local_hashing(e, _lh_g(e, True)), {"optimal": True})
-_entry("blh", f"{PFO}.LH", "LH_Client", "LH_Client(x, k, epsilon, optimal=False) (BLH) is epsilon-LDP",
-       lambda e, k: calculators.local_hashing(e, 2), {"optimal": False})
-_entry("he", f"{PFO}.HE", "HE_Client", "HE_Client(x, k, epsilon) (histogram encoding) is epsilon-LDP",
-       lambda e, k: calculators.attained(e))
-_entry("ss", f"{PFO}.SS", "SS_Client", "SS_Client(x, k, epsilon) (subset selection) is epsilon-LDP",
-       lambda e, k: calculators.subset(e, k, max(1, int(round(k / (math.exp(e) + 1))))))
+_entry(
+    "oue",
+    f"{PFO}.UE",
+    "UE_Client",
+    "UE_Client(x, k, epsilon, optimal=True) (OUE) is epsilon-LDP",
+    lambda e, k: calculators.oue(e),
+    {"optimal": True},
+)
+_entry(
+    "sue",
+    f"{PFO}.UE",
+    "UE_Client",
+    "UE_Client(x, k, epsilon, optimal=False) (SUE) is epsilon-LDP",
+    lambda e, k: calculators.sue(e),
+    {"optimal": False},
+)
+_entry(
+    "olh",
+    f"{PFO}.LH",
+    "LH_Client",
+    "LH_Client(x, k, epsilon, optimal=True) (OLH) is epsilon-LDP",
+    lambda e, k: calculators.local_hashing(e, _lh_g(e, True)),
+    {"optimal": True},
+)
+_entry(
+    "blh",
+    f"{PFO}.LH",
+    "LH_Client",
+    "LH_Client(x, k, epsilon, optimal=False) (BLH) is epsilon-LDP",
+    lambda e, k: calculators.local_hashing(e, 2),
+    {"optimal": False},
+)
+_entry(
+    "he",
+    f"{PFO}.HE",
+    "HE_Client",
+    "HE_Client(x, k, epsilon) (histogram encoding) is epsilon-LDP",
+    lambda e, k: calculators.attained(e),
+)
+_entry(
+    "ss",
+    f"{PFO}.SS",
+    "SS_Client",
+    "SS_Client(x, k, epsilon) (subset selection) is epsilon-LDP",
+    lambda e, k: calculators.subset(e, k, max(1, int(round(k / (math.exp(e) + 1))))),
+)
 _entry("adp", f"{PFO}.ADP", "ADP_Client", "ADP_Client(x, k, epsilon) (adaptive GRR/OUE) is epsilon-LDP", _adp)
 
 
@@ -124,13 +175,15 @@ def _long_env(eps: float, k: int) -> dict:
 def _l_grr(eps: float, k: int) -> float:
     """L-GRR (long_freq_est/L_GRR.py): GRR_Client(x, k, eps_perm) then GRR_Client(·, k, eps_sec_round), with the
     library's eps_sec_round = log(p2/q2); exact ε of the chained report (eps_perm = 2ε, eps_1 = ε)."""
-    sec = _probs("long_freq_est.L_GRR", "L_GRR_Client", ["p1", "q1", "p2", "q2", "eps_sec_round"],
-                 **_long_env(eps, k))["eps_sec_round"]
+    sec = _probs("long_freq_est.L_GRR", "L_GRR_Client", ["p1", "q1", "p2", "q2", "eps_sec_round"], **_long_env(eps, k))[
+        "eps_sec_round"
+    ]
     return calculators_ldp.chained_grr(_grr_keep(2 * eps, k), _grr_keep(sec, k), k)
 
 
 def _l_ue(name: str):
     """L-OUE/L-SUE/L-OSUE/L-SOUE (long_freq_est/L_<name>.py): two unary rounds with the library's p1, q1, p2, q2."""
+
     def calc(eps: float, k: int) -> float:
         pr = _probs(f"long_freq_est.L_{name}", f"L_{name}_Client", ["p1", "q1", "p2", "q2"], **_long_env(eps, k))
         return calculators_ldp.chained_unary(pr["p1"], pr["q1"], pr["p2"], pr["q2"])
@@ -154,12 +207,24 @@ def _l_adp(eps: float, k: int) -> float:
     return _l_grr(eps, k) if grr else _l_ue("OSUE")(eps, k)
 
 
-_LONG = {"GRR": _l_grr, "OUE": _l_ue("OUE"), "SUE": _l_ue("SUE"), "OSUE": _l_ue("OSUE"), "SOUE": _l_ue("SOUE"),
-         "LH": _l_lh, "ADP": _l_adp}
+_LONG = {
+    "GRR": _l_grr,
+    "OUE": _l_ue("OUE"),
+    "SUE": _l_ue("SUE"),
+    "OSUE": _l_ue("OSUE"),
+    "SOUE": _l_ue("SOUE"),
+    "LH": _l_lh,
+    "ADP": _l_adp,
+}
 for _m in ("GRR", "OUE", "SUE", "OSUE", "SOUE", "LH", "ADP"):
-    _entry(f"l_{_m.lower()}", f"long_freq_est.L_{_m}", f"L_{_m}_Client",
-           f"L_{_m}_Client(x, k, eps_perm, eps_1): one report is eps_1-LDP (eps_perm = 2 eps_1)",
-           _LONG[_m], longitudinal=True)
+    _entry(
+        f"l_{_m.lower()}",
+        f"long_freq_est.L_{_m}",
+        f"L_{_m}_Client",
+        f"L_{_m}_Client(x, k, eps_perm, eps_1): one report is eps_1-LDP (eps_perm = 2 eps_1)",
+        _LONG[_m],
+        longitudinal=True,
+    )
 
 
 # ------------------------------------------------------------------ multidimensional clients (tuple inputs)
@@ -175,15 +240,30 @@ def _mdim_entry(mech, module, name, statement, calc=None, kw=None, k=4, longitud
     def make(eps, outside=False):
         args = ([k] * d, d, 2 * eps, eps) if longitudinal else ([k] * d, d, eps)
         inputs = [(0,) * d, (k,) + (1,) * (d - 1)] if outside else [(0,) * d, (1,) * d]
-        return Case(f"eps={eps:g}, d={d}, k={k}" + (", eps_perm=2eps" if longitudinal else "")
-                    + (", first attribute k (outside)" if outside else ""),
-                    lambda: _sampler(module, name, args, kw), inputs, eps,
-                    true_eps=None if calc is None else functools.partial(calc, eps, k, d),
-                    calculator="documented probabilities", outside=outside)
+        return Case(
+            f"eps={eps:g}, d={d}, k={k}"
+            + (", eps_perm=2eps" if longitudinal else "")
+            + (", first attribute k (outside)" if outside else ""),
+            lambda: _sampler(module, name, args, kw),
+            inputs,
+            eps,
+            true_eps=None if calc is None else functools.partial(calc, eps, k, d),
+            calculator="documented probabilities",
+            outside=outside,
+        )
 
-    register(Entry(f"zoo.multi_freq_ldpy.{mech}", LIB, DIST, MODS, f"multi_freq_ldpy.{module}.{name}", statement,
-                   "per_sample(lambda t: X_Client(t, lst_k, d, epsilon, ...), seed_global=True)",
-                   lambda: grid(make)() + [make(1.0, outside=True)]))
+    register(
+        Entry(
+            f"zoo.multi_freq_ldpy.{mech}",
+            LIB,
+            DIST,
+            MODS,
+            f"multi_freq_ldpy.{module}.{name}",
+            statement,
+            "per_sample(lambda t: X_Client(t, lst_k, d, epsilon, ...), seed_global=True)",
+            lambda: grid(make)() + [make(1.0, outside=True)],
+        )
+    )
 
 
 def _smp(single):
@@ -198,16 +278,28 @@ def _spl(single):
     return lambda eps, k, d: d * single(eps / d, k)
 
 
-_SINGLE = {"GRR": calculators.grr, "UE": lambda e, k: calculators.oue(e), "ADP": _adp,
-           "LH": lambda e, k: calculators.local_hashing(e, _lh_g(e, True)),
-           "SS": lambda e, k: calculators.subset(e, k, max(1, int(round(k / (math.exp(e) + 1)))))}
+_SINGLE = {
+    "GRR": calculators.grr,
+    "UE": lambda e, k: calculators.oue(e),
+    "ADP": _adp,
+    "LH": lambda e, k: calculators.local_hashing(e, _lh_g(e, True)),
+    "SS": lambda e, k: calculators.subset(e, k, max(1, int(round(k / (math.exp(e) + 1))))),
+}
 for _m, _what in (("GRR", "GRR"), ("UE", "OUE"), ("LH", "OLH"), ("SS", "subset selection"), ("ADP", "adaptive")):
-    _mdim_entry(f"smp_{_m.lower()}", "mdim_freq_est.SMP_solution", f"SMP_{_m}_Client",
-                f"SMP_{_m}_Client(tuple, lst_k, d, epsilon) (sample one attribute, {_what}) is epsilon-LDP",
-                _smp(_SINGLE[_m]))
-    _mdim_entry(f"spl_{_m.lower()}", "mdim_freq_est.SPL_solution", f"SPL_{_m}_Client",
-                f"SPL_{_m}_Client(tuple, lst_k, d, epsilon) (split epsilon/d over attributes, {_what}) is epsilon-LDP",
-                _spl(_SINGLE[_m]))
+    _mdim_entry(
+        f"smp_{_m.lower()}",
+        "mdim_freq_est.SMP_solution",
+        f"SMP_{_m}_Client",
+        f"SMP_{_m}_Client(tuple, lst_k, d, epsilon) (sample one attribute, {_what}) is epsilon-LDP",
+        _smp(_SINGLE[_m]),
+    )
+    _mdim_entry(
+        f"spl_{_m.lower()}",
+        "mdim_freq_est.SPL_solution",
+        f"SPL_{_m}_Client",
+        f"SPL_{_m}_Client(tuple, lst_k, d, epsilon) (split epsilon/d over attributes, {_what}) is epsilon-LDP",
+        _spl(_SINGLE[_m]),
+    )
 RSFD = "mdim_freq_est.RSpFD_solution"
 
 
@@ -227,8 +319,9 @@ def rs_fd_laws(kind: str, eps: float, k: int, d: int):
     env = dict(d=d, epsilon=eps, optimal=True, idx=0, lst_k=[k] * d)
     if kind == "ADP":
         pr = _probs(RSFD, "RSpFD_ADP_Client", ["amp_eps", "k", "p_grr", "q_grr", "p_ue", "q_ue"], **env)
-        grr = (_fn(RSFD, "VAR_RSpFD_GRR")(pr["p_grr"], pr["q_grr"], k, d)
-               <= _fn(RSFD, "VAR_RSpFD_UE_zero")(pr["p_ue"], pr["q_ue"], d))
+        grr = _fn(RSFD, "VAR_RSpFD_GRR")(pr["p_grr"], pr["q_grr"], k, d) <= _fn(RSFD, "VAR_RSpFD_UE_zero")(
+            pr["p_ue"], pr["q_ue"], d
+        )
         kind = "GRR" if grr else "UE_zero"
     amp = _probs(RSFD, f"RSpFD_{kind}_Client", ["amp_eps"], **env)["amp_eps"]
     if kind == "GRR":
@@ -240,17 +333,29 @@ def rs_fd_laws(kind: str, eps: float, k: int, d: int):
     return law, fake
 
 
-for _n, _what in (("GRR", "GRR"), ("UE_zero", "UE, fake data from zeros"), ("UE_rnd", "UE, fake data at random"),
-                  ("ADP", "adaptive")):
-    _mdim_entry(f"rspfd_{_n.lower()}", RSFD, f"RSpFD_{_n}_Client",
-                f"RSpFD_{_n}_Client(tuple, lst_k, d, epsilon) (random sampling plus fake data, {_what}) is "
-                "epsilon-LDP", functools.partial(rs_fd_eps, _n))
+for _n, _what in (
+    ("GRR", "GRR"),
+    ("UE_zero", "UE, fake data from zeros"),
+    ("UE_rnd", "UE, fake data at random"),
+    ("ADP", "adaptive"),
+):
+    _mdim_entry(
+        f"rspfd_{_n.lower()}",
+        RSFD,
+        f"RSpFD_{_n}_Client",
+        f"RSpFD_{_n}_Client(tuple, lst_k, d, epsilon) (random sampling plus fake data, {_what}) is epsilon-LDP",
+        functools.partial(rs_fd_eps, _n),
+    )
 for _m in ("GRR", "OUE", "OSUE", "SUE", "SOUE", "ADP"):
     for _sol, _mod in (("SMP", "L_SMP_Solution"), ("SPL", "L_SPL_Solution")):
-        _mdim_entry(f"{_sol.lower()}_l_{_m.lower()}", f"long_mdim_freq_est.{_mod}", f"{_sol}_L_{_m}_Client",
-                    f"{_sol}_L_{_m}_Client(tuple, lst_k, d, eps_perm, eps_1): one report is eps_1-LDP "
-                    "(eps_perm = 2 eps_1)", (_smp if _sol == "SMP" else _spl)(_LONG[_m]), longitudinal=True)
-
+        _mdim_entry(
+            f"{_sol.lower()}_l_{_m.lower()}",
+            f"long_mdim_freq_est.{_mod}",
+            f"{_sol}_L_{_m}_Client",
+            f"{_sol}_L_{_m}_Client(tuple, lst_k, d, eps_perm, eps_1): one report is eps_1-LDP (eps_perm = 2 eps_1)",
+            (_smp if _sol == "SMP" else _spl)(_LONG[_m]),
+            longitudinal=True,
+        )
 
 
 def _dbit_calc(eps: float, k: int, b: int, d_bits: int) -> float:
@@ -265,15 +370,28 @@ def _dbit_entry() -> None:
     def make(eps, outside=False):
         k, b, d_bits = 8, 4, 2
         inputs = [0, k] if outside else [0, k - 1]  # 0 and k-1 fall in different buckets
-        return Case(f"eps={eps:g}, k={k}, b={b}, d_bits={d_bits}" + (", input k (outside)" if outside else ""),
-                    lambda: _sampler("long_freq_est.dBitFlipPM", "dBitFlipPM_Client", (k, b, d_bits, eps), {}),
-                    inputs, eps, outside=outside, calculator="documented probabilities",
-                    true_eps=functools.partial(_dbit_calc, eps, k, b, d_bits))
+        return Case(
+            f"eps={eps:g}, k={k}, b={b}, d_bits={d_bits}" + (", input k (outside)" if outside else ""),
+            lambda: _sampler("long_freq_est.dBitFlipPM", "dBitFlipPM_Client", (k, b, d_bits, eps), {}),
+            inputs,
+            eps,
+            outside=outside,
+            calculator="documented probabilities",
+            true_eps=functools.partial(_dbit_calc, eps, k, b, d_bits),
+        )
 
-    register(Entry("zoo.multi_freq_ldpy.dbitflippm", LIB, DIST, MODS,
-                   "multi_freq_ldpy.long_freq_est.dBitFlipPM.dBitFlipPM_Client",
-                   "dBitFlipPM_Client(x, k, b, d_bits, eps_perm) (d-bit flipping, memoised) is eps_perm-LDP", ADAPTER,
-                   lambda: grid(make)() + [make(1.0, outside=True)]))
+    register(
+        Entry(
+            "zoo.multi_freq_ldpy.dbitflippm",
+            LIB,
+            DIST,
+            MODS,
+            "multi_freq_ldpy.long_freq_est.dBitFlipPM.dBitFlipPM_Client",
+            "dBitFlipPM_Client(x, k, b, d_bits, eps_perm) (d-bit flipping, memoised) is eps_perm-LDP",
+            ADAPTER,
+            lambda: grid(make)() + [make(1.0, outside=True)],
+        )
+    )
 
 
 _dbit_entry()

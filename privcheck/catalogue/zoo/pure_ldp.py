@@ -18,6 +18,7 @@ probabilities and the protocol's public hashes. HadamardMechClient gives items 1
 coefficient on every row when d is a power of two (index d shares no bit with any j < d), so that
 pair has true ε = 0 at d = 8.
 """
+
 from __future__ import annotations
 
 import functools
@@ -50,10 +51,15 @@ def _cases(name: str, calc, extra: dict | None = None):
     def make(eps, d, outside=False):
         kw = dict(epsilon=eps, d=d, **extra)
         inputs = [1, d + 1] if outside else [1, 2]
-        return Case(f"eps={eps:g}, d={d}" + (", input d+1 (outside)" if outside else ""),
-                    lambda kw=kw: _sampler(name, **kw), inputs, eps,
-                    true_eps=None if calc is None else (lambda kw=kw, xs=inputs: calc(kw, xs)), calculator="documented probabilities",
-                    outside=outside)
+        return Case(
+            f"eps={eps:g}, d={d}" + (", input d+1 (outside)" if outside else ""),
+            lambda kw=kw: _sampler(name, **kw),
+            inputs,
+            eps,
+            true_eps=None if calc is None else (lambda kw=kw, xs=inputs: calc(kw, xs)),
+            calculator="documented probabilities",
+            outside=outside,
+        )
 
     def build():
         cases = grid(make, d=DOMAINS)()
@@ -64,8 +70,18 @@ def _cases(name: str, calc, extra: dict | None = None):
 
 
 def _entry(mech: str, name: str, calc, statement: str, extra: dict | None = None) -> None:
-    register(Entry(f"zoo.pure_ldp.{mech}", LIB, DIST, MODS, f"pure_ldp.frequency_oracles.{name}",
-                   statement, ADAPTER, _cases(name, calc, extra)))
+    register(
+        Entry(
+            f"zoo.pure_ldp.{mech}",
+            LIB,
+            DIST,
+            MODS,
+            f"pure_ldp.frequency_oracles.{name}",
+            statement,
+            ADAPTER,
+            _cases(name, calc, extra),
+        )
+    )
 
 
 def _ue_calc(kw, items=None):
@@ -78,16 +94,36 @@ def _lh_calc(kw, items=None):
     return calculators.local_hashing(kw["epsilon"], c.g)
 
 
-_entry("de", "DEClient", lambda kw, xs: calculators.grr(kw["epsilon"], kw["d"]),
-       "DEClient(epsilon, d).privatise (direct encoding / k-RR) is epsilon-LDP")
+_entry(
+    "de",
+    "DEClient",
+    lambda kw, xs: calculators.grr(kw["epsilon"], kw["d"]),
+    "DEClient(epsilon, d).privatise (direct encoding / k-RR) is epsilon-LDP",
+)
 _entry("sue", "UEClient", _ue_calc, "UEClient(epsilon, d) (symmetric unary encoding) is epsilon-LDP")
-_entry("oue", "UEClient", _ue_calc, "UEClient(epsilon, d, use_oue=True) (optimised unary encoding) is epsilon-LDP",
-       {"use_oue": True})
+_entry(
+    "oue",
+    "UEClient",
+    _ue_calc,
+    "UEClient(epsilon, d, use_oue=True) (optimised unary encoding) is epsilon-LDP",
+    {"use_oue": True},
+)
 _entry("blh", "LHClient", _lh_calc, "LHClient(epsilon, d) (binary local hashing, g=2) is epsilon-LDP")
-_entry("olh", "LHClient", _lh_calc, "LHClient(epsilon, d, use_olh=True) (optimised local hashing) is epsilon-LDP",
-       {"use_olh": True})
-_entry("he", "HEClient", lambda kw, xs: calculators.attained(kw["epsilon"]),
-       "HEClient(epsilon, d) (histogram encoding, Laplace(2/epsilon) per coordinate) is epsilon-LDP")
+_entry(
+    "olh",
+    "LHClient",
+    _lh_calc,
+    "LHClient(epsilon, d, use_olh=True) (optimised local hashing) is epsilon-LDP",
+    {"use_olh": True},
+)
+_entry(
+    "he",
+    "HEClient",
+    lambda kw, xs: calculators.attained(kw["epsilon"]),
+    "HEClient(epsilon, d) (histogram encoding, Laplace(2/epsilon) per coordinate) is epsilon-LDP",
+)
+
+
 def _hm_calc(kw, items) -> float:
     """Exact ε of HadamardMechClient with t = 1 (pure-ldp ``hadamard_mechanism/hadamard_mechanism_client.py``):
     report (j, ±H[x, j]) with j uniform in [0, d), the coefficient kept w.p. the client's p = e^ε/(e^ε+1).
@@ -96,13 +132,19 @@ def _hm_calc(kw, items) -> float:
     if c.t != 1:
         raise ValueError("the calculator covers t = 1 (one coefficient per report)")
     return calculators_ldp.separated_rows(
-        [c.index_mapper(x) for x in items], lambda i: [bin(i & j).count("1") % 2 for j in range(c.d)],
-        calculators_ldp.flip_eps(1 - c.p))
+        [c.index_mapper(x) for x in items],
+        lambda i: [bin(i & j).count("1") % 2 for j in range(c.d)],
+        calculators_ldp.flip_eps(1 - c.p),
+    )
 
 
-_entry("hm", "HadamardMechClient", _hm_calc,
-       "HadamardMechClient(epsilon, d, t=1) (Hadamard mechanism: one coefficient, binary RR) is epsilon-LDP",
-       {"t": 1})
+_entry(
+    "hm",
+    "HadamardMechClient",
+    _hm_calc,
+    "HadamardMechClient(epsilon, d, t=1) (Hadamard mechanism: one coefficient, binary RR) is epsilon-LDP",
+    {"t": 1},
+)
 
 
 # ------------------------------------------------------------------ protocols whose client needs the server's hashes
@@ -167,14 +209,28 @@ def _server_entry(mech: str, client: str, statement: str, kws, outside: int, cal
     def make(eps, out=False):
         hashes, ckw, label = kws(eps)
         items = [1, outside] if out else [1, 2]
-        return Case(f"eps={eps:g}, {label}" + (", input outside" if out else ""),
-                    lambda: privcheck.per_sample(ServerClient(client, ckw, hashes), seed_global=True, takes_rng=False),
-                    items, eps, true_eps=None if calc is None else (lambda: calc(eps, items)),
-                    calculator="documented probabilities", outside=out)
+        return Case(
+            f"eps={eps:g}, {label}" + (", input outside" if out else ""),
+            lambda: privcheck.per_sample(ServerClient(client, ckw, hashes), seed_global=True, takes_rng=False),
+            items,
+            eps,
+            true_eps=None if calc is None else (lambda: calc(eps, items)),
+            calculator="documented probabilities",
+            outside=out,
+        )
 
-    register(Entry(f"zoo.pure_ldp.{mech}", LIB, DIST, MODS, f"pure_ldp.frequency_oracles.{client}", statement,
-                   "per_sample(Client(..., hash_funcs=server hashes).privatise, seed_global=True)",
-                   lambda: grid(make)() + [make(1.0, out=True)]))
+    register(
+        Entry(
+            f"zoo.pure_ldp.{mech}",
+            LIB,
+            DIST,
+            MODS,
+            f"pure_ldp.frequency_oracles.{client}",
+            statement,
+            "per_sample(Client(..., hash_funcs=server hashes).privatise, seed_global=True)",
+            lambda: grid(make)() + [make(1.0, out=True)],
+        )
+    )
 
 
 def _rappor_f(eps: float) -> float:
@@ -184,8 +240,11 @@ def _rappor_f(eps: float) -> float:
 
 def _rappor_kw(eps):
     f = _rappor_f(eps)
-    return (functools.partial(server_hashes, "RAPPORServer", f=f, m=16, k=1, d=8, num_of_cohorts=4),
-            dict(f=f, m=16, num_of_cohorts=4), f"f={f}, m=16, k=1, 4 cohorts")
+    return (
+        functools.partial(server_hashes, "RAPPORServer", f=f, m=16, k=1, d=8, num_of_cohorts=4),
+        dict(f=f, m=16, num_of_cohorts=4),
+        f"f={f}, m=16, k=1, 4 cohorts",
+    )
 
 
 def _rappor_eps(eps: float) -> float:
@@ -229,8 +288,9 @@ def _hr_calc(eps: float, items) -> float:
     if eps <= 1:
         return calculators_ldp.hr_high_privacy(hr.pri_para, hr.outsz, idx)
     u = (2 * hr.part) / (2 * hr.part - 1 + hr.exp)  # the client's own float expression (encode_symbol)
-    return calculators_ldp.hr_general(u, hr.outsz,
-                                      calculators_ldp.hr_general_sets(hr.part, hr.partsz, hr.tailbit, hr.permute, idx))
+    return calculators_ldp.hr_general(
+        u, hr.outsz, calculators_ldp.hr_general_sets(hr.part, hr.partsz, hr.tailbit, hr.permute, idx)
+    )
 
 
 def _sr_calc(eps: float, items) -> float:
@@ -241,22 +301,63 @@ def _sr_calc(eps: float, items) -> float:
     return calculators_ldp.sketch_response(fo.p, fo.q, items, lambda x: [f(c.index_mapper(x)) for f in h], fo.g, fo.k)
 
 
-_server_entry("rappor", "RAPPORClient",
-              "RAPPORClient(f=convert_eps_to_f(epsilon), m, hash_funcs, cohorts) with k=1 hash is epsilon-LDP",
-              _rappor_kw, 9, calc=lambda eps, items: _rappor_eps(eps))
-_server_entry("cms", "CMSClient", "CMSClient(epsilon, hash_funcs, m) (Apple count-mean sketch) is epsilon-LDP",
-              _sketch_kw, 9, calc=_sketch_calc)
-_server_entry("hcms", "CMSClient", "CMSClient(epsilon, hash_funcs, m, is_hadamard=True) (Hadamard count-mean "
-              "sketch) is epsilon-LDP", lambda e: _sketch_kw(e, hadamard=True), 9,
-              calc=functools.partial(_sketch_calc, hadamard=True))
-_server_entry("pcs", "PCSClient", "PCSClient(epsilon, l, w, hash_funcs) (private count sketch) is epsilon-LDP",
-              lambda e: _sketch_kw(e, signs=True), 9, calc=functools.partial(_sketch_calc, signs=True))
-_server_entry("hr", "HadamardResponseClient", "HadamardResponseClient(epsilon, d, hash_funcs) is epsilon-LDP",
-              lambda e: (_hr_hashes(e), dict(epsilon=e, d=HR_D), f"d={HR_D}"), 9, calc=_hr_calc)
-_entry("fastlh", "FastLHClient", lambda kw, xs: calculators.local_hashing(kw["epsilon"], kw.get("g", 2)),
-       "FastLHClient(epsilon, d, k, g=2) (fast binary local hashing, k hash seeds) is epsilon-LDP", {"k": 64})
-_server_entry("sketch_response", "SketchResponseClient", "SketchResponseClient(epsilon, m, hash_funcs) (a sketch row "
-              "chosen at random, its cell sent through FastLH) is epsilon-LDP",
-              lambda e: (functools.partial(sketch_hashes, SKETCH_K, SKETCH_M),
-                         dict(epsilon=e, m=SKETCH_M, lh_k=SR_LH_K), f"k={SKETCH_K}, m={SKETCH_M}"), 9,
-              calc=_sr_calc)
+_server_entry(
+    "rappor",
+    "RAPPORClient",
+    "RAPPORClient(f=convert_eps_to_f(epsilon), m, hash_funcs, cohorts) with k=1 hash is epsilon-LDP",
+    _rappor_kw,
+    9,
+    calc=lambda eps, items: _rappor_eps(eps),
+)
+_server_entry(
+    "cms",
+    "CMSClient",
+    "CMSClient(epsilon, hash_funcs, m) (Apple count-mean sketch) is epsilon-LDP",
+    _sketch_kw,
+    9,
+    calc=_sketch_calc,
+)
+_server_entry(
+    "hcms",
+    "CMSClient",
+    "CMSClient(epsilon, hash_funcs, m, is_hadamard=True) (Hadamard count-mean sketch) is epsilon-LDP",
+    lambda e: _sketch_kw(e, hadamard=True),
+    9,
+    calc=functools.partial(_sketch_calc, hadamard=True),
+)
+_server_entry(
+    "pcs",
+    "PCSClient",
+    "PCSClient(epsilon, l, w, hash_funcs) (private count sketch) is epsilon-LDP",
+    lambda e: _sketch_kw(e, signs=True),
+    9,
+    calc=functools.partial(_sketch_calc, signs=True),
+)
+_server_entry(
+    "hr",
+    "HadamardResponseClient",
+    "HadamardResponseClient(epsilon, d, hash_funcs) is epsilon-LDP",
+    lambda e: (_hr_hashes(e), dict(epsilon=e, d=HR_D), f"d={HR_D}"),
+    9,
+    calc=_hr_calc,
+)
+_entry(
+    "fastlh",
+    "FastLHClient",
+    lambda kw, xs: calculators.local_hashing(kw["epsilon"], kw.get("g", 2)),
+    "FastLHClient(epsilon, d, k, g=2) (fast binary local hashing, k hash seeds) is epsilon-LDP",
+    {"k": 64},
+)
+_server_entry(
+    "sketch_response",
+    "SketchResponseClient",
+    "SketchResponseClient(epsilon, m, hash_funcs) (a sketch row "
+    "chosen at random, its cell sent through FastLH) is epsilon-LDP",
+    lambda e: (
+        functools.partial(sketch_hashes, SKETCH_K, SKETCH_M),
+        dict(epsilon=e, m=SKETCH_M, lh_k=SR_LH_K),
+        f"k={SKETCH_K}, m={SKETCH_M}",
+    ),
+    9,
+    calc=_sr_calc,
+)

@@ -7,6 +7,7 @@ appends both (privcheck.reports.markdown); each table shows ``certified_of_true`
 per input, and lists the power statement of every case below the target; :func:`power_summary` gives the
 one-line count of correct cases at ≥ 0.95 of their true ε; ``benchmarks/zoo_scorecard.py`` writes them into README.md.
 """
+
 from __future__ import annotations
 
 import math
@@ -62,28 +63,37 @@ def scorecard_markdown(records: Sequence, heading: str = "##") -> str:
     by_lib: dict[str, list] = {}
     for r in recs:
         by_lib.setdefault(_library(r), []).append(r)
-    out = [f"{heading} Zoo scorecard", "",
-           "claimed = the library's documented ε; true = exact ε of the documented probabilities (calculator, "
-           "'—' where none); certified = Monte Carlo lower bound / claimed at the stated confidence. "
-           "*holds* = no violation detected; of true = eps_lower / true (/ claimed where no calculator, marked *); "
-           "draws = draws per input the audit took (adaptive full run: until 0.95 of the true ε or the case's "
-           "budget).", ""]
+    out = [
+        f"{heading} Zoo scorecard",
+        "",
+        "claimed = the library's documented ε; true = exact ε of the documented probabilities (calculator, "
+        "'—' where none); certified = Monte Carlo lower bound / claimed at the stated confidence. "
+        "*holds* = no violation detected; of true = eps_lower / true (/ claimed where no calculator, marked *); "
+        "draws = draws per input the audit took (adaptive full run: until 0.95 of the true ε or the case's "
+        "budget).",
+        "",
+    ]
     summary = power_summary(recs)
     if summary:
         out += [summary, ""]
     for lib, rs in by_lib.items():
-        out += [f"{heading}# {lib} ({_version(rs[0])})", "",
-                "| mechanism | params | claimed | true | eps_lower | certified | verdict | of true | draws | s | draws/s "
-                "| lib calls/s |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        out += [
+            f"{heading}# {lib} ({_version(rs[0])})",
+            "",
+            "| mechanism | params | claimed | true | eps_lower | certified | verdict | of true | draws | s | draws/s "
+            "| lib calls/s |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
         below = []
         for r in rs:
             det = _field(r, "details") or {}
-            mech = str(_field(r, "id"))[len(PREFIX) + len(str(_field(r, "id")).split(".")[1]) + 1:]
+            mech = str(_field(r, "id"))[len(PREFIX) + len(str(_field(r, "id")).split(".")[1]) + 1 :]
             cases = det.get("cases") or []
             if not cases:
-                out.append(f"| `{mech}` | — | — | — | — | — | {_field(r, 'verdict')} | — | — "
-                           f"| {_num(_field(r, 'seconds'), '.1f')} | — | — |")
+                out.append(
+                    f"| `{mech}` | — | — | — | — | — | {_field(r, 'verdict')} | — | — "
+                    f"| {_num(_field(r, 'seconds'), '.1f')} | — | — |"
+                )
                 continue
             for c in cases:
                 verdict = c.get("verdict", "")
@@ -91,12 +101,26 @@ def scorecard_markdown(records: Sequence, heading: str = "##") -> str:
                     verdict += f": {str(c['error'])[:60]}"
                 if c.get("reproducible") is False:
                     verdict += " (not reproducible)"
-                out.append("| " + " | ".join([
-                    f"`{mech}`", str(c.get("case", "")).replace("|", "/"), _num(c.get("eps_claimed")),
-                    _num(c.get("eps_true")), _num(c.get("eps_lower")), _num(c.get("certified"), ".2f"),
-                    verdict.replace("|", "/"), _of_true(c), _num(c.get("draws_per_input"), ".3g"),
-                    _num(c.get("seconds"), ".1f"), _num(c.get("draws_per_second"), ".0f"),
-                    _num(c.get("library_calls_per_second"), ".0f")]) + " |")
+                out.append(
+                    "| "
+                    + " | ".join(
+                        [
+                            f"`{mech}`",
+                            str(c.get("case", "")).replace("|", "/"),
+                            _num(c.get("eps_claimed")),
+                            _num(c.get("eps_true")),
+                            _num(c.get("eps_lower")),
+                            _num(c.get("certified"), ".2f"),
+                            verdict.replace("|", "/"),
+                            _of_true(c),
+                            _num(c.get("draws_per_input"), ".3g"),
+                            _num(c.get("seconds"), ".1f"),
+                            _num(c.get("draws_per_second"), ".0f"),
+                            _num(c.get("library_calls_per_second"), ".0f"),
+                        ]
+                    )
+                    + " |"
+                )
                 if c.get("power"):
                     below.append(f"- `{mech}` {c.get('case')}: {c['power']}")
         out.append("")
@@ -119,16 +143,23 @@ def correct_case(c: dict) -> bool:
     """A case the zoo has no evidence against: audited (no error), not refuted, and its calculator (if
     any) does not exceed the claim — the cases the acceptance "≥ 0.95 of the true ε" is about."""
     true = c.get("eps_true")
-    return (c.get("verdict") in ("holds", "inconclusive") and not c.get("error")
-            and not (true is not None and true > float(c.get("eps_claimed") or 0) * (1 + 1e-9)))
+    return (
+        c.get("verdict") in ("holds", "inconclusive")
+        and not c.get("error")
+        and not (true is not None and true > float(c.get("eps_claimed") or 0) * (1 + 1e-9))
+    )
 
 
 def power_summary(records: Sequence) -> str:
     """One line over the correct cases of ``records``: how many reach :data:`TARGET_OF_TRUE` of the true ε
     (in all and per claimed ε), the median ``certified_of_true``, and how many are exceptions with a power
     statement ("" when none)."""
-    cases = [c for r in zoo_records(records) for c in (_field(r, "details") or {}).get("cases") or []
-             if correct_case(c) and c.get("certified_of_true") is not None]
+    cases = [
+        c
+        for r in zoo_records(records)
+        for c in (_field(r, "details") or {}).get("cases") or []
+        if correct_case(c) and c.get("certified_of_true") is not None
+    ]
     if not cases:
         return ""
     fracs = sorted(c["certified_of_true"] for c in cases)
@@ -138,11 +169,15 @@ def power_summary(records: Sequence) -> str:
     for c in cases:
         # grouped at 3 significant digits: OpenDP's scales give claims like 0.24999999999999994
         by_eps.setdefault(float(f"{float(c.get('eps_claimed') or 0.0):.3g}"), []).append(c["certified_of_true"])
-    per = "; ".join(f"claimed ε = {e:g}: {sum(f >= TARGET_OF_TRUE for f in fs)} of {len(fs)}, median "
-                    f"{median(fs):.2f}" for e, fs in sorted(by_eps.items()))
-    return (f"Power: {reach} of {len(fracs)} correct cases (not refuted, no error, calculator within the claim) "
-            f"certified ≥ {TARGET_OF_TRUE:g} of their true ε (claimed where no calculator); median "
-            f"{median(fracs):.2f}; {stated} below target carry a power statement. By ε: {per}.")
+    per = "; ".join(
+        f"claimed ε = {e:g}: {sum(f >= TARGET_OF_TRUE for f in fs)} of {len(fs)}, median {median(fs):.2f}"
+        for e, fs in sorted(by_eps.items())
+    )
+    return (
+        f"Power: {reach} of {len(fracs)} correct cases (not refuted, no error, calculator within the claim) "
+        f"certified ≥ {TARGET_OF_TRUE:g} of their true ε (claimed where no calculator); median "
+        f"{median(fracs):.2f}; {stated} below target carry a power statement. By ε: {per}."
+    )
 
 
 def _size_option(details: dict, case: dict) -> str:
@@ -162,11 +197,15 @@ def false_refutation_summary(rows: Sequence[dict]) -> dict:
     them is correct (Σ seeds · α_case), and the validity failures (cases whose binomial tail is below the
     flag level)."""
     correct = [r for r in rows if not r.get("known_broken")]
-    return {"cases": len(rows), "claims": len({r["claim"] for r in rows}),
-            "known_broken": len(rows) - len(correct),
-            "refuted": sum(r["refuted"] for r in correct), "audits": sum(r["seeds"] for r in correct),
-            "expected_at_most": sum(r["seeds"] * r["alpha_case"] for r in correct),
-            "validity_failures": [f"`{r['claim']}` {r['case']}" for r in rows if r.get("validity_failure")]}
+    return {
+        "cases": len(rows),
+        "claims": len({r["claim"] for r in rows}),
+        "known_broken": len(rows) - len(correct),
+        "refuted": sum(r["refuted"] for r in correct),
+        "audits": sum(r["seeds"] for r in correct),
+        "expected_at_most": sum(r["seeds"] * r["alpha_case"] for r in correct),
+        "validity_failures": [f"`{r['claim']}` {r['case']}" for r in rows if r.get("validity_failure")],
+    }
 
 
 def findings_markdown(records: Sequence, heading: str = "##") -> str:
@@ -183,7 +222,9 @@ def findings_markdown(records: Sequence, heading: str = "##") -> str:
                 f"for inputs {c.get('worst_pair')} on `{str(c.get('event'))[:90]}`"
                 + (f" [{c['auto_view']}]" if c.get("auto_view") else "")
                 + f". Reproduce: `privcheck verify '{_field(r, 'id')}' --seed {_field(r, 'seed', 0)}"
-                + _size_option(det, c) + "`")
+                + _size_option(det, c)
+                + "`"
+            )
     if not lines:
         return ""
     return "\n".join([f"{heading} Zoo findings", ""] + lines + [""])
