@@ -197,8 +197,8 @@ def _log_side(a: float, b: float, x: float, lower: bool) -> tuple[float, float] 
     1 − x), the tail being monotone in x, so both are evaluated. (Using 1 − x rounded with the
     prefactor at x is wrong by up to |d log I / d x|·2^−54: ~8e−8 relatively at n = 10^12.)"""
     if (a if lower else b) <= _SUM_TERMS:  # few terms: exact finite sum, no 1 − x rounded
-        v = _sum_log(a, b, x, lower)
-        return v, v
+        s = _sum_log(a, b, x, lower)
+        return s, s
     if not lower:
         v = _direct_log(a, b, x, lower)
         return None if v is None else (v, v)

@@ -322,7 +322,7 @@ def _forget_forkserver() -> None:
     try:
         from multiprocessing import forkserver
 
-        server = forkserver._forkserver
+        server: Any = forkserver._forkserver
         if getattr(server, "_forkserver_pid", None) is not None:
             server._forkserver_pid = None
             server._forkserver_address = None

@@ -155,7 +155,7 @@ def _drive(
     count: int,
     submit: Callable[[int], Any],
     wait_first: Callable[[list], Iterable],
-    cancel: Callable[[list], None],
+    cancel: Callable[[list], Any],
     window: int,
     on_done: Callable[[int, Any], None],
     folded: Callable[[], int],
@@ -233,7 +233,7 @@ def _cloudpickle():
     return cloudpickle
 
 
-def dumps_task(fn: Callable, what: str = "the sampler") -> bytes:
+def dumps_task(fn: Any, what: str = "the sampler") -> bytes:
     """``fn`` serialised with cloudpickle for worker processes or Dask.
 
     Raises :class:`PrivcheckUsageError` (one line, naming the function that
@@ -256,7 +256,7 @@ def dumps_task(fn: Callable, what: str = "the sampler") -> bytes:
 _LOADED: dict[bytes, Callable] = {}
 
 
-def _load(payload: bytes) -> Callable:
+def _load(payload: bytes) -> Any:
     key = hashlib.blake2b(payload, digest_size=16).digest()
     fn = _LOADED.get(key)
     if fn is None:
@@ -505,7 +505,7 @@ class ProcessBackend:
     def __init__(self, jobs: int | None = None):
         self.jobs = default_jobs() if jobs is None else max(1, int(jobs))
         self._pool: cf.ProcessPoolExecutor | None = None
-        self._finalizer = None
+        self._finalizer: weakref.finalize | None = None
 
     def _get_pool(self) -> cf.ProcessPoolExecutor:
         import concurrent.futures as cf

@@ -80,9 +80,12 @@ def clopper_pearson(k, n, alpha: float, side: Side = "two-sided"):
     lo = _elementwise(_cp_lower, k_arr, n_arr, a) if side != "upper" else None
     hi = _elementwise(_cp_upper, k_arr, n_arr, a) if side != "lower" else None
     if side == "lower":
+        assert lo is not None
         return float(lo) if np.ndim(lo) == 0 else lo
     if side == "upper":
+        assert hi is not None
         return float(hi) if np.ndim(hi) == 0 else hi
+    assert lo is not None and hi is not None
     if np.ndim(lo) == 0:
         return float(lo), float(hi)
     return lo, hi
