@@ -353,7 +353,7 @@ def check_replicates_memory(replicates: int, k: int = 1, n_estimators: int = 1, 
     Every estimate is kept (chunk results, then their concatenation), so :func:`simulate_estimates` holds
     about ``replicates × k × n_estimators`` floats twice plus one chunk's temporaries. replicates ≥ 1,
     k ≥ 1 (estimates per replicate), n_estimators ≥ 1, chunk ≥ 1 (replicates per chunk). Used by
-    :func:`simulate_estimates` and by claim files at load (:mod:`privcheck.userfile`).
+    :func:`simulate_estimates` and by claim files at load (:mod:`privcheck.claimsfile`).
     """
     from privcheck.base.resources import check_memory
 

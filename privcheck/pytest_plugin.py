@@ -69,8 +69,8 @@ def run_claims(target: str | os.PathLike | Sequence[str], *, seed: int = 0) -> l
     from privcheck.runner import load_catalogue, run_check, select
 
     if isinstance(target, (str, os.PathLike)) and str(target).lower().endswith(".toml"):
+        from privcheck.claimsfile import load_user_file
         from privcheck.runner import RunOptions, run
-        from privcheck.userfile import load_user_file
 
         ids = load_user_file(os.fspath(target))  # one-line PrivcheckUsageError on a bad file
         return run(select(ids, registry=load_catalogue()), RunOptions(seed=seed, jobs=1))

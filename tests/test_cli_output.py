@@ -172,8 +172,8 @@ def test_fast_commands_do_not_import_heavy_libraries(argv, tmp_path_factory):
 
 
 def test_assert_claims_accepts_toml(tmp_path):
+    from privcheck.claimsfile import unload_user_file
     from privcheck.pytest_plugin import ClaimsMismatch, assert_claims
-    from privcheck.userfile import unload_user_file
 
     good = tmp_path / "ok.toml"
     good.write_text(

@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 import pytest
 from click.testing import CliRunner
 
+from privcheck.claimsfile import unload_user_file
 from privcheck.cli import main
-from privcheck.userfile import unload_user_file
 
 EXAMPLE = os.path.join(os.path.dirname(__file__), os.pardir, "examples", "claims.toml")
 

@@ -421,7 +421,7 @@ def test_ctrl_c_with_a_local_cluster_leaves_nothing(tmp_path):
 def test_claim_file_sample_cap_follows_dask(tmp_path):
     """5e9 draws per input: refused at load for a local run, accepted at load when the run samples on Dask."""
     from privcheck.base.errors import PrivcheckUsageError
-    from privcheck.userfile import load_user_file, unload_user_file
+    from privcheck.claimsfile import load_user_file, unload_user_file
 
     path = _file(tmp_path, "s.toml", _BIG_SAMPLES.replace("{n}", str(5 * 10**9)))
     with pytest.raises(PrivcheckUsageError, match="on this machine"):

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from privcheck.auditor.user_code import load_reference, parse_literal, parse_pair
 from privcheck.base.errors import PrivcheckUsageError
+from privcheck.claimsfile import load_user_file, unload_user_file
 from privcheck.cli import main
-from privcheck.userfile import load_user_file, unload_user_file
 
 USER_MODULE = """
 import math

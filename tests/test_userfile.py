@@ -9,8 +9,8 @@ import pytest
 
 from privcheck.base.errors import PrivcheckUsageError
 from privcheck.claims import CATALOGUE
+from privcheck.claimsfile import load_user_file, query_names, unload_user_file
 from privcheck.runner import RunOptions, run, select
-from privcheck.userfile import load_user_file, query_names, unload_user_file
 
 _counter = itertools.count()
 
@@ -372,7 +372,7 @@ def test_checks_registered_by_imported_builtin_modules_are_not_the_files(tmp_pat
     )
     code = (
         "import json, sys\nfrom privcheck.claim_index import load_claims\nload_claims()\n"
-        "from privcheck.userfile import load_user_file\nprint(json.dumps(load_user_file(sys.argv[1])))"
+        "from privcheck.claimsfile import load_user_file\nprint(json.dumps(load_user_file(sys.argv[1])))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code, str(f)],

@@ -236,7 +236,7 @@ def verify(
 
     with stdout_to_stderr(json_out == "-"):  # a user's print must not corrupt the JSON on stdout
         if files:
-            from privcheck.userfile import load_user_file
+            from privcheck.claimsfile import load_user_file
 
             for f in files:  # importing the file and probing its samplers run user code: under the deadline
                 with user_deadline(timeout, f"loading {f}"):

@@ -1,0 +1,110 @@
+"""User claims files: TOML (``privacy``, ``accountant``, ``estimator`` entries) and Python modules.
+
+``privcheck verify --file my_claims.toml`` (or ``.py``) registers the file's
+claims next to the built-in catalogue and runs them; each user claim declares
+the verdict it expects, and the run exits with code 1 when one is not met
+(code 2, with one line naming the file, the entry and the problem, when the
+file itself is wrong).
+
+TOML format
+-----------
+Top-level keys: ``privacy``, ``accountant``, ``estimator`` (arrays of tables,
+``[[privacy]]`` …); nothing else. Keys common to every entry:
+
+============  ========  =====================================================
+``id``        string    required; letters, digits, ``.``, ``_``, ``-``; unique
+``expect``    string    ``"holds"`` (default), ``"refuted"`` or ``"inconclusive"``
+``source``    string    optional: where the claim comes from (shown as source)
+``statement`` string    optional: the claim in words
+============  ========  =====================================================
+
+``[[privacy]]`` — audit a built-in mechanism's ε (:func:`privcheck.auditor.audit`):
+
+==============  ========  ===================================================
+``mechanism``   string    required; a name from ``privcheck list`` (``de``, ``pm`` …)
+``params``      table     the mechanism's parameters (``{m = 4, eps = 1.0}``)
+``eps``         number    claimed ε > 0 (default: the mechanism's nominal ε)
+``delta``       number    claimed δ in [0, 1) (default: the mechanism's nominal δ)
+``samples``     integer   Monte Carlo draws per input, ≥ 20 (default 100000;
+                          ``--samples`` overrides, ``--quick`` divides by 5)
+``exact``       bool      compute the exact ε (default: when the mechanism has it)
+``monte_carlo`` bool      run the Monte Carlo lower bound (default true)
+==============  ========  ===================================================
+
+One check per entry: method ``exact`` when the exact ε is computed (the Monte
+Carlo bound, if run, is a second opinion in the details), else ``mc``. The
+verdict is the audit's: ``refuted`` if the exact ε or a valid lower bound
+exceeds the claim.
+
+``[[privacy]]`` with ``sampler`` instead of ``mechanism`` — audit user code
+(Monte Carlo lower bound, method ``mc``):
+
+===============  ========  ==================================================
+``sampler``      string    required: ``"pkg.module:function"`` or
+                           ``"file.py:function"`` (searched first in the
+                           claims file's directory); ``f(x, n, rng)`` returning
+                           ``n`` outputs, or one output per call with ``per_sample``
+``inputs``       array     candidate inputs (all ordered pairs are searched);
+                           at least two unless ``pairs`` is given
+``pairs``        array     neighbouring inputs ``[[a, b], ...]``: only these
+                           pairs (both orders) are searched (central DP)
+``eps``          number    required: claimed ε
+``delta``        number    claimed δ in [0, 1) (default 0)
+``samples``      integer   as above
+``per_sample``   bool      the function returns one output per call,
+                           ``fn(x, rng)`` or ``fn(x)`` (:func:`privcheck.per_sample`)
+``seed_global``  bool      with ``per_sample``: seed numpy's and random's global
+                           generators per chunk (libraries with a global RNG)
+``view``         string    ``"pkg.module:function"``: audit ``view(outputs)``
+                           (post-processing; :mod:`privcheck.auditor.views`)
+===============  ========  ==================================================
+
+``[[accountant]]`` — compare an accountant's answer with a claimed bound:
+
+=============  ========  ====================================================
+``query``      string    required; one of :data:`QUERIES` (``gdp.eps``, ``compose.drv`` …)
+``params``     table     the query's parameters (numbers ≥ 0 or lists of them)
+``bound``      number    required; the claimed value
+``relation``   string    ``"<="`` (default: computed ≤ bound), ``">="`` or ``"="``
+``rel_tol``    number    relative tolerance of ``"="`` (default 1e-9)
+``output``     string    which field of a structured answer (default per query)
+=============  ========  ====================================================
+
+``[[estimator]]`` — simulate an estimator and test its mean and variance
+(:func:`privcheck.estimator_check.check_estimator`, Student-t interval for the
+bias, Bonett interval for the variance, Bonferroni over the tests):
+
+====================  ========  =============================================
+``estimator``         string    ``"output"`` (a mechanism's output as an estimate
+                                of its input) or a 003 frequency estimator:
+                                ``"c_de"``, ``"g_de"``, ``"c_hat"``, ``"T"``
+``mechanism``         string    for ``"output"``: a scalar mechanism (``pm``, ``duchi``,
+                                ``hm``, ``laplace``, ``gaussian``)
+``params``            table     for ``"output"``: the mechanism's parameters
+``scenario``          table     ``"output"``: ``{x = 0.5}`` (the input);
+                                frequency: ``{n, n_i, pi, eps, m}`` (n nodes, n_i
+                                hold the value, sampling probability π, direct
+                                encoding with ε over a domain of size m)
+``claimed_mean``      number    default: the true value (x, or n_i): unbiasedness
+``claimed_variance``  number    optional claimed variance > 0
+``tolerance``         number    optional TOST margin > 0: ``holds`` then needs the
+                                bias shown within ±tolerance
+``var_rel_tol``       number    relative margin of "variance equals the claim" (0.1)
+``replicates``        integer   simulated replicates ≥ 10 (default 20000)
+====================  ========  =============================================
+
+Python format
+-------------
+A ``.py`` file is executed (:func:`runpy.run_path`); the claims it registers in
+:data:`privcheck.claims.CATALOGUE` are the file's claims: calls of
+``proofs.formula.formula_claim(..., expect="holds")``, or a
+``CATALOGUE.add_claim(Claim(...))`` followed by ``@privcheck.check(id, method)``
+functions (a :class:`~privcheck.claims.Check` added directly may carry ``expect``).
+"""
+
+from __future__ import annotations
+
+from privcheck.claimsfile.accountant import query_names
+from privcheck.claimsfile.loader import load_user_file, unload_user_file
+
+__all__ = ["load_user_file", "unload_user_file", "query_names"]
