@@ -796,16 +796,16 @@ def _no_eps_claim(mech, json_out: str | None) -> None:
     click.echo("to audit a claim, pass it: --eps E (with --param delta=D for an (ε, δ) claim)")
 
 
-def _register_budget() -> None:
+def _register_commands() -> None:
+    """The command groups of their own modules (one module per command group; keep their imports light)."""
     from privcheck.cli.budget import budget
-
-    main.add_command(budget)
     from privcheck.cli.omp import omp_cmd
 
+    main.add_command(budget)
     main.add_command(omp_cmd)
 
 
-_register_budget()
+_register_commands()
 harden_options(main)
 
 
