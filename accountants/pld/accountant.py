@@ -229,7 +229,7 @@ class PLDAccountant:
         plan = []
         sig_block = math.inf
         for (pm, om), c in ms:
-            T1 = c if c < MIN_BLOCK_COUNT else max(1, int(round(math.sqrt(c))))
+            T1 = c if c < MIN_BLOCK_COUNT else _block_size(c)
             T2, T3 = divmod(c, T1)
             F = pm.finite_mass
             mean = float(np.sum(pm.p * pm.x)) / F
@@ -532,6 +532,17 @@ def _outward(lo: float, up: float, method: str, notes, top: float = math.inf) ->
     lo = max(0.0, math.nextafter(lo, -math.inf)) if lo > 0 else 0.0
     up = min(top, math.nextafter(up, math.inf))
     return Interval(lo, up, method, tuple(notes))
+
+
+def _block_size(c: int) -> int:
+    """Events per block for a count c: a divisor of c within a factor 2 of √c (no remainder block),
+    the closest to √c; else round(√c)."""
+    r = math.sqrt(c)
+    best = None
+    for d in range(max(1, int(r / 2)), int(2 * r) + 1):
+        if c % d == 0 and (best is None or abs(math.log(d / r)) < abs(math.log(best / r))):
+            best = d
+    return best if best is not None else max(1, int(round(r)))
 
 
 def _loose(lo: float, up: float) -> bool:

@@ -112,55 +112,64 @@ def measure_of(comp: Composition, label: str, cut: float = 1e-18) -> GridMeasure
     )
 
 
-def side_values_of(m: GridMeasure, x_idx: np.ndarray, split: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Put (x < 0, when ``split``) or call (x >= 0) values of the measure's own profile at the lattice
-    points ``x_idx`` (indices on m's lattice), long double, and a bound on their rounding error."""
+def side_values_of(m: GridMeasure, e0: int, e1: int, split: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(t, values, error bounds) at the lattice points e0..e1 (indices on m's lattice, a range
+    containing m's support) of the measure's own profile: put (x < 0, when ``split``) or call
+    (x >= 0), with a bound on the rounding of each value. t is float64, the values long double."""
     h = m.h
-    xs = (m.lo + np.arange(m.p.size)) * h
-    t = np.exp(xs.astype(L))
-    p = m.p.astype(L)
+    n = e1 - e0 + 1
+    # positions and Q-masses in float64 (within 2u and 4u relative; long double division is slow),
+    # sums in long double; the bound g covers both
+    t = np.exp(np.arange(e0, e1 + 1) * h)
+    p = np.zeros(n)
+    p[m.lo - e0 : m.lo - e0 + m.p.size] = m.p
     w = p / t
-    T = np.exp((np.asarray(x_idx) * h).astype(L))
-    pos = np.asarray(x_idx) - m.lo  # position in m's array
-    n = m.p.size
-    g = (n + 8) * L(_ULD)
-    # call: a + Σ_{j > i} p_j − t Σ_{j > i} w_j  (points strictly above)
-    SP = np.concatenate([np.cumsum(p[::-1])[::-1], [L(0)]])
-    SW = np.concatenate([np.cumsum(w[::-1])[::-1], [L(0)]])
-    j_above = np.clip(pos + 1, 0, n)
-    call = L(m.inf) + SP[j_above] - T * SW[j_above]
-    e_call = g * (L(m.inf) + SP[j_above] + T * SW[j_above])
-    # put: Σ_{j < i} (t w_j − p_j) + (P − 1) − t (Q − 1)
-    PP = np.concatenate([[L(0)], np.cumsum(p)])
-    PW = np.concatenate([[L(0)], np.cumsum(w)])
-    j_below = np.clip(pos, 0, n)
-    dP, dQ = PP[-1] + L(m.inf) - 1, PW[-1] - 1  # (long double sums: error <= n·ULD·total)
-    put = T * PW[j_below] - PP[j_below] + dP - T * dQ
-    e_put = g * (T * PW[j_below] + PP[j_below]) + g * (PP[-1] + L(m.inf) + 1 + T * (PW[-1] + 1))
-    neg = (np.asarray(x_idx) < 0) & split
-    return np.where(neg, put, call), np.where(neg, e_put, e_call)
+    g = (n + 8) * L(_ULD) + 8 * L(2.0**-53)
+    ns = int(np.searchsorted(np.arange(e0, e1 + 1), 0)) if split else 0  # first point in call space
+    val = np.empty(n, dtype=L)
+    err = np.empty(n, dtype=L)
+    # call at i >= ns: a + Σ_{j > i} p_j − t_i Σ_{j > i} w_j
+    pc, wc = p[ns:].astype(L), w[ns:].astype(L)
+    SP = np.cumsum(pc[::-1])[::-1] - pc
+    SW = np.cumsum(wc[::-1])[::-1] - wc
+    tc = t[ns:].astype(L)
+    val[ns:] = L(m.inf) + SP - tc * SW
+    err[ns:] = g * (L(m.inf) + SP + tc * SW)
+    del pc, wc, SP, SW, tc
+    if ns:
+        # put at i < ns: Σ_{j < i} (t_i w_j − p_j) + (P − 1) − t_i (Q − 1)
+        P_all = np.sum(p.astype(L)) + L(m.inf)
+        Q_all = np.sum(w.astype(L))
+        dP, dQ = P_all - 1, Q_all - 1  # (long double sums: error <= n·ULD·total)
+        pp, ww, tp = p[:ns].astype(L), w[:ns].astype(L), t[:ns].astype(L)
+        PP = np.cumsum(pp) - pp
+        PW = np.cumsum(ww) - ww
+        val[:ns] = tp * PW - PP + dP - tp * dQ
+        err[:ns] = g * (tp * PW + PP) + g * (P_all + 1 + tp * (Q_all + 1))
+    return t, val, err
 
 
 def coarsen(m: GridMeasure, factor: int) -> GridMeasure:
     """``m`` (pessimistic or optimistic) on the lattice of step factor·h, same kind (module doc)."""
     if factor == 1:
         return m
-    h, H = m.h, m.h * factor
+    H = m.h * factor
     lo_c = math.floor(m.lo / factor)
     hi_c = -((-(m.lo + m.p.size - 1)) // factor)
     if hi_c - lo_c < 2:
         hi_c = lo_c + 2
     ci = np.arange(lo_c, hi_c + 1)
     split = bool(ci[0] < 0 < ci[-1])
-    r, er = side_values_of(m, ci * factor, split)
-    s = int(np.searchsorted(ci, 0)) if split else 0
+    tf, rv, ev = side_values_of(m, lo_c * factor, hi_c * factor, split)
+    kpos = (ci - lo_c) * factor  # the coarse points among the fine ones
+    r, er = rv[kpos], ev[kpos]
     k = Knots(
         h=H,
         idx=ci.astype(np.int64),
         x=ci * H,
-        t=np.exp((ci * H).astype(L)),
+        t=tf[kpos],
         r=r,
-        s=s,
+        s=int(np.searchsorted(ci, 0)) if split else 0,
         split=split,
         inf_mass=float(m.inf),
         label=m.label,
@@ -170,25 +179,19 @@ def coarsen(m: GridMeasure, factor: int) -> GridMeasure:
         lo, pp = _trim(lo_c, _round_up(p))
         return GridMeasure(H, lo, pp, inf, "pessimistic", m.label, m.shift)
     # optimistic: H = m's own polyline (values lowered by their rounding bound) on each side
-    fi = np.arange(m.lo, m.lo + m.p.size)
-    fi = np.unique(np.concatenate([fi, ci * factor]))
-    rv, ev = side_values_of(m, fi, split)
     low = (rv - ev).astype(np.float64)
-    tf = np.exp((fi * h).astype(L))
     Q_tot = float(np.sum(m.p / np.exp(m.x)))
     a_low = float(np.nextafter(m.inf * (1 - 1e-12), 0.0)) if m.inf > 0 else 0.0
+    fi = np.arange(lo_c * factor, hi_c * factor + 1)
     if split:
-        left = fi <= 0
+        left, right = fi <= 0, fi >= 0
         HL = polyline_bound(tf[left], low[left], 1.0 - Q_tot, 0.0, 0.0)
-        right = fi >= 0
         HR = polyline_bound(tf[right], low[right], 0.0, 0.0, a_low)
     else:
         HL = Bound(np.zeros(0), np.zeros(0), 0.0, 0.0, 0.0)
         HR = polyline_bound(tf, low, -Q_tot, 0.0, a_low)
-    # below the bottom coarse point (at or below m's support) keep m's own linear part
-    B = 1.0 - Q_tot if split else None
-    v0 = float(r[0] - er[0])
-    res = optimistic_masses(k, HL, HR, r + er, v0, a_low, B=B)
+    # below the bottom coarse point (at or below m's support) the measure keeps m's own linear part
+    res = optimistic_masses(k, HL, HR, r + er, float(r[0] - er[0]), a_low, B=1.0 - Q_tot)
     if res is None:
         raise PrivcheckUsageError(f"could not coarsen the optimistic measure of {m.label} by {factor}")
     p, inf, _ = res

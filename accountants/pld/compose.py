@@ -40,6 +40,14 @@ def log_mgf(m: GridMeasure, lams: np.ndarray, sign: int) -> np.ndarray:
     Blocked: with x_i = a_b + j·h inside a block of B consecutive grid points,
     Σ_i p_i e^{sλx_i} = Σ_b e^{sλa_b}·Σ_j p_{b,j} e^{sλjh}; the inner sums are one matrix product of
     non-negative terms (factors <= e^{50}: no overflow), the outer sum is taken in log space."""
+    cache = m.__dict__.setdefault("_log_mgf", {})
+    key = (lams.tobytes(), sign)
+    if key not in cache:
+        cache[key] = _log_mgf(m, lams, sign)
+    return cache[key]
+
+
+def _log_mgf(m: GridMeasure, lams: np.ndarray, sign: int) -> np.ndarray:
     keep = m.p > 0
     if not keep.any():
         return np.full(lams.shape, -np.inf)
@@ -252,11 +260,13 @@ def _power(A: np.ndarray, T: int, d: float, u: float = U) -> tuple[np.ndarray, n
     spectrum (|φ|^T decays fast away from frequency 0). Components below 1e−140 are flushed to 0
     along the way (avoids subnormal arithmetic); each flush changes the result by at most 1e−140
     per component, added to the error bound."""
-    mag = np.abs(A)
+    # the bounds in float64 (also for a long double spectrum): |Â| rounded up, then + d rounded up
+    mag = np.nextafter(np.abs(A).astype(np.float64), np.inf)
     mag += d
     lm = np.log(mag, out=mag)  # (|Â| + d > 0: d > 0)
-    B = np.exp(np.maximum(T * lm, -700.0)) * (1 + 4.1 * u * T)  # (no subnormals: a larger bound is valid)
-    E = np.exp(np.maximum((T - 1) * lm, -700.0))  # (|Â| + d)^{T−1}, at least e^−700
+    lm += 4 * U * np.abs(lm) + 1e-300  # (log rounded up)
+    B = np.exp(np.maximum(T * lm, -700.0)) * (1 + 4.1 * u * T + 1e-12)  # (no subnormals: larger is valid)
+    E = np.exp(np.maximum((T - 1) * lm, -700.0)) * (1 + 1e-12)  # (|Â| + d)^{T−1}, at least e^−700
     del lm, mag
     E *= T * d
     E += 4.1 * u * T * B + 4 * math.log2(T + 1) * _FLUSH

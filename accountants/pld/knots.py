@@ -89,27 +89,30 @@ def _choose(profile: Profile, h: float, i_lo: int, i_hi: int, split: bool, rel_t
         B >>= 1
     idx = np.unique(np.concatenate([np.asarray(fixed), np.arange(-(-i_lo // B) * B, i_hi, B)]))
     idx = idx[(idx >= i_lo) & (idx <= i_hi)]
-    val = side_values(profile, idx * h, split)
-    known = dict(zip(idx.tolist(), val.tolist()))
+    keys, vals = [idx], [side_values(profile, idx * h, split)]
+    ra, rb = vals[0][:-1], vals[0][1:]
     a, b = idx[:-1], idx[1:]
     while a.size:
         live = b - a >= 2
-        a, b = a[live], b[live]
+        a, b, ra, rb = a[live], b[live], ra[live], rb[live]
         if not a.size:
             break
         m = (a + b) // 2
         rm = side_values(profile, m * h, split)
-        known.update(zip(m.tolist(), rm.tolist()))
-        ra = np.array([known[i] for i in a.tolist()])
-        rb = np.array([known[i] for i in b.tolist()])
+        keys.append(m)
+        vals.append(rm)
         ta, tb, tm = np.exp(a * h), np.exp(b * h), np.exp(m * h)
         with np.errstate(invalid="ignore"):
             chord = ra + (rb - ra) * ((tm - ta) / (tb - ta))
-        ok = chord - rm <= 0.5 * (rel_tol * np.abs(rm) + np.minimum(floor, 0.1 * np.abs(rm)))
-        bad = ~ok
+        bad = ~(chord - rm <= 0.5 * (rel_tol * np.abs(rm) + np.minimum(floor, 0.1 * np.abs(rm))))
         a, b = np.concatenate([a[bad], m[bad]]), np.concatenate([m[bad], b[bad]])
-    keys = np.array(sorted(known))
-    return keys, np.array([known[i] for i in keys.tolist()])
+        ra, rb = np.concatenate([ra[bad], rm[bad]]), np.concatenate([rm[bad], rb[bad]])
+    allk = np.concatenate(keys)
+    allv = np.concatenate(vals)
+    order = np.argsort(allk, kind="stable")
+    allk, allv = allk[order], allv[order]
+    first = np.concatenate([[True], allk[1:] != allk[:-1]])
+    return allk[first], allv[first]
 
 
 def lattice_knots(profile: Profile, h: float, rel_tol: float = KNOT_REL_TOL, floor: float = KNOT_FLOOR) -> Knots:

@@ -298,34 +298,55 @@ class _Side:
 
 def _sweep_up(t, put_iv, SL: _Side, SR: _Side, v0: float, s_left: float, a_top: float):
     """Left-to-right taut string from the bottom knot (value v0, slope s_left before it, in the
-    first interval's space); returns (values at the knots, slopes per interval) in side spaces."""
+    first interval's space); returns (values at the knots, slopes per interval) in side spaces.
+    (The inner loop is written out for speed: one tangent search per knot.)"""
     n = len(t)
     v = [0.0] * n
     sig = [0.0] * (n - 1)
     v[0] = v0
     prev_pi = s_left - 1.0 if put_iv[0] else s_left
     t_end = t[-1]
+    Lt, Lv, Rt, Rv, Rpi = SL.t, SL.v, SR.t, SR.v, SR.pi
+    last = SR.last_slope
     jl = jr = 0
-    nl, nr = len(SL.t), len(SR.t)
+    nl, nr = len(Lt), len(Rt)
+    isfinite = math.isfinite
     for i in range(n - 1):
         ti, vi = t[i], v[i]
         if put_iv[i]:
-            while jl < nl and SL.t[jl] <= ti:
+            while jl < nl and Lt[jl] <= ti:
                 jl += 1
             vpi = vi + 1.0 - ti
-            s_pi = min(
-                _tan_right(SL.t, SL.v, jl, nl, ti, vi) - 1.0,  # H_L on (t_i, 1]
-                _tan_right(SR.t, SR.pi, 0, nr, ti, vpi),  # H_R on [1, ∞), π space
-                SR.last_slope,
-                (a_top - vpi) / (t_end - ti),  # at or below the +∞ mass at the top knot
-            )
+            s_pi = _tan_right(Lt, Lv, jl, nl, ti, vi) - 1.0  # H_L on (t_i, 1]
+            c = _tan_right(Rt, Rpi, 0, nr, ti, vpi)  # H_R on [1, ∞), π space
+            if c < s_pi:
+                s_pi = c
+            c = (a_top - vpi) / (t_end - ti)  # at or below the +∞ mass at the top knot
+            if c < s_pi:
+                s_pi = c
+            if last < s_pi:
+                s_pi = last
         else:
-            while jr < nr and SR.t[jr] <= ti:
+            while jr < nr and Rt[jr] <= ti:
                 jr += 1
-            s_pi = min(_tan_right(SR.t, SR.v, jr, nr, ti, vi), SR.last_slope, 0.0, (a_top - vi) / (t_end - ti))
-        if not math.isfinite(s_pi):
+            # the tangent (short scan; _tan_right when it goes on)
+            if jr < nr:
+                s_pi = (Rv[jr] - vi) / (Rt[jr] - ti)
+                if jr + 1 < nr:
+                    c = (Rv[jr + 1] - vi) / (Rt[jr + 1] - ti)
+                    if c <= s_pi:
+                        s_pi = _tan_right(Rt, Rv, jr + 1, nr, ti, vi)
+            else:
+                s_pi = math.inf
+            if last < s_pi:
+                s_pi = last
+            if s_pi > 0.0:
+                s_pi = 0.0
+            c = (a_top - vi) / (t_end - ti)
+            if c < s_pi:
+                s_pi = c
+        if not isfinite(s_pi) or s_pi < prev_pi:
             s_pi = prev_pi
-        s_pi = max(s_pi, prev_pi)
         prev_pi = s_pi
         s_side = s_pi + 1.0 if put_iv[i] else s_pi
         sig[i] = s_side
@@ -341,21 +362,33 @@ def _sweep_down(t, put_iv, SL: _Side, SR: _Side, a_top: float, s_left: float):
     sig = [0.0] * (n - 1)
     v[n - 1] = a_top
     nxt_pi = 0.0
-    nl, nr = len(SL.t), len(SR.t)
+    Lt, Lv, Lpi, Rt, Rv = SL.t, SL.v, SL.pi, SR.t, SR.v
+    nl, nr = len(Lt), len(Rt)
     jl, jr = nl, nr
+    isfinite = math.isfinite
     for i in range(n - 2, -1, -1):
         tn, vn = t[i + 1], v[i + 1]
         if not put_iv[i]:
-            while jr > 0 and SR.t[jr - 1] >= tn:
+            while jr > 0 and Rt[jr - 1] >= tn:
                 jr -= 1
-            s_pi = max(_tan_left(SR.t, SR.v, 0, jr, tn, vn), _tan_left(SL.t, SL.pi, 0, nl, tn, vn))
+            if jr > 0:
+                s_pi = (vn - Rv[jr - 1]) / (tn - Rt[jr - 1])
+                if jr > 1:
+                    c = (vn - Rv[jr - 2]) / (tn - Rt[jr - 2])
+                    if c >= s_pi:
+                        s_pi = _tan_left(Rt, Rv, 0, jr - 1, tn, vn)
+            else:
+                s_pi = -math.inf
+            c = _tan_left(Lt, Lpi, 0, nl, tn, vn)  # H_L on (0, 1], π space
+            if c > s_pi:
+                s_pi = c
         else:
-            while jl > 0 and SL.t[jl - 1] >= tn:
+            while jl > 0 and Lt[jl - 1] >= tn:
                 jl -= 1
-            s_pi = max(_tan_left(SL.t, SL.v, 0, jl, tn, vn), s_left) - 1.0
-        if not math.isfinite(s_pi):
+            c = _tan_left(Lt, Lv, 0, jl, tn, vn)
+            s_pi = (c if c > s_left else s_left) - 1.0
+        if not isfinite(s_pi) or s_pi > nxt_pi:
             s_pi = nxt_pi
-        s_pi = min(s_pi, nxt_pi)
         nxt_pi = s_pi
         s_side = s_pi + 1.0 if put_iv[i] else s_pi
         sig[i] = s_side
@@ -476,7 +509,7 @@ def optimistic_masses(
         # (a flat level below the polygon's end lowers the whole profile; a tiny negative end from
         # rounding is clamped to 0 and left to the check)
         af = float(np.nextafter(min(v[-1], a_top), 0.0)) if min(v[-1], a_top) > 0 else 0.0
-        for kappa in (1e-13, 1e-12, 1e-11, 1e-10, 1e-9):
+        for kappa in (1e-12, 1e-10, 1e-9):
             ps = _round_down(pf * (1 - kappa))
             ai = float(np.nextafter(af * (1 - kappa), 0.0)) if af > 0 else 0.0
             if _check(k, ps, ai, HL, HR):
