@@ -39,6 +39,8 @@ from privcheck.base.validation import check_delta, check_int, check_nonnegative
 
 __all__ = ["Interval", "PLDAccountant"]
 
+#: two ulps of the smallest double: a relative slack says nothing for subnormal values (issue 29 §2)
+_SUB = 1e-323
 TILT_BELOW = 1e-8  # below this δ the FFT is redone on exponentially tilted measures
 REL_WIDTH = 5e-4  # relative width of ε(δ) aimed at by the grid step (issue 33 §2: <= 0.1 %)
 STEP_PER_SPREAD = 0.035  # h / σ₁ for REL_WIDTH (second-order discretisation error)
@@ -130,6 +132,11 @@ class PLDAccountant:
             return None
         m = max(mus)
         return m * math.sqrt(sum(c * (mu / m) ** 2 for mu, (_, c) in zip(mus, self._events)))
+
+    def exact_mu(self) -> float | None:
+        """μ of the composition when it is exactly μ-GDP (plain Gaussian events only: μ = √(Σ count·μ_i²),
+        Dong, Roth & Su 2019, Cor. 3.3), else None (also with method="pld")."""
+        return self._gdp_mu()
 
     def _single_profiles(self) -> tuple[Profile, ...] | None:
         if self.method == "pld":
@@ -253,23 +260,32 @@ class PLDAccountant:
         return tuple(out)
 
     def _tilt_for_delta(self, comps, delta: float) -> float:
-        """Chernoff-optimal λ for this δ (the tilt that centres the composed loss near ε(δ))."""
-        from accountants.pld.compose import LAMBDAS_POS
+        """Chernoff-optimal λ for this δ (the tilt that centres the composed loss near ε(δ)): the best of
+        LAMBDAS_POS, refined on 33 points between its neighbours (that grid steps by ×1.78, which moves
+        the tilted mean past ε(δ): the window then missed it and the route gave up, e.g. 2 × N(1) +
+        3 × Laplace(0.5) at δ = 1e−250)."""
+        ld = math.log(delta)
 
-        lam = LAMBDAS_POS
-        logc = lam * np.log(lam / (lam + 1)) - np.log1p(lam)
-        best = 0.0
-        for pess, _ in comps:
-            e = (pess.K_pos + logc - math.log(delta)) / lam
-            best = max(best, float(lam[int(np.argmin(e))]))
-        return best
+        def score(lam, K):
+            return (K + lam * np.log(lam / (lam + 1)) - np.log1p(lam) - ld) / lam
+
+        return self._refined_tilt(comps, score)
 
     def _tilt_for_eps(self, comps, eps: float) -> float:
-        from accountants.pld.compose import LAMBDAS_POS
+        """λ minimising the Chernoff bound K(λ) − λε on δ(ε), refined as in _tilt_for_delta."""
+        return self._refined_tilt(comps, lambda lam, K: K - lam * eps)
+
+    def _refined_tilt(self, comps, score) -> float:
+        from accountants.pld.compose import LAMBDAS_POS, log_mgf
 
         best = 0.0
-        for pess, _ in comps:
-            best = max(best, float(LAMBDAS_POS[int(np.argmin(pess.K_pos - LAMBDAS_POS * eps))]))
+        for (pess, _), ms in zip(comps, self._cache["measures"]):
+            i = int(np.argmin(score(LAMBDAS_POS, pess.K_pos)))
+            lo = LAMBDAS_POS[max(i - 1, 0)]
+            hi = LAMBDAS_POS[min(i + 1, LAMBDAS_POS.size - 1)]
+            lam = np.geomspace(lo, hi, 33)
+            K = sum(c * log_mgf(m[0], lam, +1) for m, c in ms)
+            best = max(best, float(lam[int(np.argmin(score(lam, K)))]))
         return best
 
     # ------------------------------------------------------------------ lower bounds from parts
@@ -288,11 +304,11 @@ class PLDAccountant:
     def _part_delta_lower(self, eps: float) -> float:
         best = 0.0
         for top, mu in self._tops():
-            best = max(best, math.exp(log_delta_lower(top, mu, eps)))
+            best = max(best, math.exp(log_delta_lower(top, mu, eps)) - _SUB)
         for e, _ in self._events:
             r, a = e.profiles(self.relation)
             for p in {id(r): r, id(a): a}.values():
-                best = max(best, float(np.exp(p.log_delta_at(np.array([eps]))[0])) * (1 - 1e-9))
+                best = max(best, float(np.exp(p.log_delta_at(np.array([eps]))[0])) * (1 - 1e-9) - _SUB)
         return best
 
     def _part_eps_lower(self, delta: float, hi: float) -> float:
@@ -360,11 +376,12 @@ class PLDAccountant:
         mu = self._gdp_mu()
         if mu is not None:
             d = math.exp(gdp_log_delta(mu, eps))
-            return _outward(d * (1 - 1e-9), d * (1 + 1e-9), "exact GDP", notes, top=1.0)
+            return _outward(d * (1 - 1e-9) - _SUB, d * (1 + 1e-9) + _SUB, "exact GDP", notes, top=1.0)
         single = self._single_profiles()
         if single is not None:
             d = max(float(np.exp(p.log_delta_at(np.array([eps]))[0])) for p in single)
-            return _outward(d * (1 - 1e-9), d * (1 + 1e-9), "exact profile", notes, top=1.0)
+            ae = max(p.delta_abs_err() for p in single)
+            return _outward(d * (1 - 1e-9) - ae - _SUB, d * (1 + 1e-9) + ae + _SUB, "exact profile", notes, top=1.0)
         cache = self._build()
         up = max(p.delta_bound(eps) for p, _ in cache["comps"])
         lo = max(o.delta_bound(eps) for _, o in cache["comps"])
@@ -563,9 +580,14 @@ def _atom_base(profiles: list[Profile]) -> float | None:
 
 
 def _profile_eps(p: Profile, delta: float, lower: bool) -> float:
-    """ε(δ) of one exact profile, bracketed: the lower end has δ(ε) > delta, the upper δ(ε) <= delta."""
-    ld = math.log(delta)
-    f = lambda e: float(p.log_delta_at(np.array([e]))[0]) - ld  # noqa: E731
+    """ε(δ) of one exact profile, bracketed: the lower end has δ(ε) > delta, the upper δ(ε) <= delta
+    (the profile's absolute float error, Profile.delta_abs_err, counted against the answer)."""
+    ae = p.delta_abs_err()
+    ld = math.log(delta + ae) if lower else (math.log(delta - ae) if delta > ae else -math.inf)
+
+    def f(e):
+        return float(p.log_delta_at(np.array([e]))[0]) - ld
+
     if f(0.0) <= 0:
         return 0.0
     hi = 1.0

@@ -119,7 +119,9 @@ class Composition:
         e = e0 - (self.shift if self.kind == "pessimistic" else -self.shift)
         n = self.c.size
         val, s_abs, s_f2, f_max = _tail_sums(self, e)
-        sum_err = (np.log2(max(n, 2)) + 24) * U * s_abs * 2 + 4 * U * np.abs(val)
+        # relative rounding, plus the absolute rounding of subnormal results (half an ulp of the
+        # smallest double per operation: relative bounds say nothing below 2.2e−308; issue 29 §2)
+        sum_err = (np.log2(max(n, 2)) + 24) * U * s_abs * 2 + 4 * U * np.abs(val) + _SUBNORMAL_ULP * 4 * (n + 64)
         fft_err = self.err_l2 * np.sqrt(s_f2)
         if self.tilt > 0 and self.kind == "optimistic":
             # wrapped tilted mass lands somewhere above eps with weight <= max f
@@ -157,6 +159,7 @@ class Composition:
         return max(0.0, float(np.min(e)) * (1 + 1e-12) + 1e-12 + self.shift)
 
 
+_SUBNORMAL_ULP = 5e-324  # the spacing of doubles below 2.2e−308
 _BLOCK = 256  # block of absolute window positions (exact terms in ε's own block, block sums beyond)
 _CHUNK_ROWS = 2048  # ε values per work chunk
 

@@ -42,6 +42,22 @@ class Profile:
     hi_opt: float | None = None  # top of the optimistic measure's range (None: hi); dropping mass is safe there
     bounded: bool = False  # finite losses never exceed hi (true of atoms and Laplace; hi is then the largest loss)
 
+    def delta_abs_err(self) -> float:
+        """A bound on the absolute float error of exp(log_delta_at(x)) beyond its 1e−12 relative accuracy:
+        for atoms, δ(x) = Σ m_i (1 − e^{x − l_i})_+ with l_i = log p_i − log q_i rounded by a few ulps of
+        |log p_i| + |log q_i| + |l_i|; ∂δ/∂l_i = m_i e^{x − l_i} <= m_i, so the error is at most that
+        rounding (Σ m_i <= 1). It matters when x is close to a loss and δ is tiny (RR with ε = 1e−6 at
+        x = 0.99ε lost 2e−9 relatively, issue 29 §2). 0 for closed forms."""
+        if self.atoms is None:
+            return 0.0
+        losses, mass = self.atoms
+        fin = np.isfinite(losses)
+        if not fin.any():
+            return 0.0
+        lf = losses[fin]
+        lp = np.log(mass[fin])
+        return float(8 * 2.0**-53 * np.max(np.abs(lp) + np.abs(lp - lf) + np.abs(lf)))
+
     def log_delta_at(self, x) -> np.ndarray:
         """log δ(x) for an array of real x (exact: closed form or a log-sum over the atoms)."""
         x = np.asarray(x, dtype=float)

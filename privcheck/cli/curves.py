@@ -47,8 +47,10 @@ def curve_report(
     if gdp:
         am = GDP_ALPHA_MIN if alpha_min is None else check_alpha_min(alpha_min, "--alpha-min")
         mu, regret = acc.gdp(alpha_min=am)
+        g = acc.gdp(alpha_min=am)
         res = {
             "alpha_min": am,
+            "vacuous": g.vacuous,
             "mu_lower": mu.lower,
             "mu_upper": mu.upper,
             "regret_lower": regret.lower,
@@ -56,11 +58,23 @@ def curve_report(
             "method": mu.method,
             "notes": list(mu.notes),
         }
+        exact = mu.method == "exact GDP"
+        where = (
+            "exactly mu-GDP: every alpha"
+            if exact
+            else f"smallest mu with G_mu below the curve where alpha, beta >= {_g(am)}"
+        )
+        head = f"  mu-GDP: mu in [{mu.lower:.7g}, {mu.upper:.7g}]  ({where})"
+        if g.vacuous.startswith("vacuous:"):
+            head = f"  mu-GDP: VACUOUS at alpha_min={_g(am)} (no alpha in the range; mu = 0 says nothing)"
         lines = [
-            f"  mu-GDP: mu in [{mu.lower:.7g}, {mu.upper:.7g}]  (smallest mu with G_mu below the curve where alpha, beta >= {_g(am)})",
+            head,
             f"  worst-case regret in [{regret.lower:.7g}, {regret.upper:.7g}]  (how far the curve lies above G_mu; gdpnum's definition)",
-            "  note: the strict mu over all alpha can be far larger for subsampled mechanisms (try a smaller --alpha-min)",
         ]
+        if not exact:
+            lines.append(
+                "  note: the strict mu over all alpha can be far larger for subsampled mechanisms (try a smaller --alpha-min)"
+            )
         return res, lines + [f"  note: {n}" for n in mu.notes]
     f = check_alpha(list(fprs) or list(DEFAULT_FPRS), "--fpr")
     iv = acc.risk(fpr=f)
