@@ -57,6 +57,7 @@ def parse_pld_event(spec: str):
         DiscreteLaplaceEvent,
         GaussianEvent,
         LaplaceEvent,
+        PLDEvent,
         PoissonSampledEvent,
         PureDPEvent,
         RandomizedResponseEvent,
@@ -67,6 +68,7 @@ def parse_pld_event(spec: str):
     if not sep or kind not in PLD_KINDS:
         raise PrivcheckUsageError(f"--event {spec!r}: expected {PLD_SPEC_HELP}")
     m = re.fullmatch(r"(?P<params>.*?)(?:x(?P<count>[0-9_.eE+-]+))?", rest.strip())
+    assert m is not None  # (the pattern matches every string)
     count = _pld_count(spec, m.group("count")) if m.group("count") else 1
     params: dict[str, float] = {}
     for item in filter(None, (s.strip() for s in m.group("params").split(","))):
@@ -99,6 +101,7 @@ def parse_pld_event(spec: str):
             raise PrivcheckUsageError(f"--event {spec!r}: laplace takes exactly one of b= or eps=")
         return LaplaceEvent(b=d.get("b"), eps=d.get("eps"), sensitivity=d.get("sensitivity", 1.0))
 
+    ev: PLDEvent
     if kind == "gaussian":
         ev = GaussianEvent(p["sigma"], p.get("sensitivity", 1.0))
     elif kind == "laplace":

@@ -210,16 +210,24 @@ class PLDAccountant:
             self._cache["comps"][key] = comps
         return {"h": self._cache["h"], "comps": self._cache["comps"][key]}
 
+    def _built(self) -> dict:
+        """The build cache (after _build)."""
+        if self._cache is None:
+            self._build()
+        assert self._cache is not None
+        return self._cache
+
     def _fine_measures(self, i: int):
         """Direction i's measures rebuilt for tiny δ: without the knots' absolute floor, at a finer
         step (TILT_STEP of the untilted one; atoms keep theirs)."""
-        fine = self._cache.setdefault("fine", {})
+        cache = self._built()
+        fine = cache.setdefault("fine", {})
         if i not in fine:
-            h = self._cache["h"] * (1.0 if self.grid_step is not None else TILT_STEP)
+            h = cache["h"] * (1.0 if self.grid_step is not None else TILT_STEP)
             d = self._directions()[i]
             fine[i] = [
                 (discretise(p, h, floor=0.0) if p.atoms is None else discretise(p, h), c)
-                for (m, c), (p, _) in zip(self._cache["measures"][i], d)
+                for (m, c), (p, _) in zip(cache["measures"][i], d)
             ]
         return fine[i]
 
@@ -279,27 +287,30 @@ class PLDAccountant:
         from accountants.pld.compose import LAMBDAS_POS, log_mgf
 
         best = 0.0
-        for (pess, _), ms in zip(comps, self._cache["measures"]):
+        for (pess, _), ms in zip(comps, self._built()["measures"]):
             i = int(np.argmin(score(LAMBDAS_POS, pess.K_pos)))
             lo = LAMBDAS_POS[max(i - 1, 0)]
             hi = LAMBDAS_POS[min(i + 1, LAMBDAS_POS.size - 1)]
             lam = np.geomspace(lo, hi, 33)
-            K = sum(c * log_mgf(m[0], lam, +1) for m, c in ms)
+            K = np.zeros(lam.shape)
+            for m, c in ms:
+                K = K + c * log_mgf(m[0], lam, +1)
             best = max(best, float(lam[int(np.argmin(score(lam, K)))]))
         return best
 
     # ------------------------------------------------------------------ lower bounds from parts
     def _tops(self) -> list[tuple]:
         """Per direction: (top atoms of the non-Gaussian optimistic measures, μ of the Gaussian part)."""
-        if "tops" not in self._cache:
+        cache = self._built()
+        if "tops" not in cache:
             g = [(e.gdp_mu(), c) for e, c in self._events if e.gdp_mu() is not None]
             mu = math.sqrt(sum(c * m * m for m, c in g)) if g else None
             tops = []
-            for ms in self._cache["measures"]:
+            for ms in cache["measures"]:
                 rest = [(m[1], c) for (m, c), (e, _) in zip(ms, self._events) if e.gdp_mu() is None]
                 tops.append((top_measure(rest) if rest else None, mu))
-            self._cache["tops"] = tops
-        return self._cache["tops"]
+            cache["tops"] = tops
+        return cache["tops"]
 
     def _part_delta_lower(self, eps: float) -> float:
         best = 0.0
@@ -568,7 +579,7 @@ def _loose(lo: float, up: float) -> bool:
 
 
 def _atom_base(profiles: list[Profile]) -> float | None:
-    vals = np.concatenate([np.abs(p.atoms[0][np.isfinite(p.atoms[0])]) for p in profiles])
+    vals = np.concatenate([np.abs(p.atom_arrays()[0][np.isfinite(p.atom_arrays()[0])]) for p in profiles])
     vals = vals[vals > 1e-12]
     if vals.size == 0:
         return None

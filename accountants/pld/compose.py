@@ -62,9 +62,9 @@ def _log_mgf(m: GridMeasure, lams: np.ndarray, sign: int) -> np.ndarray:
     B = int(max(1, min(64, 50.0 // max(lam_max * m.h, 1e-300))))
     p = m.p[i0:i1]
     nb = -(-p.size // B)
-    P = np.zeros(nb * B)
-    P[: p.size] = p
-    P = P.reshape(nb, B)
+    flat = np.zeros(nb * B)
+    flat[: p.size] = p
+    P = flat.reshape(nb, B)
     j = np.arange(B) * m.h
     inner = P @ np.exp(sign * np.multiply.outer(j, lams))  # (nb, len(lams)), non-negative
     a = (m.lo + i0 + np.arange(nb) * B) * m.h
@@ -176,7 +176,7 @@ def _block_sums(comp: Composition) -> dict:
     B = min(_BLOCK, n)
     nb = n // B  # n is a power of two >= 16
     keys = ("S1", "S2", "A1", "A2", "G0", "G1", "G2", "gmax")
-    out = {k: np.empty(nb) for k in keys}
+    out: dict = {k: np.empty(nb) for k in keys}
     step = max(1, (1 << 18) // B)  # blocks per chunk
     for b0 in range(0, nb, step):
         b1 = min(nb, b0 + step)
@@ -198,7 +198,7 @@ def _block_sums(comp: Composition) -> dict:
         out["gmax"][b0:b1] = g.reshape(-1, B).max(axis=1)
     j = np.arange(nb) * B
     out.update({"B": B, "nb": nb, "a": (comp.bot + j) * comp.h, "a_end": (comp.bot + j + B - 1) * comp.h})
-    comp._blocks = out
+    comp.__dict__["_blocks"] = out
     return out
 
 
@@ -326,6 +326,14 @@ def _tilted(m: GridMeasure, lam: float) -> tuple[GridMeasure, float]:
     return GridMeasure(m.h, m.lo, np.exp(lp - logM), 0.0, m.kind, m.label, m.shift), logM
 
 
+def _k_sum(parts: list[tuple[GridMeasure, int]], lams: np.ndarray, sign: int) -> np.ndarray:
+    """Σ count·log-MGF of the parts (the composed measure's log-MGF bound)."""
+    out = np.zeros(lams.shape)
+    for m, T in parts:
+        out = out + T * log_mgf(m, lams, sign)
+    return out
+
+
 def compose(
     parts: list[tuple[GridMeasure, int]],
     kind: str,
@@ -345,8 +353,8 @@ def compose(
     tilt when summing (the FFT's absolute error then sits at the scale of the tail that is asked
     for: δ down to ~1e−300 stays resolvable)."""
     h = parts[0][0].h
-    Kp = sum(T * log_mgf(m, LAMBDAS_POS, +1) for m, T in parts)
-    Kn = sum(T * log_mgf(m, LAMBDAS_NEG, -1) for m, T in parts)
+    Kp = _k_sum(parts, LAMBDAS_POS, +1)
+    Kn = _k_sum(parts, LAMBDAS_NEG, -1)
     K_orig = (Kp, Kn)
     log_scale = 0.0
     if tilt > 0:
@@ -357,8 +365,8 @@ def compose(
             log_scale += T * logM
         inf_parts = [(m.inf, m.finite_mass, T) for m, T in parts]
         parts = tparts
-        Kp = sum(T * log_mgf(m, LAMBDAS_POS, +1) for m, T in parts)
-        Kn = sum(T * log_mgf(m, LAMBDAS_NEG, -1) for m, T in parts)
+        Kp = _k_sum(parts, LAMBDAS_POS, +1)
+        Kn = _k_sum(parts, LAMBDAS_NEG, -1)
     lt = math.log(tail)
     top = float(np.min((Kp - lt) / LAMBDAS_POS))
     bot = float(np.max((lt - Kn) / LAMBDAS_NEG))
@@ -389,13 +397,14 @@ def compose(
         del a
         d = gamma * float(np.sum(np.abs(m.p))) * (1 + 1e-10)
         P, E, B = _power(A, T, d, u)
-        if C is None:
+        if C is None or Eacc is None or Bacc is None:
             C, Eacc, Bacc = P, E, B
         else:
             Eacc = Eacc * B + E * Bacc + 4 * u * Bacc * B
             Bacc = Bacc * B
             C = C * P
         shift += T * m.shift
+    assert C is not None and Eacc is not None and Bacc is not None  # (parts is not empty)
     c = sp_fft.irfft(C, N, workers=-1)
     w = np.full(C.size, 2.0)
     w[0] = 1.0

@@ -108,7 +108,7 @@ def _grid(profile: Profile, h: float):
     with np.errstate(over="ignore"):
         r[s:] = np.exp(profile.log_delta_at(x[s:]))
         if s:
-            r[:s] = np.exp(x[:s] + profile.log_delta_rev(-x[:s]))
+            r[:s] = np.exp(x[:s] + profile.log_delta_rev_at(-x[:s]))
     # trim the top where δ has underflowed, and the bottom where r has (keep one zero point)
     top = n
     if s < n:
@@ -286,7 +286,7 @@ def _refined_gaps(profile: Profile, h: float, i_lo: int, x: np.ndarray, r: np.nd
     with np.errstate(over="ignore"):
         rm = np.empty(xm.size)
         if profile.log_delta_rev is not None and below.any():
-            rm[below] = np.exp(xm[below] + profile.log_delta_rev(-xm[below]))
+            rm[below] = np.exp(xm[below] + profile.log_delta_rev_at(-xm[below]))
         else:
             below[:] = False
         rm[~below] = np.exp(profile.log_delta_at(xm[~below]))
@@ -420,7 +420,7 @@ def _zero_measure(profile: Profile, h: float, i_lo: int) -> GridMeasure:
 
 
 def _atoms_pessimistic(profile: Profile, h: float) -> GridMeasure:
-    losses, mass = profile.atoms
+    losses, mass = profile.atom_arrays()
     fin = np.isfinite(losses)
     lf, mf = losses[fin], mass[fin]
     inf = float(np.sum(mass[~fin]))
@@ -448,7 +448,7 @@ def _atoms_pessimistic(profile: Profile, h: float) -> GridMeasure:
 
 
 def _atoms_optimistic(profile: Profile, h: float) -> GridMeasure:
-    losses, mass = profile.atoms
+    losses, mass = profile.atom_arrays()
     fin = np.isfinite(losses)
     lf, mf = losses[fin], mass[fin]
     inf = float(np.sum(mass[~fin]))

@@ -72,7 +72,7 @@ def side_values(profile: Profile, x: np.ndarray, split: bool) -> np.ndarray:
     neg = (x < 0) & split
     with np.errstate(over="ignore", under="ignore"):
         if neg.any():
-            out[neg] = np.exp(x[neg] + profile.log_delta_rev(-x[neg]))
+            out[neg] = np.exp(x[neg] + profile.log_delta_rev_at(-x[neg]))
         if (~neg).any():
             out[~neg] = np.exp(profile.log_delta_at(x[~neg]))
     return out

@@ -164,7 +164,7 @@ def _at(profile: Profile, x: np.ndarray, put: bool) -> np.ndarray:
     out = np.empty(x.size)
     neg = x < 0
     with np.errstate(over="ignore", under="ignore"):
-        out[neg] = np.exp(x[neg] + profile.log_delta_rev(-x[neg])) if neg.any() else 0.0
+        out[neg] = np.exp(x[neg] + profile.log_delta_rev_at(-x[neg])) if neg.any() else 0.0
         out[~neg] = np.exp(profile.log_delta_at(x[~neg])) if (~neg).any() else 0.0
     conv = ~neg if put else neg
     out[conv] += np.expm1(x[conv]) * (1.0 if put else -1.0)

@@ -42,6 +42,18 @@ class Profile:
     hi_opt: float | None = None  # top of the optimistic measure's range (None: hi); dropping mass is safe there
     bounded: bool = False  # finite losses never exceed hi (true of atoms and Laplace; hi is then the largest loss)
 
+    def log_delta_rev_at(self, x) -> np.ndarray:
+        """log δ of the reverse pair (Q ‖ P) at x; the profile must have one (``log_delta_rev``)."""
+        if self.log_delta_rev is None:
+            raise ValueError(f"profile {self.label} has no reverse profile")
+        return self.log_delta_rev(np.asarray(x, dtype=float))
+
+    def atom_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(losses, P-masses) of a finite profile."""
+        if self.atoms is None:
+            raise ValueError(f"profile {self.label} has no atoms")
+        return self.atoms
+
     def delta_abs_err(self) -> float:
         """A bound on the absolute float error of exp(log_delta_at(x)) beyond its 1e−12 relative accuracy:
         for atoms, δ(x) = Σ m_i (1 − e^{x − l_i})_+ with l_i = log p_i − log q_i rounded by a few ulps of
@@ -50,7 +62,7 @@ class Profile:
         x = 0.99ε lost 2e−9 relatively, issue 29 §2). 0 for closed forms."""
         if self.atoms is None:
             return 0.0
-        losses, mass = self.atoms
+        losses, mass = self.atom_arrays()
         fin = np.isfinite(losses)
         if not fin.any():
             return 0.0
@@ -63,7 +75,7 @@ class Profile:
         x = np.asarray(x, dtype=float)
         if self.log_delta is not None:
             return self.log_delta(x)
-        losses, mass = self.atoms
+        losses, mass = self.atom_arrays()
         fin = np.isfinite(losses)
         lf, mf = losses[fin], mass[fin]
         out = np.full(x.shape, -np.inf)

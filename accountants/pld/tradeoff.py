@@ -233,6 +233,8 @@ class CertifiedCurve:
         a = np.asarray(alpha, dtype=float).ravel()
         if self.mu is not None:
             return _round_out(gaussian_curve(self.mu[1], a), gaussian_curve(self.mu[0], a), a)
+        if self.grid is None:
+            raise ValueError("a CertifiedCurve needs mu or grid")
         return curve_bounds(self.grid, a)
 
 
@@ -258,7 +260,7 @@ def tradeoff_interval(curve: CertifiedCurve, alpha):
     lo, up = curve.bounds(a.ravel())
     if a.shape == ():
         return Interval(float(lo[0]), float(up[0]), curve.method, curve.notes)
-    return Interval(lo.reshape(a.shape), up.reshape(a.shape), curve.method, curve.notes)
+    return Interval(lo.reshape(a.shape), up.reshape(a.shape), curve.method, curve.notes)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------- μ-GDP description
