@@ -424,7 +424,7 @@ def pld_queries(
     """Answers of one composed PLDAccountant to any set of queries (its build is shared): ε(δ) at
     ``delta``, δ(ε) at ``eps``, and the curve reports of privcheck.cli.curves. Returns
     ({query: JSON-ready dict}, report lines); query keys: epsilon, delta, tradeoff, gdp, risk."""
-    from privcheck.cli.curves import curve_report
+    from privcheck.cli.curves import curve_report, interval_text
 
     res: dict = {}
     lines: list[str] = []
@@ -434,10 +434,10 @@ def pld_queries(
         iv = acc.epsilon(x) if name == "epsilon" else acc.delta(x)
         if name == "epsilon":
             r = {"delta": x, "eps_lower": iv.lower, "eps_upper": iv.upper}
-            head = f"eps({_g(x)}) in [{iv.lower:.7g}, {iv.upper:.7g}]"
+            head = f"eps({_g(x)}) in {interval_text(iv.lower, iv.upper)}"
         else:
             r = {"eps": x, "delta_lower": iv.lower, "delta_upper": iv.upper}
-            head = f"delta({_g(x)}) in [{iv.lower:.7g}, {iv.upper:.7g}]"
+            head = f"delta({_g(x)}) in {interval_text(iv.lower, iv.upper)}"
         r.update({"method": iv.method, "notes": list(iv.notes)})
         res[name] = r
         lines.append(
