@@ -163,6 +163,15 @@ def _bisect(
     return good, bad, _pld_interval(events_of(good), delta, True)
 
 
+def _no_noise_needed(q: float, steps: int, delta: float) -> bool:
+    """True when T rounds of Poisson sampling at rate q are (0, δ)-DP whatever the mechanism: the
+    total variation between neighbouring runs is at most P(the record is ever sampled) =
+    1 − (1 − q)^T, so 1 − (1 − q)^T <= δ gives δ(0) <= δ even with no noise. Evaluated as
+    −expm1(T·log1p(−q)) (a few ulps) and raised by a relative 1e-12 so that the test errs towards searching."""
+    p = min(-math.expm1(steps * math.log1p(-q)), q * steps)
+    return p * (1 + 1e-12) <= delta
+
+
 def noise_for_budget(
     eps: float, delta: float, steps: int, sensitivity: float = 1.0, q: float | None = None, accountant: str = "pld"
 ) -> Plan:
@@ -189,6 +198,15 @@ def noise_for_budget(
             {"mu_total": mu, "mu_per_step": mu / math.sqrt(T)},
         )
     q = check_probability("q", q, open_low=True)
+    if _no_noise_needed(q, T, delta):
+        return Plan(
+            "noise multiplier sigma (per unit sensitivity)",
+            0.0,
+            0.0,
+            delta,
+            "no noise needed: a record is sampled at all with probability 1-(1-q)^T <= delta",
+            {"q": q, "p_ever_sampled": -math.expm1(T * math.log1p(-q))},
+        )
     if accountant == "rdp":
         return _noise_rdp(eps, delta, T, sens, q)
     if eps > MAX_PLAN_EPS:

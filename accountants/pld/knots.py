@@ -101,9 +101,11 @@ def _choose(profile: Profile, h: float, i_lo: int, i_hi: int, split: bool, rel_t
         rm = side_values(profile, m * h, split)
         keys.append(m)
         vals.append(rm)
-        ta, tb, tm = np.exp(a * h), np.exp(b * h), np.exp(m * h)
+        # (t_m − t_a)/(t_b − t_a) with t = e^{ih}, written so that it cannot overflow at large losses
+        # (e^{ih} overflows above i·h ≈ 709: a NaN chord would refine every block down to single steps)
+        w = np.exp((m - b) * h) * (np.expm1((a - m) * h) / np.expm1((a - b) * h))
         with np.errstate(invalid="ignore"):
-            chord = ra + (rb - ra) * ((tm - ta) / (tb - ta))
+            chord = ra + (rb - ra) * w
         bad = ~(chord - rm <= 0.5 * (rel_tol * np.abs(rm) + np.minimum(floor, 0.1 * np.abs(rm))))
         a, b = np.concatenate([a[bad], m[bad]]), np.concatenate([m[bad], b[bad]])
         ra, rb = np.concatenate([ra[bad], rm[bad]]), np.concatenate([rm[bad], rb[bad]])
