@@ -125,28 +125,30 @@ class _Found:
 def _binary(s_in, s_out, alpha, delta, rule: ThresholdRule, dirs, want, claim) -> _Found:
     if rule.kind == "explicit":
         dirs, a_each, tests = (1,), alpha / 2.0, 1
-        thr, fp, fn = binary.binary_counts(s_in, s_out)
         t = float(rule.threshold)
         ch = binary.certify_point(
             1, t, int(np.sum(s_out >= t)), int(np.sum(s_in < t)), s_in.size, s_out.size, a_each, delta
         )
         eps_ch = mu_ch = ch
         est_in, est_out = s_in, s_out
+        counts = None
     elif rule.kind == "split":
         (sel_in, sel_out), (est_in, est_out) = split_scores(s_in, s_out, rule.fraction, rule.seed)
         a_each, tests = alpha / 2.0, 1
-        pick = binary.best_binary(sel_in, sel_out, alpha / 2.0, delta, dirs, want)
+        pick = binary.best_binary(sel_in, sel_out, alpha / 2.0, delta, dirs, "gdp" if want == "gdp" else "cp")
         d, t = (pick.direction, pick.threshold) if pick is not None else (1, math.inf)
         a, b = (est_in, est_out) if d > 0 else (-est_in, -est_out)
         ch = binary.certify_point(d, t, int(np.sum(b >= t)), int(np.sum(a < t)), a.size, b.size, a_each, delta)
         eps_ch = mu_ch = ch
         dirs = (d,)
+        counts = None
     else:
         tests = len(dirs) * (s_in.size + s_out.size + 2)
         a_each = alpha / tests
         est_in, est_out = s_in, s_out
-        eps_ch = binary.best_binary(s_in, s_out, a_each, delta, dirs, "cp")
-        mu_ch = binary.best_binary(s_in, s_out, a_each, delta, dirs, "gdp")
+        counts = binary.direction_counts(s_in, s_out, dirs)
+        eps_ch = binary.best_binary(s_in, s_out, a_each, delta, dirs, "cp", counts)
+        mu_ch = binary.best_binary(s_in, s_out, a_each, delta, dirs, "gdp", counts)
     perfect = binary.certify_point(1, 0.0, 0, 0, est_in.size, est_out.size, a_each, delta)
     found = _Found(
         eps=max(0.0, eps_ch.eps) if eps_ch else 0.0,
@@ -169,7 +171,9 @@ def _binary(s_in, s_out, alpha, delta, rule: ThresholdRule, dirs, want, claim) -
         from privcheck.canaries.curves import table_lower
 
         f_lo = table_lower(claim["curve"])
-        margin, where = binary.curve_violation(est_in, est_out, a_each, dirs, f_lo)
+        margin, where = binary.curve_violation(
+            est_in, est_out, a_each, dirs, f_lo, counts if rule.kind == "bonferroni" else None
+        )
         found.refuted = margin > 0
         found.claim_test = "a certified (FPR_u, FNR_u) point below the accountant's certified lower curve"
         found.chosen["curve"] = where.to_dict() if where else None
@@ -209,8 +213,14 @@ def _one_run(s_in, s_out, alpha, delta, rule: ThresholdRule, dirs, fdp: bool, cl
     if rule.kind == "explicit":
         t = float(rule.threshold)
         g, c = apply_guess_rule(s_in, s_out, t, -math.inf)
-        cand = {"t_in": np.array([t]), "t_out": np.array([-np.inf]), "guesses": np.array([g]),
-                "correct": np.array([c]), "shape": np.array([0]), "direction": np.array([1])}
+        cand = {
+            "t_in": np.array([t]),
+            "t_out": np.array([-np.inf]),
+            "guesses": np.array([g]),
+            "correct": np.array([c]),
+            "shape": np.array([0]),
+            "direction": np.array([1]),
+        }
         m, tests, n_in, n_out = s_in.size + s_out.size, 1, s_in.size, s_out.size
     elif rule.kind == "split":
         (sel_in, sel_out), (est_in, est_out) = split_scores(s_in, s_out, rule.fraction, rule.seed)
@@ -219,8 +229,14 @@ def _one_run(s_in, s_out, alpha, delta, rule: ThresholdRule, dirs, fdp: bool, cl
         d, t_in, t_out = int(sel["direction"][j]), float(sel["t_in"][j]), float(sel["t_out"][j])
         a, b = (est_in, est_out) if d > 0 else (-est_in, -est_out)
         g, c = apply_guess_rule(a, b, t_in, t_out)
-        cand = {"t_in": np.array([t_in]), "t_out": np.array([t_out]), "guesses": np.array([g]),
-                "correct": np.array([c]), "shape": np.array([sel["shape"][j]]), "direction": np.array([d])}
+        cand = {
+            "t_in": np.array([t_in]),
+            "t_out": np.array([t_out]),
+            "guesses": np.array([g]),
+            "correct": np.array([c]),
+            "shape": np.array([sel["shape"][j]]),
+            "direction": np.array([d]),
+        }
         m, tests, n_in, n_out = est_in.size + est_out.size, 1, est_in.size, est_out.size
     else:
         cand = _candidates(s_in, s_out, dirs)
@@ -228,16 +244,24 @@ def _one_run(s_in, s_out, alpha, delta, rule: ThresholdRule, dirs, fdp: bool, cl
     a_each = alpha / tests
     g, c = cand["guesses"], cand["correct"]
     pg, pc = _perfect(n_in, n_out)
-    found = _Found(0.0, None, 0.0, None, {}, {
-        "kind": rule.kind,
-        "description": rule.describe(),
-        "tests": tests,
-        "alpha_per_test": a_each,
-        "directions": ["forward" if d > 0 else "reverse" for d in dirs],
-        "canaries_m": m,
-        "candidates": "top-k guessed in, and top-k in with bottom-k out, k on a geometric grid (ratio 1.1)"
-        if rule.kind == "bonferroni" else "one rule",
-    })
+    found = _Found(
+        0.0,
+        None,
+        0.0,
+        None,
+        {},
+        {
+            "kind": rule.kind,
+            "description": rule.describe(),
+            "tests": tests,
+            "alpha_per_test": a_each,
+            "directions": ["forward" if d > 0 else "reverse" for d in dirs],
+            "canaries_m": m,
+            "candidates": "top-k guessed in, and top-k in with bottom-k out, k on a geometric grid (ratio 1.1)"
+            if rule.kind == "bonferroni"
+            else "one rule",
+        },
+    )
     if fdp:
         eps, j = guessing.fdp_over(g, c, m, a_each, dp_family(delta))
         mu, jm = guessing.fdp_over(g, c, m, a_each, gdp_family())

@@ -76,11 +76,18 @@ class BinaryChoice:
 
 
 def binary_counts(s_in: np.ndarray, s_out: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(thresholds, FP, FN) for every distinct threshold (the pooled scores and +inf), rule score ≥ t."""
-    thr = np.concatenate([np.unique(np.concatenate([s_in, s_out])), [np.inf]])
-    fp = s_out.size - np.searchsorted(np.sort(s_out), thr, side="left")
-    fn = np.searchsorted(np.sort(s_in), thr, side="left")
-    return thr, fp, fn
+    """(thresholds, FP, FN) for every distinct threshold (the pooled scores and +inf), rule score ≥ t.
+
+    One sort of the pooled scores: FN(t) = #in below t, FP(t) = #out at or above t."""
+    vals = np.concatenate([s_in, s_out])
+    order = np.argsort(vals)  # ties need no order: counts are taken before each group of equal values
+    v = vals[order]
+    is_in = order < s_in.size
+    first = np.flatnonzero(np.r_[True, v[1:] != v[:-1]])
+    below_in = np.concatenate([[0], np.cumsum(is_in)])[first]
+    fn = np.r_[below_in, s_in.size]
+    fp = np.r_[s_out.size - (first - below_in), 0]
+    return np.r_[v[first], np.inf], fp, fn
 
 
 def approx_upper(k: np.ndarray, n: int, a: float) -> np.ndarray:
@@ -143,46 +150,65 @@ def certify_point(direction, t, fp, fn, n_in, n_out, a_each, delta) -> BinaryCho
     return BinaryChoice(int(direction), float(t), int(fp), int(fn), n_in, n_out, a_each, fpr_u, fnr_u, eps, mu)
 
 
-def _direction_candidates(s_in, s_out, a_each, delta, want):
-    """(objective values, thresholds, FP, FN) of the thresholds worth certifying in one direction."""
-    thr, fp, fn = binary_counts(s_in, s_out)
+def _direction_candidates(counts, n_in, n_out, a_each, delta, want):
+    """(thresholds, FP, FN) of the thresholds worth certifying in one direction (``counts`` from binary_counts)."""
+    thr, fp, fn = counts
     idx = _rank_indices(fp, fn)
-    obj = _objective(approx_upper(fp[idx], s_out.size, a_each), approx_upper(fn[idx], s_in.size, a_each), delta, want)
-    obj = np.nan_to_num(obj, nan=-np.inf)
-    best = int(np.argmax(obj))
-    if idx.size < thr.size:  # refine between the grid neighbours of the best
-        lo = idx[max(best - 1, 0)]
-        hi = idx[min(best + 1, idx.size - 1)]
-        idx = np.arange(lo, hi + 1)
-        obj = _objective(
-            approx_upper(fp[idx], s_out.size, a_each), approx_upper(fn[idx], s_in.size, a_each), delta, want
-        )
-        obj = np.nan_to_num(obj, nan=-np.inf)
+    fpr_all = approx_upper(fp[idx], n_out, a_each)
+    fnr_all = approx_upper(fn[idx], n_in, a_each)
+    obj = np.nan_to_num(_objective(fpr_all, fnr_all, delta, want), nan=-np.inf)
     top = idx[np.argsort(-obj)[:_CERTIFY_TOP]]
+    while idx.size < thr.size:  # refine between the neighbours of the best, 128 evenly spaced points at a time
+        best = int(np.argmax(obj))
+        lo, hi = idx[max(best - 1, 0)], idx[min(best + 1, idx.size - 1)]
+        idx = np.unique(np.linspace(lo, hi, 129).astype(int))
+        obj = _objective(approx_upper(fp[idx], n_out, a_each), approx_upper(fn[idx], n_in, a_each), delta, want)
+        obj = np.nan_to_num(obj, nan=-np.inf)
+        top = np.unique(np.r_[top, idx[np.argsort(-obj)[:_CERTIFY_TOP]]])
+        if hi - lo <= 128:
+            break
     return thr[top], fp[top], fn[top]
 
 
-def best_binary(s_in, s_out, a_each: float, delta: float, dirs, want: str) -> BinaryChoice | None:
-    """The certified binary rule maximising ε (``want="cp"``) or μ (``"gdp"``) over both directions."""
+def direction_counts(s_in, s_out, dirs) -> dict:
+    """{direction: (thresholds, FP, FN)} for the forward (+1) and reverse (−1, on negated scores) rules.
+
+    The reverse counts come from the same sort: "in when s ≤ w_j" has FP' = n_out − FP_{j+1} and
+    FN' = n_in − FN_{j+1} (the forward counts at the next distinct value)."""
+    thr, fp, fn = binary_counts(s_in, s_out)
+    out = {1: (thr, fp, fn)}
+    if -1 in dirs:
+        w = thr[:-1]
+        out[-1] = (
+            np.r_[-w[::-1], np.inf],
+            np.r_[(s_out.size - fp[1:])[::-1], 0],
+            np.r_[(s_in.size - fn[1:])[::-1], s_in.size],
+        )
+    return {d: out[d] for d in dirs}
+
+
+def best_binary(s_in, s_out, a_each: float, delta: float, dirs, want: str, counts=None) -> BinaryChoice | None:
+    """The certified binary rule maximising ε (``want="cp"``) or μ (``"gdp"``) over the directions."""
+    counts = counts or direction_counts(s_in, s_out, dirs)
     best: BinaryChoice | None = None
     for d in dirs:
-        a, b = (s_in, s_out) if d > 0 else (-s_in, -s_out)
-        for t, fp, fn in zip(*_direction_candidates(a, b, a_each, delta, want)):
-            ch = certify_point(d, t, fp, fn, a.size, b.size, a_each, delta)
+        for t, fp, fn in zip(*_direction_candidates(counts[d], s_in.size, s_out.size, a_each, delta, want)):
+            ch = certify_point(d, t, fp, fn, s_in.size, s_out.size, a_each, delta)
             key = ch.mu if want == "gdp" else ch.eps
             if best is None or key > (best.mu if want == "gdp" else best.eps):
                 best = ch
     return best
 
 
-def curve_violation(s_in, s_out, a_each: float, dirs, f_lower) -> tuple[float, BinaryChoice | None]:
+def curve_violation(s_in, s_out, a_each: float, dirs, f_lower, counts=None) -> tuple[float, BinaryChoice | None]:
     """The largest certified margin f_lo(FPR_u) − FNR_u (or mirrored) over thresholds: > 0 refutes the curve.
 
     ``f_lower(x)``: a certified lower bound on the claimed symmetric trade-off curve, vectorised."""
+    counts = counts or direction_counts(s_in, s_out, dirs)
     best, where = -math.inf, None
     for d in dirs:
         a, b = (s_in, s_out) if d > 0 else (-s_in, -s_out)
-        thr, fp, fn = binary_counts(a, b)
+        thr, fp, fn = counts[d]
         idx = _rank_indices(fp, fn)
         fpr_u = approx_upper(fp[idx], b.size, a_each)
         fnr_u = approx_upper(fn[idx], a.size, a_each)

@@ -43,7 +43,7 @@ import numpy as np
 
 from privcheck.base.normal import normal_cdf, normal_quantile
 
-__all__ = ["Family", "TableCurve", "dp_family", "gdp_family", "reject_many", "reject_mp", "sup_rejected"]
+__all__ = ["Family", "TableCurve", "dp_family", "gdp_family", "mp_ndtri", "reject_many", "reject_mp", "sup_rejected"]
 
 _MP_DPS = 50
 _MP_MARGIN = mpmath.mpf("1e-30")
@@ -90,8 +90,22 @@ class Family:
             return mpmath.mpf(1)
         if y <= 0:
             return mpmath.mpf(0)
-        z = mpmath.sqrt(2) * mpmath.erfinv(2 * y - 1)
-        return mpmath.ncdf(z - t)
+        return mpmath.ncdf(mp_ndtri(y) - t)
+
+
+def mp_ndtri(y):
+    """Φ⁻¹(y) in mpmath for 0 < y < 1: Newton steps from the double-precision quantile to full precision."""
+    yf = float(y)
+    if 0.0 < yf < 1.0:
+        x = mpmath.mpf(normal_quantile(yf))
+    else:
+        x = mpmath.sqrt(2) * mpmath.erfinv(2 * y - 1)
+    for _ in range(8):
+        step = (mpmath.ncdf(x) - y) / mpmath.npdf(x)
+        x -= step
+        if abs(step) <= abs(x) * mpmath.mpf(10) ** (-mpmath.mp.dps + 3) + mpmath.mpf(10) ** (-mpmath.mp.dps):
+            break
+    return x
 
 
 def dp_family(delta: float) -> Family:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from privcheck.canaries.fdp import Curve, Family, certify, reject_mp, reject_many, sup_rejected
-from privcheck.canaries.steinke import _eps_delta0, steinke_eps
+from privcheck.canaries.fdp import Curve, Family, certify, reject_many, reject_mp, sup_rejected
+from privcheck.canaries.steinke import eps_delta0, steinke_eps
 
 __all__ = ["steinke_over", "fdp_over", "curve_rejected", "approx_eps0"]
 
@@ -40,7 +40,7 @@ def steinke_over(guesses, correct, m: int, alpha_each: float, delta: float) -> t
     eps0 = {}
     best, best_j = 0.0, -1
     for j in order:  # δ = 0 certified; the float ranking only sets the order
-        e = _eps_delta0(int(g[j]), int(c[j]), alpha_each)
+        e = eps_delta0(int(g[j]), int(c[j]), alpha_each)
         eps0[int(j)] = e
         if e > best:
             best, best_j = e, int(j)

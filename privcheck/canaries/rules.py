@@ -108,9 +108,7 @@ def parse_thresholds(thresholds, seed: int = 0) -> ThresholdRule:
             return parse_thresholds(float(t))
         except ValueError:
             pass
-    raise PrivcheckUsageError(
-        f"thresholds must be 'bonferroni', 'split', 'split:F' or a number, got {thresholds!r}"
-    )
+    raise PrivcheckUsageError(f"thresholds must be 'bonferroni', 'split', 'split:F' or a number, got {thresholds!r}")
 
 
 def parse_sides(sides: str) -> tuple[int, ...]:

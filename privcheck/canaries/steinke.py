@@ -199,7 +199,7 @@ def steinke_p_upper(r: int, v: int, m: int, delta: float, q: float) -> float:
     return min(1.0, up(f_hi + up(2.0 * m * delta * _window_max_upper(r, v, q), 3)))
 
 
-def _eps_delta0(r: int, v: int, alpha: float) -> float:
+def eps_delta0(r: int, v: int, alpha: float) -> float:
     """δ = 0: logit of the certified Clopper–Pearson lower limit (0 when it is ≤ ½)."""
     if v == 0:
         return 0.0
@@ -221,7 +221,7 @@ def steinke_eps(r: int, v: int, m: int, delta: float, alpha: float, floor: float
     return 0 at once unless ε = floor is rejected (candidates that cannot beat a bound in hand).
     The search is an Illinois (regula falsi) iteration on log p − log α, bracketed by a rejected
     lower end (only a certified rejection moves it) and the δ = 0 bound above."""
-    eps0 = _eps_delta0(r, v, alpha)
+    eps0 = eps_delta0(r, v, alpha)
     if delta == 0.0 or eps0 <= max(0.0, floor):
         return eps0 if (delta == 0.0 and eps0 > floor) else 0.0
     lo = max(0.0, floor)
