@@ -29,9 +29,9 @@ __all__ = [
 DPS = 40
 
 
-def _bisect(pred, lo, hi, rel=mpmath.mpf("1e-16"), it=200):
+def _bisect(pred, lo, hi, rel="1e-16", it=200):
     """Largest x in [lo, hi] with pred(x) true, pred monotone (true below, false above)."""
-    lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
+    lo, hi, rel = mpmath.mpf(lo), mpmath.mpf(hi), mpmath.mpf(rel)
     for _ in range(it):
         if hi - lo <= rel * max(1, abs(hi)):
             break
@@ -110,7 +110,7 @@ def ref_steinke_eps(r: int, v: int, m: int, delta: float, alpha: float):
         hi = mpmath.mpf(1)
         while ref_steinke_p(r, v, m, delta, hi) <= a:
             hi *= 2
-        return _bisect(lambda e: ref_steinke_p(r, v, m, delta, e) <= a, 0, hi, rel=mpmath.mpf("1e-14"), it=80)
+        return _bisect(lambda e: ref_steinke_p(r, v, m, delta, e) <= a, 0, hi, rel="1e-14", it=80)
 
 
 def ref_fdp_sup(cp: int, c: int, m: int, tau: float, family):
@@ -140,4 +140,4 @@ def ref_fdp_sup(cp: int, c: int, m: int, tau: float, family):
         hi *= 2
         if hi > family.hi:
             return hi / 2
-    return _bisect(rejects, 0, hi, rel=mpmath.mpf("1e-13"), it=60)
+    return _bisect(rejects, 0, hi, rel="1e-13", it=60)
