@@ -9,7 +9,7 @@ from privcheck.canaries.fdp import TableCurve
 
 __all__ = ["curve_table", "table_lower", "grid", "table_from_function"]
 
-_POINTS = 1500
+_POINTS = 800
 
 
 def curve_table(accountant, points: int = _POINTS) -> TableCurve:
