@@ -175,7 +175,9 @@ def _binary(s_in, s_out, alpha, delta, rule: ThresholdRule, dirs, want, claim) -
             est_in, est_out, a_each, dirs, f_lo, counts if rule.kind == "bonferroni" else None
         )
         found.refuted = margin > 0
-        found.claim_test = "a certified (FPR_u, FNR_u) point below the accountant's certified lower curve"
+        found.claim_test = (
+            "refuted when a certified (FPR_u, FNR_u) point lies below the accountant's certified lower curve"
+        )
         found.chosen["curve"] = where.to_dict() if where else None
         x = np.array([perfect.fpr_upper, perfect.fnr_upper])
         f = f_lo(x)
@@ -279,7 +281,9 @@ def _one_run(s_in, s_out, alpha, delta, rule: ThresholdRule, dirs, fdp: bool, cl
     if claim and claim["kind"] == "accountant" and fdp:
         jr = guessing.curve_rejected(g, c, m, a_each, claim["curve"])
         found.refuted = jr >= 0
-        found.claim_test = "the f-DP recursion rejects the accountant's certified lower curve"
+        found.claim_test = (
+            "the f-DP one-run recursion on the accountant's certified lower curve (refuted when it rejects)"
+        )
         found.chosen["curve"] = _cand_dict(cand, jr)
         found.curve_power = guessing.curve_rejected(pg, pc, m, a_each, claim["curve"]) >= 0
     return found

@@ -1,4 +1,4 @@
-"""User claims files: TOML (``privacy``, ``accountant``, ``estimator`` entries) and Python modules.
+"""User claims files: TOML (``privacy``, ``accountant``, ``estimator``, ``scores`` entries) and Python modules.
 
 ``privcheck verify --file my_claims.toml`` (or ``.py``) registers the file's
 claims next to the built-in catalogue and runs them; each user claim declares
@@ -8,7 +8,7 @@ file itself is wrong).
 
 TOML format
 -----------
-Top-level keys: ``privacy``, ``accountant``, ``estimator`` (arrays of tables,
+Top-level keys: ``privacy``, ``accountant``, ``estimator``, ``scores`` (arrays of tables,
 ``[[privacy]]`` …); nothing else. Keys common to every entry:
 
 ============  ========  =====================================================
@@ -92,6 +92,26 @@ bias, Bonett interval for the variance, Bonferroni over the tests):
 ``var_rel_tol``       number    relative margin of "variance equals the claim" (0.1)
 ``replicates``        integer   simulated replicates ≥ 10 (default 20000)
 ====================  ========  =============================================
+
+``[[scores]]`` — certified bounds from canary score files
+(:func:`privcheck.canaries.audit_scores`, method ``numeric``: the scores are data, the audit is
+deterministic):
+
+===============  ========  ==================================================
+``scores_in``    string    required; scores of the canaries included (``.npy``,
+                           ``.csv`` or ``.txt``, one per line; relative paths
+                           from the claims file's directory)
+``scores_out``   string    required; scores of the canaries left out
+``eps``          number    the claim: ε (with ``delta``) …
+``mu``           number    … or μ of a μ-GDP claim (one of the two is required)
+``delta``        number    δ of ε and of ``eps_lower`` (default 0)
+``method``       string    ``auto`` (default, = ``one-run-fdp``), ``cp``, ``gdp``,
+                           ``one-run``, ``one-run-fdp``
+``confidence``   number    of the bounds (default 0.95)
+``thresholds``   string    ``"bonferroni"`` (default), ``"split"``, ``"split:F"``
+                           or a number (a fixed threshold)
+``sides``        string    ``"both"`` (default) or ``"forward"``
+===============  ========  ==================================================
 
 Python format
 -------------

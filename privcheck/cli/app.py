@@ -403,6 +403,13 @@ class _AuditCommand(click.Command):
     help="Seconds the audit may run (user code: importing it, probing and drawing) before it stops with "
     "verdict error 'timed out'.  [default: 600 for user code, none for built-in mechanisms]",
 )
+@click.option(
+    "--canaries",
+    type=int,
+    default=None,
+    help="dp-sgd/dp-fedavg: audit one training run with this many canaries (one-run audit; see "
+    "docs/site/training-runs.md) instead of the mechanism's transcript.",
+)
 def audit(
     mechanism_name,
     params,
@@ -425,6 +432,7 @@ def audit(
     mu,
     accountant_specs,
     timeout,
+    canaries,
 ):
     """Audit one mechanism's ε: a built-in MECHANISM, or user code MODULE:FUNCTION.
 
@@ -443,6 +451,11 @@ def audit(
     from privcheck.auditor.user_code import is_reference
     from privcheck.base.resources import DEFAULT_USER_TIMEOUT, check_timeout, set_memory_limit
 
+    if canaries is not None:  # a training run audited in one run (privcheck.cli.training)
+        from privcheck.cli.training import training_audit
+
+        training_audit(mechanism_name, _parse_params(params), canaries, eps, delta, confidence, seed, json_out)
+        return
     if exact is False and not monte_carlo:
         raise PrivcheckUsageError("--no-exact with --no-mc leaves nothing to audit; drop one of them")
     set_memory_limit(max_memory)  # mechanism constructors and the auditor size their work against it
@@ -800,9 +813,11 @@ def _register_commands() -> None:
     """The command groups of their own modules (one module per command group; keep their imports light)."""
     from privcheck.cli.budget import budget
     from privcheck.cli.omp import omp_cmd
+    from privcheck.cli.scores import audit_scores_cmd
 
     main.add_command(budget)
     main.add_command(omp_cmd)
+    main.add_command(audit_scores_cmd)
 
 
 _register_commands()
