@@ -100,9 +100,9 @@ def test_scores_entries_in_a_claims_file(files):
         '[[scores]]\nid = "run.null"\nscores_in = "in.txt"\nscores_out = "out.csv"\nmethod = "cp"\neps = 0.5\n'
         'expect = "inconclusive"\n'
     )
-    res = run("verify", "--file", files / "claims.toml", "run.*", "--json", "-")
+    res = run("verify", "--file", files / "claims.toml", "run.*", "--json", files / "v.json")
     assert res.exit_code == 0, res.output
-    verdicts = {r["id"]: r["verdict"] for r in json.loads(res.output)}
+    verdicts = {r["id"]: r["verdict"] for r in json.loads((files / "v.json").read_text())}
     assert verdicts == {"run.eps1": "refuted", "run.null": "inconclusive"}
     (files / "bad.toml").write_text(
         '[[scores]]\nid = "x"\nscores_in = "words.txt"\nscores_out = "out.csv"\neps = 1.0\n'
