@@ -155,7 +155,10 @@ def _binary(s_in, s_out, alpha, delta, rule: ThresholdRule, dirs, want, claim) -
         mu=max(0.0, mu_ch.mu) if mu_ch else 0.0,
         eps_max=max(0.0, perfect.eps),
         mu_max=max(0.0, perfect.mu),
-        chosen={"eps": eps_ch.to_dict() if eps_ch else None, "mu": mu_ch.to_dict() if mu_ch else None},
+        chosen={
+            "eps": eps_ch.to_dict() if (eps_ch and eps_ch.eps > 0) else None,
+            "mu": mu_ch.to_dict() if (mu_ch and mu_ch.mu > 0) else None,
+        },
         rule={
             "kind": rule.kind,
             "description": rule.describe(),
@@ -270,12 +273,12 @@ def _one_run(s_in, s_out, alpha, delta, rule: ThresholdRule, dirs, fdp: bool, cl
         found.eps, found.mu = eps, mu
         found.eps_max = guessing.fdp_over(pg, pc, m, a_each, dp_family(delta))[0]
         found.mu_max = guessing.fdp_over(pg, pc, m, a_each, gdp_family())[0]
-        found.chosen = {"eps": _cand_dict(cand, j), "mu": _cand_dict(cand, jm)}
+        found.chosen = {"eps": _cand_dict(cand, j if eps > 0 else -1), "mu": _cand_dict(cand, jm if mu > 0 else -1)}
     else:
         eps, j = guessing.steinke_over(g, c, m, a_each, delta)
         found.eps = eps
         found.eps_max = guessing.steinke_over(pg, pc, m, a_each, delta)[0]
-        found.chosen = {"eps": _cand_dict(cand, j)}
+        found.chosen = {"eps": _cand_dict(cand, j if eps > 0 else -1)}
         if 2.0 * m * delta > 1.0:
             found.notes.append(f"2*m*delta = {2 * m * delta:.3g} > 1: the delta term exceeds the tail (as published)")
     if claim and claim["kind"] == "accountant" and fdp:

@@ -86,8 +86,9 @@ def summary_lines(res) -> list[str]:
             "mu": lambda: f"mu {c.get('mu'):g}",
             "accountant": lambda: str(c.get("label")),
         }[c["kind"]]()
-        why = res.reason or c.get("test", "")
-        lines.append(f"  verdict: {res.verdict} (claim: {claim}){'; ' + why if why else ''}")
+        lines.append(f"  verdict: {res.verdict} (claim: {claim}){'; ' + res.reason if res.reason else ''}")
+        if c.get("test"):
+            lines.append(f"  test: {c['test']}")
     for note in res.notes:
         lines.append(f"  note: {note}")
     return lines

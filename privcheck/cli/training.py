@@ -104,8 +104,12 @@ def _lines(res) -> list[str]:
     if res.mu_lower is not None:
         lines.append(f"  mu_lower = {res.mu_lower:.6g}")
     lines.append(f"  power: {res.audit.power}")
-    why = res.reason or (res.audit.claim or {}).get("test", "")
-    lines.append(f"  verdict: {res.verdict}{' (' + why + ')' if why else ''}")
+    lines.append(f"  verdict: {res.verdict}{' (' + res.reason + ')' if res.reason else ''}")
+    test = (res.audit.claim or {}).get("test")
+    if test:
+        lines.append(f"  test: {test}")
     s = res.seconds
-    lines.append(f"  seconds: accountant {s['accountant']:.2f}, training {s['training']:.2f}, audit {s['audit']:.2f}")
+    lines.append(
+        f"  time: accountant {s['accountant']:.2f} s, training {s['training']:.2f} s, audit {s['audit']:.2f} s"
+    )
     return lines
