@@ -181,15 +181,12 @@ def threshold_events(
     valid = ~np.isnan(keys) & ((c1 + c0) > 0)
     filled = np.where(valid, keys, 0.0)
     nvalid = valid.sum(axis=1) - 1
-    best_mask, best = None, None
-    for sign in (1.0, -1.0):
-        order = np.lexsort((sign * filled, ~valid), axis=-1)
-        mask, score = _best_prefixes(order, nvalid, c1, n1, c0, n0, n_est, alpha, delta_eps)
-        if best is None:
-            best_mask, best = mask, score
-        else:
-            better = score > best
-            best_mask[better], best[better] = mask[better], score[better]
+    (best_mask, best), (mask, score) = (
+        _best_prefixes(np.lexsort((sign * filled, ~valid), axis=-1), nvalid, c1, n1, c0, n0, n_est, alpha, delta_eps)
+        for sign in (1.0, -1.0)
+    )
+    better = score > best
+    best_mask[better], best[better] = mask[better], score[better]
     return best_mask, best
 
 
