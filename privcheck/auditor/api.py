@@ -60,54 +60,40 @@ def audit(
 
     Parameters
     ----------
-    mech : a built-in mechanism (``privcheck.mechanism(...)``) or a callable
-        ``f(x, n, rng) -> n outputs``.
-    inputs : candidate inputs (default: ``mech.inputs()``, or the elements of
-        ``pairs``; required for a callable otherwise). Alone, all ordered pairs
-        are audited (local DP).
-    pairs : ``[(x, x'), ...]`` neighbouring inputs (central DP); both orders of
-        each pair are audited, no other pair.
-    neighbours : ``neighbours(x, x') -> bool`` selecting the neighbouring pairs
-        of ``inputs`` (either order); exclusive with ``pairs``.
-    view : audit ``view(outputs)`` instead of the raw outputs (post-processing; None: chosen by
-        output type, :mod:`privcheck.auditor.autoviews`; False: raw outputs only);
-        applied to every chunk before coding.
-    eps : claimed ε ≥ 0 (0 claims perfect privacy; default: the mechanism's
-        nominal ε; required for a callable).
-    samples : Monte Carlo draws per input (≥ 20), or ``"auto"`` / ``"auto:key=value,..."`` /
-        :class:`~privcheck.auditor.adaptive.Auto`: rounds on fresh draws (growing by ``growth``, 4 by default,
-        cut to what the best event predicts) until 95 % of the claimed ε is certified or 10⁷ draws per input
-        are spent, with alpha spending across rounds (:mod:`privcheck.auditor.adaptive`).
-    seed : integer ≥ 0; all randomness derives from it.
-    confidence : in (0, 1).
-    exact : compute the exact ε (default: when the mechanism provides it;
-        ``True`` on a mechanism without it is an error).
+    mech : a built-in mechanism (``privcheck.mechanism(...)``) or a callable ``f(x, n, rng) -> n outputs``
+        (fresh i.i.d. draws from ``rng``: :mod:`privcheck.auditor.fresh_draws`).
+    inputs : candidate inputs (default: ``mech.inputs()``, or the elements of ``pairs``; required for a callable
+        otherwise). Alone, all ordered pairs are audited (local DP).
+    pairs : ``[(x, x'), ...]`` neighbouring inputs (central DP), both orders audited, no other pair;
+        neighbours : ``neighbours(x, x') -> bool`` selects them from ``inputs`` instead (either order).
+    view : audit ``view(outputs)`` (post-processing, applied to every chunk before coding); None: chosen by
+        output type (:mod:`privcheck.auditor.autoviews`); False: raw outputs only.
+    eps : claimed ε ≥ 0 (0 claims perfect privacy; default: the mechanism's nominal ε; required for a callable).
+    samples : draws per input (≥ 20), or ``"auto"`` / ``"auto:key=value,..."`` /
+        :class:`~privcheck.auditor.adaptive.Auto`: rounds on fresh draws (growing by ``growth``, 4 by default, cut
+        to what the best event predicts) until 95 % of the claimed ε is certified or 10⁷ draws per input are
+        spent, with alpha spending across rounds (:mod:`privcheck.auditor.policy`).
+    seed : integer ≥ 0; all randomness derives from it. confidence : in (0, 1).
+    exact : compute the exact ε (default: when the mechanism provides it; ``True`` without one is an error).
     monte_carlo : run the Monte Carlo lower bound.
-    delta : claimed δ in [0, 1) (default: the mechanism's nominal δ); with
-        δ > 0 the Monte Carlo part bounds δ at the claimed ε, and (``curve=True``)
-        ``eps_lower_at_delta`` is certified from trade-off points on draws of
-        their own (reported at ``confidence`` by itself; the verdict stays the δ test's;
-        skipped below 100 samples).
-    mu : a μ-GDP claim (μ > 0) instead of ``eps``: refuted when an empirical
-        (α, β) box lies below ``G_μ``; the result has ``mu_lower``
-        (:mod:`privcheck.auditor.curves`).
-    accountant : an accountant with ``tradeoff(alpha)`` (a composed
-        ``PLDAccountant``) instead of ``eps``: refuted when a box lies below its
-        certified curve's lower end. A mechanism with ``accountant()`` and no
-        finite ε claim (``dp-sgd``) is audited against it by default. With such a
-        curve claim, ``delta`` (in [0, 1)) adds ``eps_lower_at_delta``, the certified ε
-        lower bound at that δ from the same trade-off points (the verdict stays the curve's).
-    jobs, client : workers of the chunk backend (threads by default; a Dask
-        client or ``"local"``; see :func:`privcheck.base.scheduler.get_backend`). One client
-        serves every stage, round and curve draw of the audit (a ``"local"`` cluster
-        starts once, at the first draw, and is closed when the audit returns or raises);
+    delta : claimed δ in [0, 1) (default: the mechanism's nominal δ); with δ > 0 the Monte Carlo part bounds δ at
+        the claimed ε, and (``curve=True``, ≥ 100 samples) ``eps_lower_at_delta`` is certified from trade-off
+        points on draws of their own (at ``confidence`` by itself; the verdict stays the δ test's).
+    mu : a μ-GDP claim (μ > 0) instead of ``eps``: refuted when an empirical (α, β) box lies below ``G_μ``; the
+        result has ``mu_lower`` (:mod:`privcheck.auditor.curves`).
+    accountant : an accountant with ``tradeoff(alpha)`` (a composed ``PLDAccountant``) instead of ``eps``: refuted
+        when a box lies below its certified curve's lower end. A mechanism with ``accountant()`` and no finite ε
+        claim (``dp-sgd``) is audited against it by default. With a curve claim, ``delta`` (in [0, 1)) adds
+        ``eps_lower_at_delta`` from the same points (the verdict stays the curve's).
+    jobs, client : workers of the chunk backend (threads by default; a Dask client or ``"local"``; see
+        :func:`privcheck.base.scheduler.get_backend`). One client serves every stage, round and curve draw of the
+        audit (a ``"local"`` cluster starts at the first draw and is closed when the audit returns or raises);
         pass a backend from ``get_backend(client=...)`` to reuse one across audits.
 
-    Returns an :class:`~privcheck.auditor.result.AuditResult`; its ``verdict`` is ``refuted`` when the
-    exact ε or a valid lower bound exceeds the claim, ``holds`` when the exact
-    ε meets it (or, without an exact value, when no violation was detected by
-    an audit that separated the inputs), ``inconclusive`` otherwise (``reason``
-    says why). ``certified_fraction`` reports how much of the claim was certified.
+    Returns an :class:`~privcheck.auditor.result.AuditResult`: ``verdict`` ``refuted`` when the exact ε or a valid
+    lower bound exceeds the claim, ``holds`` when the exact ε meets it (or, without one, when an audit that
+    separated the inputs detected no violation), ``inconclusive`` otherwise (``reason`` says why);
+    ``certified_fraction``: how much of the claim was certified.
     """
     request = AuditRequest(**locals())  # the call's keywords, as given (nothing else is defined yet)
     started = time.perf_counter()

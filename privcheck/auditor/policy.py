@@ -218,6 +218,33 @@ class _Rounds:
         return bound, record
 
 
+def _adaptive_settings(auto: Any, mc_kwargs: dict) -> Auto:
+    """The rounds' settings, refused for anything but ``"auto"``/:class:`Auto` and for a δ claim."""
+    parsed = parse_samples(auto)
+    if not isinstance(parsed, Auto):
+        raise PrivcheckUsageError(f"samples must be an integer >= 20, 'auto' or Auto(...), got {parsed!r}")
+    if mc_kwargs.get("delta_eps") is not None:
+        raise PrivcheckUsageError(
+            "samples='auto' adapts to an ε claim with δ = 0; give an integer samples for an (ε, δ) claim"
+        )
+    return parsed
+
+
+def _one_view(sampler: Any, inputs: Any, auto: Auto, ss: np.random.SeedSequence, mc_kwargs: dict) -> Any:
+    """The view every round audits, by output type on one probe from ``derive(seed, "autoview")``: sized for
+    the first two rounds (what any run of the budget starts with), not for max_draws — a slow sampler whose
+    seconds budget allows one or two small rounds must not spend it on the probe."""
+    first_two = min(auto.max_draws, auto.first * auto.growth)
+    return choose_view(
+        sampler,
+        inputs,
+        first_two,
+        seed=derive(ss, "autoview"),
+        pairs=mc_kwargs.get("pairs"),
+        neighbours=mc_kwargs.get("neighbours"),
+    )
+
+
 def adaptive_bound(
     sampler: Any,
     inputs: Sequence | None,
@@ -248,28 +275,12 @@ def adaptive_bound(
     and ``draws`` the totals over rounds, ``eps_max_certifiable`` the largest any
     round could certify; and the :class:`~privcheck.auditor.adaptive.AdaptiveRecord`.
     """
-    parsed = parse_samples(auto)
-    if not isinstance(parsed, Auto):
-        raise PrivcheckUsageError(f"samples must be an integer >= 20, 'auto' or Auto(...), got {parsed!r}")
-    if mc_kwargs.get("delta_eps") is not None:
-        raise PrivcheckUsageError(
-            "samples='auto' adapts to an ε claim with δ = 0; give an integer samples for an (ε, δ) claim"
-        )
+    parsed = _adaptive_settings(auto, mc_kwargs)
     confidence = check_confidence(confidence)
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     state = _Rounds(parsed, eps, 1.0 - confidence, time.perf_counter())
     if mc_kwargs.get("view") is None:  # views by output type: one probe for all rounds
-        # sized for the first two rounds (what any run of the budget starts with), not for max_draws: a slow
-        # sampler whose seconds budget allows one or two small rounds must not spend it on the probe
-        first_two = min(parsed.max_draws, parsed.first * parsed.growth)
-        mc_kwargs["view"] = choose_view(
-            sampler,
-            inputs,
-            first_two,
-            seed=derive(ss, "autoview"),
-            pairs=mc_kwargs.get("pairs"),
-            neighbours=mc_kwargs.get("neighbours"),
-        )
+        mc_kwargs["view"] = _one_view(sampler, inputs, parsed, ss, mc_kwargs)
     r = 0
     while (n := parsed.next_size(r + 1, state.used)) is not None:
         r += 1
