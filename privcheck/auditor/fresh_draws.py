@@ -10,17 +10,21 @@ independent (:mod:`privcheck.auditor.stages`). What breaks the contract, and wha
 - **a fixed sample, shuffled**: the draws under different seeds are one multiset in a different order
   (``rng.permutation(fixed)``) — :func:`check_seeding` refuses it too;
 - **a fixed pool resampled** (``rng.choice(pool, n)`` with ``pool`` drawn once): every call is an honest
-  i.i.d. sample — of the pool's empirical law, not of the mechanism. A correct mechanism's pool is refuted
-  about half the time (the pool's likelihood ratio exceeds the true one for half the pools, and enough draws
-  certify it). Where the outputs are continuous this shows: full-precision float values recur among the
-  pilot draws, which fresh draws from a continuous law almost never do, and the recurring values of one input
-  are not drawn at the other (:func:`pool_reason`, checked on the pilot by the code stage) — refused with a
-  usage error that says so.
+  i.i.d. sample — of the pool's empirical law, not of the mechanism. Measured: 20 of 20 pools of 5000 draws of
+  a correct Laplace mechanism refuted at ε = 1 (200 000 samples; the pool's values are atoms only one input
+  produces), and 10 of 20 pools of 2000 draws of a correct randomised response (1 000 000 samples; the pool's
+  likelihood ratio exceeds the true one for about half the pools, and enough draws certify it), where 0 of 20
+  fresh samplers were. Where the outputs are continuous this shows: full-precision float values recur among
+  the pilot draws, which fresh draws from a continuous law almost never do, and the recurring values of one
+  input are not drawn at the other (:func:`pool_reason`, checked on the pilot of every ε audit by the code
+  stage, and on a probe of its own by every curve audit) — refused with a usage error that says so.
 
 Not detectable, hence the documented contract: a pool of *discrete* outputs resampled with replacement (its
-draws are i.i.d. from a finite law, and no test on outputs tells that law from a mechanism's), a pool of
-continuous outputs so large that its values rarely recur in the pilot (it then deviates from the mechanism's
-law by little), and any dependence between calls that the seeds do not show. Why a usage error rather than a
+draws are i.i.d. from a finite law, and no test on outputs tells that law from a mechanism's: the randomised
+response pools above pass every check), a pool of continuous outputs so large that its values rarely recur in
+the pilot (500 000 values for a 200 000-sample audit: it then deviates from the mechanism's law by little), a
+pool behind the curve audits (μ, accountant claims: they keep no pilot), and any dependence between calls that
+the seeds do not show. Why a usage error rather than a
 verdict: an audit of the pool answers a question nobody asked (its "refuted" is wrong about the mechanism half
 the time and its "holds" is no evidence), exactly as for a self-seeding sampler; an explicit ``view=`` states
 that the values are the mechanism's own finite output set and skips the pool check.

@@ -3,7 +3,8 @@
 :func:`curve_bound` validates, probes the sampler's seeding and runs :class:`CurveStrategy` — a score per pair
 (code), thresholds and points (select), boxes on fresh draws (estimate) — on one
 :class:`~privcheck.auditor.stages.draw.DrawRun` whose streams are ``derive(seed, "curve", stage, i)``, disjoint
-from the ε auditor's.
+from the ε auditor's. Before the stages, a small probe of its own (``"pool-probe"``) checks the fresh-draws
+contract for a resampled pool of continuous values (:func:`privcheck.auditor.fresh_draws.check_pool`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from privcheck.auditor.curves.estimate import CurveBound, estimate_points
 from privcheck.auditor.curves.select import select_points
 from privcheck.auditor.curves.settings import CURVE_POINTS, MIN_SAMPLES, SELECTION_SHARE, CurveSettings, WidthGuard
 from privcheck.auditor.execution import Execution
-from privcheck.auditor.fresh_draws import check_seeding
+from privcheck.auditor.fresh_draws import check_pool, check_seeding
 from privcheck.auditor.pipeline import run_strategy
 from privcheck.auditor.stages.draw import DrawRun
 from privcheck.auditor.target import needed_inputs, resolve_pairs
@@ -110,4 +111,12 @@ def curve_bound(
     needed = needed_inputs(ordered)
     reproducible, _ = check_seeding(sampler, inputs[needed[0]])
     run = DrawRun(sampler, inputs, ordered, needed, ss, backend, progress, ("curve",), reproducible)
+    if view is None or view is False:  # an explicit view states the values are the mechanism's own
+        check_pool(run.matrices("pool-probe", pool_probe_size(samples)), ordered, inputs, sampler)
     return run_strategy(CurveStrategy(settings, provider), run)
+
+
+def pool_probe_size(samples: int) -> int:
+    """Draws per input of a curve audit's probe for a resampled pool (its own streams; not counted in
+    ``draws``): an eighth of the audit, at least 256 and at most 4096."""
+    return int(min(4096, max(256, samples // 8)))
