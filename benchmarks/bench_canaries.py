@@ -49,7 +49,7 @@ def _reference(res) -> list[tuple[str, float, float]]:
         a = res.rule["alpha_per_bound"]
         for key in ("eps", "mu"):
             ch = res.chosen.get(key)
-            if not ch:  # nothing certified: the published formula gives no positive value at any rule either
+            if not ch:  # nothing certified: compared with 0
                 rows.append((f"{key}_lower", getattr(res, f"{key}_lower"), 0.0))
                 continue
             fu = ref_cp_upper(ch["false_positives"], ch["n_out"], a)
