@@ -202,7 +202,8 @@ def _candidates(s_in, s_out, dirs):
 
 
 def _perfect(n_in: int, n_out: int):
-    """The best-case candidates for the power line: every guess right, largest guess counts on the k grid."""
+    """The best-case candidates for the power line: every guess right, at the largest guess counts of the k grid and
+    with every canary guessed (an upper limit for any rule: the power line says "at most")."""
     from privcheck.canaries.rules import k_grid
 
     g0 = k_grid(n_in + n_out)
@@ -211,12 +212,14 @@ def _perfect(n_in: int, n_out: int):
     g1 = g1[g1 <= min(n_in, n_out)]
     g = [int(g0[-1])] if g0.size else []
     g += [2 * int(g1[-1])] if g1.size else []
-    return np.asarray(g or [1]), np.asarray(g or [1])
+    g.append(n_in + n_out)  # every canary guessed, all right: no rule can do better
+    return np.asarray(g), np.asarray(g)
 
 
 def _one_run(s_in, s_out, alpha, delta, rule: ThresholdRule, dirs, fdp: bool, claim) -> _Found:
     if rule.kind == "explicit":
         t = float(rule.threshold)
+        dirs = (1,)
         g, c = apply_guess_rule(s_in, s_out, t, -math.inf)
         cand = {
             "t_in": np.array([t]),
@@ -284,9 +287,7 @@ def _one_run(s_in, s_out, alpha, delta, rule: ThresholdRule, dirs, fdp: bool, cl
     if claim and claim["kind"] == "accountant" and fdp:
         jr = guessing.curve_rejected(g, c, m, a_each, claim["curve"])
         found.refuted = jr >= 0
-        found.claim_test = (
-            "the f-DP one-run recursion on the accountant's certified lower curve (refuted when it rejects)"
-        )
+        found.claim_test = "the f-DP one-run recursion on the accountant's certified lower curve"
         found.chosen["curve"] = _cand_dict(cand, jr)
         found.curve_power = guessing.curve_rejected(pg, pc, m, a_each, claim["curve"]) >= 0
     return found
@@ -430,8 +431,9 @@ def audit_scores(
     shown_claim = None if claim is None else {k: v for k, v in claim.items() if k != "curve"}
     if shown_claim is not None and test:
         shown_claim["test"] = test
+    held = f" ({1 - rule.fraction:g} of them bounded, the rest choosing the rule)" if rule.kind == "split" else ""
     power = (
-        f"with {s_in.size} in and {s_out.size} out scores at confidence {conf:g}, at most eps = "
+        f"with {s_in.size} in and {s_out.size} out scores{held} at confidence {conf:g}, at most eps = "
         f"{found.eps_max:.4g} (delta {d:g}) is certifiable by {used}"
         + (f"; at most mu = {found.mu_max:.4g}" if found.mu_max is not None else "")
     )
