@@ -78,10 +78,20 @@ def training_audit(name, params: dict, canaries, eps, delta, confidence, seed, j
     sys.exit(code)
 
 
-def _with_progress(fn, total: int):
-    from privcheck.cli.app import _rich_terminal
+def _terminal(stream) -> bool:
+    """rich's rule for a terminal: TTY_COMPATIBLE 0/1, then FORCE_COLOR, then isatty() (no import of cli.app)."""
+    import os
 
-    if not _rich_terminal(sys.stderr):
+    tty = os.environ.get("TTY_COMPATIBLE", "")
+    if tty in ("0", "1"):
+        return tty == "1"
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def _with_progress(fn, total: int):
+    if not _terminal(sys.stderr):
         return fn(None)
     from rich.console import Console
     from rich.progress import Progress
