@@ -220,6 +220,10 @@ def verify(
     from privcheck.base.seeding import default_jobs
 
     set_memory_limit(max_memory)  # every check of the run (claim files included) is sized against it
+    if files:  # the claims files' code runs in this (supervised) process: capped at the limit too
+        from privcheck.cli.guard import cap_supervised_memory
+
+        cap_supervised_memory()
     check_run_samples(samples, jobs=jobs or default_jobs(), distributed=dask is not None)
     if timeout is not None:
         timeout = check_timeout(timeout)
