@@ -289,8 +289,7 @@ class GuardedGroup(click.Group):
                 code = exc.exit_code
             except SystemExit as exc:
                 report_exit(exc.code)
-                if _SUPERVISED[0]:
-                    _finish_supervised(_exit_status(exc.code))
+                _bound_supervised_exit(_exit_status(exc.code))
                 raise
             except RecursionError as exc:  # built-in code does not recurse deeply: the input is nested too deeply
                 if debug:
@@ -322,8 +321,7 @@ class GuardedGroup(click.Group):
                 )
                 code = EXIT_INTERNAL
         report_exit(code)
-        if _SUPERVISED[0]:  # the claims' threads and atexit handlers cannot hold the run: it is over
-            _finish_supervised(code)
+        _bound_supervised_exit(code)
         if standalone_mode:
             sys.exit(code)
         return code
@@ -331,7 +329,7 @@ class GuardedGroup(click.Group):
 
 #: in a supervised run (:func:`_supervise`), the pipe on which the final exit code is reported
 _REPORT_FD: int | None = None
-#: [True] in the supervised child of :func:`_supervise` (it ends with ``os._exit`` once it has reported)
+#: [True] in the supervised child of :func:`_supervise` (it ends at most :data:`SHUTDOWN_GRACE` s after reporting)
 _SUPERVISED = [False]
 #: seconds the supervisor waits for its child to end after the exit code arrived (then it kills it)
 SUPERVISOR_GRACE = 5.0
@@ -368,6 +366,21 @@ def _exit_status(code) -> int:
     return code if isinstance(code, int) and not isinstance(code, bool) else EXIT_MISMATCH
 
 
+#: seconds the supervised child may spend in interpreter shutdown (threads, atexit) after reporting
+SHUTDOWN_GRACE = 1.0
+
+
+def _bound_supervised_exit(code: int) -> None:
+    """In the supervised child, once it has reported: the normal shutdown may take :data:`SHUTDOWN_GRACE`
+    seconds, then :func:`_finish_supervised` ends it (a claims file's non-daemon thread or ``atexit``
+    handler cannot hold the run: daemon threads keep running while the interpreter waits for them)."""
+    if not _SUPERVISED[0]:
+        return
+    t = threading.Timer(SHUTDOWN_GRACE, _finish_supervised, (code,))
+    t.daemon = True
+    t.start()
+
+
 def _finish_supervised(code: int) -> None:
     """End the supervised child now: flush, stop worker processes, ``os._exit(code)``.
 
@@ -392,9 +405,9 @@ def _supervise() -> None:
     user code calling ``os._exit(0)`` or crashing there would end the run with
     no report and — worst for a CI gate — possibly exit code 0. The child reports
     its exit code on a pipe as it ends normally; when it ends without reporting,
-    the parent prints one line saying how it ended and exits 1. The child ends with
-    ``os._exit`` once it has reported (:func:`_finish_supervised`: the claims' threads and
-    ``atexit`` handlers cannot hold it), and the parent kills it if it has not ended
+    the parent prints one line saying how it ended and exits 1. Once it has reported, the child
+    has :data:`SHUTDOWN_GRACE` seconds to end (then ``os._exit``, :func:`_bound_supervised_exit`: the
+    claims' threads and ``atexit`` handlers cannot hold it), and the parent kills it if it has not ended
     :data:`SUPERVISOR_GRACE` seconds later. SIGTERM, SIGHUP and SIGINT sent to the parent are
     forwarded to the child (which stops its process groups and exits with 128 + the signal);
     the child dies with the parent (parent-death signal SIGTERM).
