@@ -35,6 +35,8 @@ DEFAULT_MEMORY_SHARE = 0.5
 MAX_SAMPLES_LOCAL = 10**9
 #: the largest Monte Carlo size per input accepted on a Dask cluster (10^10 draws in an hour on ~a dozen cores)
 MAX_SAMPLES = 10**10
+#: the shortest per-check deadline accepted (seconds): starting the child process that enforces it takes longer
+MIN_TIMEOUT = 0.01
 #: the longest per-check deadline accepted (seconds; 30 days)
 MAX_TIMEOUT = 30 * 86400.0
 #: environment variable holding the memory limit (same syntax as --max-memory) for every path
@@ -165,10 +167,15 @@ def check_memory(what: str, nbytes: float, lower: str) -> None:
 
 
 def check_timeout(value: Any, name: str = "--timeout") -> float:
-    """A per-check deadline in seconds: a number in (0, :data:`MAX_TIMEOUT`] (one-line refusal otherwise)."""
+    """A per-check deadline in seconds: a number in [:data:`MIN_TIMEOUT`, :data:`MAX_TIMEOUT`] (one-line refusal
+    otherwise)."""
     from privcheck.base.validation import check_positive
 
     out = check_positive(name, value)
+    if out < MIN_TIMEOUT:
+        raise ResourceLimitError(
+            f"{name} {out:g} s is too short for a check to even start; give at least {MIN_TIMEOUT:g} seconds"
+        )
     if out > MAX_TIMEOUT:
         raise ResourceLimitError(
             f"{name} must be a number of seconds in (0, {MAX_TIMEOUT:.0f}] (30 days), got {value!r}"

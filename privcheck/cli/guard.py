@@ -14,7 +14,7 @@ pools, local Dask workers) is killed before it exits (:mod:`privcheck.base.child
 
 :func:`harden_options` replaces every ``float``/``int`` option of the command
 tree by types that reject ``nan``/``inf``, accept integral ``1e9`` for counts and
-echo what the user typed, and turns report-path options (``--json``,
+echo what the user typed, refuses a one-value option given twice, and turns report-path options (``--json``,
 ``--markdown``, ``--junit``, ``--html``) into paths checked *before* the run.
 """
 
@@ -93,8 +93,42 @@ class ReportPath(click.ParamType):
             self.fail(str(exc).split(": ", 1)[-1] if str(exc).startswith(self.option) else str(exc), param, ctx)
 
 
+def _refuse_repeats(cmd: click.Command) -> None:
+    """Make ``cmd`` refuse an option that takes one value given more than once (``--mu 1 --mu 2``).
+
+    click keeps the last value silently; a repeated ``--mu`` or ``--eps`` is more likely a mistake than an
+    override. Flags, counts and options declared ``multiple`` may repeat. Idempotent.
+    """
+    if getattr(cmd, "_refuses_repeats", False):
+        return
+    original = cmd.make_parser
+
+    def make_parser(ctx: click.Context):
+        parser = original(ctx)
+        parse = parser.parse_args
+
+        def parse_args(args):
+            opts, largs, order = parse(args=args)
+            seen: set = set()
+            for param in order:
+                if isinstance(param, click.Option) and not (param.multiple or param.count or param.is_flag):
+                    if param.name in seen:
+                        name = max(param.opts, key=len)
+                        ctx.fail(f"{name} is given more than once (its last value would win silently); give it once")
+                    seen.add(param.name)
+            return opts, largs, order
+
+        parser.parse_args = parse_args  # type: ignore[method-assign]
+        return parser
+
+    cmd.make_parser = make_parser  # type: ignore[method-assign]
+    cmd._refuses_repeats = True  # type: ignore[attr-defined]
+
+
 def harden_options(cmd: click.Command) -> None:
-    """Replace float/int option types and report paths in ``cmd`` and all its subcommands (idempotent)."""
+    """Replace float/int option types and report paths in ``cmd`` and all its subcommands, and refuse options
+    that take one value given twice (idempotent)."""
+    _refuse_repeats(cmd)
     for p in getattr(cmd, "params", []):
         if not isinstance(p, click.Option):
             continue
