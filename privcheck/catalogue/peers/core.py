@@ -88,9 +88,11 @@ def judge(q: Query, certify: Callable = None) -> dict:
     or above the certified upper end, a lower bound at or below the lower end: safe whatever the exact value
     is), ``undecided`` also when a bound lies strictly inside the interval (it may be on either side of the
     exact value: the interval is too wide to judge it),
-    ``vacuous`` (an upper bound of inf), ``approximation`` (with ``position`` below / inside /
-    above), ``no_answer`` (the library raised or returned NaN), ``undecided`` (no certified
-    interval for these events).
+    ``vacuous`` (an upper bound of inf), ``approximation`` (a documented approximation inside or above
+    the interval, ``position`` inside / above: labelled, never counted as holds), ``miss`` (a documented
+    approximation below the interval, or a calibration by one that misses its target: it refutes the claim,
+    the label explaining why), ``no_answer`` (the library raised or returned NaN), ``undecided`` (no
+    certified interval for these events).
     """
     certify = certify or certified
     row: dict = {
@@ -143,14 +145,15 @@ def judge(q: Query, certify: Callable = None) -> dict:
     if q.role == "approximation":
         pos = "below" if value < floor else ("above" if value > ceil_ else "inside")
         row.update(
-            status="approximation",
+            status="miss" if pos == "below" else "approximation",
             position=pos,
             note=(row.get("note", "") + "; " if row.get("note") else "")
             + "documented approximation, not a bound"
-            + ("; BELOW the truth" if pos == "below" else ""),
+            + ("; BELOW the truth: the label explains the miss, it does not excuse it" if pos == "below" else ""),
         )
         if pos == "below":
             row["below_truth_by"] = lo - value
+            row["reproducer"] = q.code + "\n# privcheck's certified interval (" + cert.method + "):\n" + cert.code
         return row
     if q.role == "calibration":
         claimed = float(q.claim_eps)
@@ -158,13 +161,18 @@ def judge(q: Query, certify: Callable = None) -> dict:
         if q.approximate:
             short = lo > claimed + REL_FLOAT * abs(claimed)
             row.update(
-                status="approximation",
+                status="miss" if short else "approximation",
                 position="below" if short else "inside",
                 note="calibrated with a documented approximation, not a bound"
-                + ("; the target ε is NOT achieved" if short else ""),
+                + (
+                    "; the target ε is NOT achieved: the label explains the miss, it does not excuse it"
+                    if short
+                    else ""
+                ),
             )
             if short:
                 row["excess"] = lo - claimed
+                row["reproducer"] = q.code + "\n# privcheck's certified interval (" + cert.method + "):\n" + cert.code
             return row
         if lo > claimed + q.tolerance + REL_FLOAT * abs(claimed):
             row.update(status="refuted", excess=lo - claimed)
@@ -257,22 +265,22 @@ def audit_queries(
     for r in rows:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
     decided = counts.get("holds", 0) + counts.get("vacuous", 0)
-    if counts.get("refuted"):
+    if counts.get("refuted") or counts.get("miss"):  # a documented approximation's miss is still a miss
         verdict = "refuted"
     elif decided:
         verdict = "holds"
     else:
         verdict = "inconclusive"
     holds = [r for r in rows if r["status"] == "holds" and r["role"] == "upper"]
-    below = sum(r.get("position") == "below" for r in rows)
-    order = ("refuted", "holds", "vacuous", "approximation", "no_answer", "undecided")
+    below = sum(r["status"] == "miss" for r in rows)
+    order = ("refuted", "miss", "holds", "vacuous", "approximation", "no_answer", "undecided")
     measured = ", ".join(f"{counts[k]} {k.replace('_', ' ')}" for k in order if counts.get(k))
     if below:
-        measured += f" ({below} below the truth)"
+        measured += f" ({below} documented approximation{'s' if below > 1 else ''} on the unsafe side of the truth)"
     extra: dict = {"counts": counts, "approximations_below_truth": below}
     if holds:
         extra["max_slack_rel"] = max((r["slack_rel"] or 0.0) for r in holds)
-    refuted = [r for r in rows if r["status"] == "refuted"]
+    refuted = [r for r in rows if r["status"] == "refuted"] or [r for r in rows if r["status"] == "miss"]
     if refuted:
         r0 = refuted[0]
         extra["first_refuted"] = {k: r0[k] for k in ("query", "answer", "certified", "target_eps") if k in r0}
@@ -296,7 +304,9 @@ def audit_queries(
             "rule": "upper bound < certified lower end: refuted, >= upper end: holds, strictly "
             "inside: undecided; lower bound > certified upper end: refuted, <= lower end: "
             "holds, strictly inside: undecided; calibration whose certified ε exceeds the target (+ documented "
-            "tolerance): refuted; approximations are labelled, never judged",
+            "tolerance): refuted; a documented approximation on the unsafe side of the certified interval "
+            "(or a calibration by one that misses its target) is a miss and refutes the claim, the label "
+            "explaining it; one inside or on the safe side is labelled, never counted as holds",
         },
     )
 
