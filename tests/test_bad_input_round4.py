@@ -33,6 +33,11 @@ USAGE = [
     (["omp", "--sigma-e", "1e300"], "sigma_e must be in [0, 1e+100]"),
     (["omp", "--n", "100000", "--d", "100000"], "n=100000 clients and d=100000 features would need about"),
     (["omp", "--max-memory", "1k"], "more than the limit 1 KiB; lower --n or --d"),
+    (  # the line docs/site/ci.md shows
+        ["omp", "--n", "100000", "--d", "100000", "--max-memory", "4G"],
+        "omp on an instance of n=100000 clients and d=100000 features would need about 449 GiB, more than the "
+        "limit 4 GiB; lower --n or --d, or raise --max-memory (or the environment variable PRIVCHECK_MAX_MEMORY)",
+    ),
     (["omp", "--json", "/nonexistent_privcheck_dir/x.json"], "does not exist"),
     (
         ["omp", "--algorithm", "dp-sgd", "--mu1", "1e-3", "--n", "50", "--d", "40"],
