@@ -800,9 +800,11 @@ def _register_commands() -> None:
     """The command groups of their own modules (one module per command group; keep their imports light)."""
     from privcheck.cli.budget import budget
     from privcheck.cli.omp import omp_cmd
+    from privcheck.cli.sampling import check_sampling_cmd
 
     main.add_command(budget)
     main.add_command(omp_cmd)
+    main.add_command(check_sampling_cmd)
 
 
 _register_commands()
