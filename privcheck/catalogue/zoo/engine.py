@@ -87,6 +87,18 @@ class Case:
     true_eps: Callable[[], float] | None = None
     calculator: str = ""
     outside: bool = False
+    #: a μ-GDP claim instead of ε (audited from trade-off points at a fixed size; ``eps`` is then ε(δ) of μ, for
+    #: the table) and the calculator of the code's exact μ
+    mu: float | None = None
+    mu_true: Callable[[], float] | None = None
+    #: a post-processing view for the auditor (None: chosen by output type); e.g. the projection of a Gaussian
+    #: vector on the direction the neighbours differ in (its likelihood-ratio statistic)
+    view: Callable | None = None
+    #: the calculators derive the true values from the code's own parameters (not only from its documentation):
+    #: a true ε (or μ) above the claim refutes the case exactly, whatever the Monte Carlo bound (exact beats sampled)
+    exact_refutes: bool = False
+    #: a note for the row (e.g. which layer of the library the adapter drives)
+    note: str = ""
 
 
 @dataclass
@@ -105,6 +117,8 @@ class Entry:
     #: draws per input per case of the default run (None: DEFAULT_SAMPLES); for libraries whose per-call
     #: rate (a few hundred outputs/s) would make the default run take many minutes; --samples overrides it
     samples: int | None = None
+    #: the install line of a missing library (default :data:`INSTALL_HINT`)
+    install_hint: str = ""
 
 
 ENTRIES: list[Entry] = []
@@ -170,6 +184,15 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
         "inputs": [str(v) for v in case.inputs],
         "outside_domain": case.outside,
     }
+    if case.mu is not None:
+        row["mu_claimed"] = case.mu
+    if case.note:
+        row["note"] = case.note
+    if case.mu_true is not None:
+        try:
+            row["mu_true"] = float(case.mu_true())
+        except Exception as exc:  # noqa: BLE001
+            row["mu_true"], row["calculator"] = None, f"calculator failed: {_one_line(exc)}"
     if case.true_eps is not None:
         try:
             row["eps_true"] = float(case.true_eps())
@@ -191,8 +214,10 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
             sampler,
             inputs=None if case.pairs else case.inputs,
             pairs=case.pairs,
-            eps=case.eps,
-            delta=case.delta,
+            eps=None if case.mu is not None else case.eps,
+            mu=case.mu,
+            view=case.view,
+            delta=(case.delta or None) if case.mu is not None else case.delta,
             samples=samples,
             seed=seed,
             confidence=confidence,
@@ -215,11 +240,17 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
         delta_lower=res.delta_lower,
         draws_per_second=res.details.get("draws_per_second"),
         reason=res.reason,
+        mu_lower=res.mu_lower,
+        eps_lower_at_delta=res.eps_lower_at_delta,
         eps_max_certifiable=res.eps_max_certifiable,
         draws_per_input=res.samples,
         seconds=round(time.perf_counter() - t0, 2),
     )
     row.update(of_true(res.eps_lower, row.get("eps_true"), case.eps))
+    if case.exact_refutes and row["verdict"] != "refuted":
+        over = _exact_excess(row, case)
+        if over:
+            row.update(verdict="refuted", verdict_basis="exact", exact_finding=over)
     adaptive = res.details.get("adaptive")
     if adaptive is not None:
         row["adaptive"] = {
@@ -235,6 +266,17 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
     if power:
         row["power"] = power
     return row
+
+
+def _exact_excess(row: dict, case: Case) -> str | None:
+    """The sentence saying the code's exact value exceeds the claim (None when it does not)."""
+    mu_true, eps_true = row.get("mu_true"), row.get("eps_true")
+    if case.mu is not None and mu_true is not None and mu_true > case.mu * (1 + 1e-9):
+        return f"the code's exact mu {mu_true:.6g} exceeds the claimed {case.mu:.6g}"
+    if case.mu is None and eps_true is not None and eps_true > case.eps * (1 + 1e-9):
+        at = f" at delta {case.delta:g}" if case.delta else ""
+        return f"the code's exact eps{at} {eps_true:.6g} exceeds the claimed {case.eps:.6g}"
+    return None
 
 
 def of_true(eps_lower: float | None, eps_true: float | None, eps_claimed: float) -> dict:
@@ -309,7 +351,7 @@ def case_samples(case: Case, eps_true: float | None, n_fixed: int | None, first:
 
     if n_fixed is not None:
         return int(n_fixed)
-    if case.delta > 0:
+    if case.delta > 0 or case.mu is not None:  # (eps, delta) and mu claims: fixed sizes (no adaptive rounds)
         return DEFAULT_SAMPLES
     target = TARGET_OF_TRUE
     if eps_true is not None and 0 < eps_true and 0 < case.eps < math.inf:
@@ -361,8 +403,11 @@ def _warm_up(cases: list[Case]) -> None:
 def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
     """Run every case of ``entry``: family-wise ``ctx.confidence`` over the cases (Bonferroni)."""
     from privcheck.catalogue.peers import missing, versions
+    from privcheck.catalogue.zoo.pins import SCORECARD_VERSIONS, differs
 
     vers = versions(entry.dist, *entry.extra_dists)
+    pinned = {d: SCORECARD_VERSIONS[d] for d in vers if d in SCORECARD_VERSIONS}
+    mismatch = [line for d, v in vers.items() if (line := differs(d, v))]
     absent = missing(*entry.modules)
     if absent is not None:
         return Outcome(
@@ -371,9 +416,10 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
             measured=None,
             details={
                 "skipped": True,
-                "reason": f"{entry.dist} {INSTALL_HINT}",
+                "reason": f"{entry.dist} {entry.install_hint or INSTALL_HINT}",
                 "library": entry.library,
                 "versions": vers,
+                "scorecard_versions": pinned,
             },
         )
     try:
@@ -394,7 +440,8 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
     run = _timed_case if timeout else audit_case
     # (ε, δ) cases are not adaptive: the entry's fixed default (slow libraries set a smaller one)
     rows = [
-        run(c, default if n is None and c.delta > 0 else n, (base + i) % (2**31), conf) for i, c in enumerate(cases)
+        run(c, default if n is None and (c.delta > 0 or c.mu is not None) else n, (base + i) % (2**31), conf)
+        for i, c in enumerate(cases)
     ]
     for r in rows:
         r["version"] = vers.get(entry.dist)
@@ -416,6 +463,7 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
         "cases": rows,
         "library": entry.library,
         "versions": vers,
+        "scorecard_versions": pinned,
         "adapter": entry.adapter,
         "confidence": ctx.confidence,
         "reproducible": not not_repro,
@@ -428,6 +476,8 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
         )
     if problems:
         details["problems"] = problems
+    if mismatch:
+        details["version_mismatch"] = mismatch
     if n is None:
         budget = case_budget()
         details["sizing"] = (
@@ -440,8 +490,9 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
     below = [f"{r['case']}: {r['power']}" for r in rows if r.get("power")]
     if below:
         details["below_target"] = below
-    measured = {r["case"]: r.get("eps_lower") for r in rows}
-    claimed = {r["case"]: r["eps_claimed"] for r in rows}
+    # mu claims read mu claimed -> mu_lower; the others eps claimed -> eps_lower
+    measured = {r["case"]: r.get("mu_lower") if "mu_claimed" in r else r.get("eps_lower") for r in rows}
+    claimed = {r["case"]: r.get("mu_claimed", r["eps_claimed"]) for r in rows}
     return Outcome(
         verdict,
         claimed=claimed,
