@@ -260,7 +260,7 @@ def verify(
         if verbosity >= 0 and any(c.claim_id.startswith("zoo.") for c in checks):
             from rich.markup import escape
 
-            from privcheck.catalogue.zoo.pins import selection_lines
+            from privcheck.catalogue.zoo.engine import selection_lines
 
             for line in selection_lines(c.claim_id for c in checks):
                 console.print(f"[yellow]{escape(line)}[/]")

@@ -97,6 +97,9 @@ class Case:
     #: the calculators derive the true values from the code's own parameters (not only from its documentation):
     #: a true ε (or μ) above the claim refutes the case exactly, whatever the Monte Carlo bound (exact beats sampled)
     exact_refutes: bool = False
+    #: what the true value is computed from: ``"code"`` (the code's own parameters and probabilities) or
+    #: ``"documented"`` (the documented law; it restates the documentation); "" = from the calculator label
+    true_basis: str = ""
     #: a note for the row (e.g. which layer of the library the adapter drives)
     note: str = ""
 
@@ -130,6 +133,15 @@ def register(entry: Entry) -> Entry:
     check(entry.claim_id, "mc")(lambda ctx, _e=entry: run_entry(_e, ctx))
     ENTRIES.append(entry)
     return entry
+
+
+def selection_lines(claim_ids) -> list[str]:
+    """One line per library behind the selected ``zoo.*`` claim ids whose installed version differs from the
+    scorecard's (:func:`privcheck.catalogue.zoo.pins.mismatch_lines`)."""
+    from privcheck.catalogue.zoo.pins import mismatch_lines
+
+    ids = set(claim_ids)
+    return mismatch_lines(d for e in ENTRIES if e.claim_id in ids for d in (e.dist, *e.extra_dists))
 
 
 def grid(make: Callable[..., Case | None], eps_grid=EPS_GRID, **axes) -> Callable[[], list[Case]]:
@@ -184,6 +196,8 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
         "inputs": [str(v) for v in case.inputs],
         "outside_domain": case.outside,
     }
+    if case.true_eps is not None or case.mu_true is not None:
+        row["true_basis"] = true_basis(case)
     if case.mu is not None:
         row["mu_claimed"] = case.mu
     if case.note:
@@ -266,6 +280,16 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
     if power:
         row["power"] = power
     return row
+
+
+def true_basis(case: Case) -> str:
+    """``"code"`` when the calculator derives the true value from the code's own parameters or probabilities
+    (its label says "code's", "library's" or "calibrated sigma"), else ``"documented"``: the scorecard then
+    labels the value "documented", never "true"."""
+    if case.true_basis:
+        return case.true_basis
+    label = case.calculator.lower()
+    return "code" if any(w in label for w in ("code's", "library's", "calibrated sigma")) else "documented"
 
 
 def _exact_excess(row: dict, case: Case) -> str | None:

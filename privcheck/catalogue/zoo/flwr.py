@@ -74,6 +74,7 @@ def _mu_case(label: str, fn, mu: float, mu_true, calc: str, note: str, view=None
         note=note,
         view=view,
         exact_refutes=mu_true is not None,
+        true_basis="code",
     )
 
 
@@ -113,6 +114,7 @@ def _localdp_cases() -> list[Case]:
                     "its clipping allows between two clients",
                     note="Message/Context -> LocalDpMod(msg, ctxt, call_next) as a ClientApp runs its mods",
                     exact_refutes=True,
+                    true_basis="code",
                 )
             )
     return out

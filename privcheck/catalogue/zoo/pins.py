@@ -43,11 +43,3 @@ def mismatch_lines(dists) -> list[str]:
         if line:
             out.append(line)
     return out
-
-
-def selection_lines(claim_ids) -> list[str]:
-    """The :func:`mismatch_lines` of the libraries behind the selected ``zoo.*`` claim ids."""
-    from privcheck.catalogue.zoo.engine import ENTRIES
-
-    ids = set(claim_ids)
-    return mismatch_lines(d for e in ENTRIES if e.claim_id in ids for d in (e.dist, *e.extra_dists))
