@@ -456,3 +456,15 @@ def test_full_grids_reach_long_horizons_tiny_delta_and_large_eps_for_every_accou
         counts = [e.count for q in qs for e in q.events]
         assert max(counts) >= 100_000 and min(q.at for q in qs if q.target == "eps") <= 1e-12, build.__name__
         assert any("large ε" in q.label for q in qs), build.__name__
+
+
+def test_an_answer_strictly_inside_a_pld_interval_is_judged_on_a_finer_grid():
+    """prv 's lower end for 100 × Laplace b=0.5 lies inside the default interval; the finer one decides it."""
+    from privcheck.catalogue.peers.certify import certified, certified_finer
+
+    ev = (P.laplace(0.5, 100),)
+    coarse, fine = certified(ev, "add_remove", "eps", 1e-5), certified_finer(ev, "add_remove", "eps", 1e-5)
+    assert coarse.lower <= fine.lower <= fine.upper <= coarse.upper * (1 + 1e-12) and "finer grid" in fine.method
+    inside = (coarse.lower + fine.lower) / 2  # undecided on the coarse interval, below the finer one
+    row = P.judge(P.Query("lap", "add_remove", "eps", 1e-5, "lower", lambda: inside, "", events=ev))
+    assert row["status"] == "holds" and "finer grid" in row["certified_by"]
