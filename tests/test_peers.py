@@ -468,3 +468,12 @@ def test_an_answer_strictly_inside_a_pld_interval_is_judged_on_a_finer_grid():
     inside = (coarse.lower + fine.lower) / 2  # undecided on the coarse interval, below the finer one
     row = P.judge(P.Query("lap", "add_remove", "eps", 1e-5, "lower", lambda: inside, "", events=ev))
     assert row["status"] == "holds" and "finer grid" in row["certified_by"]
+
+
+def test_refining_is_asked_only_well_inside_a_pld_interval():
+    from privcheck.catalogue.peers.certify import Certified
+    from privcheck.catalogue.peers.core import _worth_refining
+
+    pld = Certified(1.0, 2.0, "privcheck PLD accountant (certified interval)", "")
+    assert _worth_refining(pld, 1.5) and not _worth_refining(pld, 1.01) and not _worth_refining(pld, 2.5)
+    assert not _worth_refining(Certified(1.0, 2.0, "exact GDP", ""), 1.5)  # closed forms are not refined

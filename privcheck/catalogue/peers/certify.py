@@ -125,7 +125,7 @@ def _pld_events(events: tuple[Ev, ...]):
 
 
 #: the FFT size of the finer certification asked when an answer falls strictly inside the first interval
-FINE_FFT_SIZE = 2**21
+FINE_FFT_SIZE = 2**20
 
 
 def _pld_oracle(events: tuple[Ev, ...], relation: str, target: str, at: float, fine: bool = False) -> Certified | None:
