@@ -24,17 +24,29 @@ Top-level keys: ``privacy``, ``accountant``, ``estimator`` (arrays of tables,
 ``mechanism``   string    required; a name from ``privcheck list`` (``de``, ``pm`` …)
 ``params``      table     the mechanism's parameters (``{m = 4, eps = 1.0}``)
 ``eps``         number    claimed ε > 0 (default: the mechanism's nominal ε)
-``delta``       number    claimed δ in [0, 1) (default: the mechanism's nominal δ)
+``delta``       number    claimed δ in [0, 1) (default: the mechanism's nominal δ);
+                          with ``mu``/``accountant``: the δ at which the certified
+                          ε lower end ``eps_lower_at_delta`` is reported
+``mu``          number    instead of ``eps``: a μ-GDP claim, μ > 0 (``audit --mu``)
+``accountant``  string    instead of ``eps``: the certified trade-off curve of PLD
+                or array  events ``"KIND:NAME=VALUE,...[xCOUNT]"`` (an array is
+                          composed; ``audit --accountant``, ``budget pld --event``)
 ``samples``     integer   Monte Carlo draws per input, ≥ 20 (default 100000;
-                          ``--samples`` overrides, ``--quick`` divides by 5)
-``exact``       bool      compute the exact ε (default: when the mechanism has it)
+                or string ``--samples`` overrides, ``--quick`` divides by 5), or
+                          ``"auto"`` / ``"auto:key=value,..."`` (ε claims only:
+                          rounds until certified, as ``audit --samples auto``;
+                          ``--quick`` divides its draws budget by 5)
+``exact``       bool      compute the exact ε (default: when the mechanism has it;
+                          not with ``mu``/``accountant``)
 ``monte_carlo`` bool      run the Monte Carlo lower bound (default true)
 ==============  ========  ===================================================
 
 One check per entry: method ``exact`` when the exact ε is computed (the Monte
 Carlo bound, if run, is a second opinion in the details), else ``mc``. The
 verdict is the audit's: ``refuted`` if the exact ε or a valid lower bound
-exceeds the claim.
+exceeds the claim; for ``mu``/``accountant`` claims, if an empirical trade-off
+box lies below the claimed curve (measured: ``mu_lower``, the certified lower
+end of μ, or ``points_below_curve``).
 
 ``[[privacy]]`` with ``sampler`` instead of ``mechanism`` — audit user code
 (Monte Carlo lower bound, method ``mc``):
@@ -48,9 +60,10 @@ exceeds the claim.
                            at least two unless ``pairs`` is given
 ``pairs``        array     neighbouring inputs ``[[a, b], ...]``: only these
                            pairs (both orders) are searched (central DP)
-``eps``          number    required: claimed ε
+``eps``          number    the claimed ε; or ``mu`` or ``accountant`` as above
+                           (one of the three is required)
 ``delta``        number    claimed δ in [0, 1) (default 0)
-``samples``      integer   as above
+``samples``      integer   as above (or ``"auto"``)
 ``per_sample``   bool      the function returns one output per call,
                            ``fn(x, rng)`` or ``fn(x)`` (:func:`privcheck.per_sample`)
 ``seed_global``  bool      with ``per_sample``: seed numpy's and random's global
