@@ -301,7 +301,8 @@ def quick_refutation_note(record: VerdictRecord) -> str:
     adjusted = d.get("adjusted_p")
     if isinstance(adjusted, dict) and adjusted:
         name, p = min(adjusted.items(), key=lambda kv: float(kv[1]))
-        parts.append(f"smallest adjusted p = {float(p):.3g} ({name})")
+        p_text = f"{float(p):.3g}" if float(p) > 0 else "< 1e-300"
+        parts.append(f"smallest adjusted p = {p_text} ({name})")
     size = d.get("quick_size")
     if isinstance(size, dict) and size.get("full"):
         wider = math.sqrt(size["full"] / max(1, size["used"]))
