@@ -271,8 +271,8 @@ def _outcome(res: Any, ctx: RunContext, about: dict, mc: bool = True, exact_keys
 def _privacy_user(ent: Entry, paper: str) -> tuple[Claim, Check]:
     """A ``[[privacy]]`` entry auditing user code (``sampler = "pkg.module:function"``)."""
     from privcheck.auditor import audit
-    from privcheck.auditor.core import resolve_pairs
     from privcheck.auditor.per_sample import per_sample
+    from privcheck.auditor.target import resolve_pairs
     from privcheck.auditor.user_code import guard_user_code, load_reference, probe_sampler
 
     v = ent.values

@@ -680,7 +680,7 @@ def _user_code_audit(ref, xs, prs, per_sample, seed_global, view, kwargs):
 
 def _failed_audit(name: str, eps, delta, confidence, samples, exc, seconds: float):
     """The audit result of verdict ``error`` for a run that user code (or a deadline) ended: ``exc`` is the reason."""
-    from privcheck.auditor.core import AuditResult
+    from privcheck.auditor.result import AuditResult
 
     return AuditResult(
         mechanism=name,
