@@ -106,7 +106,7 @@ def _claim_spec(ent: Entry, user_code: bool) -> ClaimSpec:
     if len(given) > 1:
         ent.fail(f"give one claim: eps, mu or accountant, not {' and '.join(given)}")
     if user_code and not given:
-        ent.fail("missing the claim: eps (the claimed ε), mu (μ-GDP) or accountant (PLD events) for user code")
+        ent.fail("missing required key 'eps' (the claimed ε; or mu, or accountant) for user code")
     eps = ent.guard(lambda: check_eps(v["eps"])) if "eps" in v else None
     delta = ent.guard(lambda: check_probability("delta", v["delta"], open_high=True)) if "delta" in v else None
     mu = None
