@@ -1,4 +1,4 @@
-"""User claims files: TOML (``privacy``, ``accountant``, ``estimator`` entries) and Python modules.
+"""User claims files: TOML (``privacy``, ``accountant``, ``estimator``, ``sampling`` entries) and Python modules.
 
 ``privcheck verify --file my_claims.toml`` (or ``.py``) registers the file's
 claims next to the built-in catalogue and runs them; each user claim declares
@@ -8,7 +8,7 @@ file itself is wrong).
 
 TOML format
 -----------
-Top-level keys: ``privacy``, ``accountant``, ``estimator`` (arrays of tables,
+Top-level keys: ``privacy``, ``accountant``, ``estimator``, ``sampling`` (arrays of tables,
 ``[[privacy]]`` …); nothing else. Keys common to every entry:
 
 ============  ========  =====================================================
@@ -105,6 +105,21 @@ bias, Bonett interval for the variance, Bonferroni over the tests):
 ``var_rel_tol``       number    relative margin of "variance equals the claim" (0.1)
 ``replicates``        integer   simulated replicates ≥ 10 (default 20000)
 ====================  ========  =============================================
+
+``[[sampling]]`` — test a pipeline's batches against the sampling scheme its
+accountant assumes (:func:`privcheck.check_sampling`; exact tests, Holm over the
+tests tried; method ``exact``):
+
+=============  ========  ====================================================
+``file``       string    saved batches (``.json``, ``.txt``, ``.npy``, ``.npz``;
+                         relative to the claims file), or
+``batches``    string    ``"pkg.module:function"`` returning batches, a data
+                         loader or a batch sampler (exactly one of the two)
+``n``          integer   required; number of records (indices in [0, n))
+``q``          number    declared rate in (0, 1] (default: estimated, not tested)
+``scheme``     string    ``"poisson"`` (default), ``"fixed"`` or ``"shuffle"``
+``epochs``     integer   passes over a re-iterable loader (default 1)
+=============  ========  ====================================================
 
 Python format
 -------------
