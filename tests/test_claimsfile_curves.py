@@ -143,7 +143,10 @@ BAD = [
     (_E + 'mu = 1.0\nsamples = "auto"', 'samples = "auto" is for ε claims'),
     (_E + "mu = 1.0\nexact = true", "exact = true is for ε claims"),
     (_E + "mu = 1.0\nmonte_carlo = false", "monte_carlo = false leaves nothing to run"),
-    ('[[privacy]]\nid = "a.b"\nsampler = "m:f"\ninputs = [0, 1]', "missing required key 'eps' (the claimed ε; or mu, or accountant)"),
+    (
+        '[[privacy]]\nid = "a.b"\nsampler = "m:f"\ninputs = [0, 1]',
+        "missing required key 'eps' (the claimed ε; or mu, or accountant)",
+    ),
 ]
 
 
