@@ -1,0 +1,80 @@
+"""Global randomness made recordable and coupled for the length of one call: ``numpy.random`` and ``random``.
+
+Library code that draws from the global generators (``np.random.normal(...)``, ``random.random()``,
+``check_random_state(None)``, which returns ``np.random.mtrand._rand``) is coupled by
+:func:`coupled_globals`: while the block runs, the module functions of ``numpy.random`` and ``random``
+(and ``np.random.mtrand._rand``) are the bound methods of a :class:`~privcheck.tracing.recording.RecordingRandomState`
+and a :class:`~privcheck.tracing.recording.RecordingRandom` seeded from the run, so every call is logged;
+the original global generators are seeded with the same seeds too, so code that kept a reference to
+them (``from numpy.random import normal`` at import) draws the same stream in both runs of a pair,
+unlogged. On exit everything is put back — the module attributes and the states of the original
+generators, also when the block raises — so a trace leaves the caller's global random state as it
+found it.
+
+Thread safety: the global generators are per process, so the block holds the process-wide lock
+that :func:`privcheck.per_sample` (``seed_global=True``) holds too; other traces and seeded audits in
+the process wait. Code in *other* threads that uses the global generators while a trace runs would
+draw from the trace's generators: do not trace while such threads run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from typing import Iterator
+
+import numpy as np
+
+from privcheck.auditor.per_sample import _GLOBAL_LOCK
+from privcheck.tracing.recording import Recorder, RecordingRandom, RecordingRandomState
+
+
+def _bound_names(module, instance) -> list[str]:
+    """The module attributes that are bound methods of ``instance`` (``np.random.normal`` of ``_rand``)."""
+    out = []
+    for name in dir(module):
+        if name.startswith("__"):
+            continue
+        try:
+            if getattr(getattr(module, name), "__self__", None) is instance:
+                out.append(name)
+        except Exception:  # noqa: BLE001 - an attribute that cannot be read is left alone
+            continue
+    return out
+
+
+@contextlib.contextmanager
+def coupled_globals(recorder: Recorder, np_seed: int, py_seed: int) -> Iterator[None]:
+    """Within the block, ``numpy.random`` and ``random`` draw from recording generators seeded with
+    ``np_seed`` / ``py_seed`` (both in [0, 2**32)); everything is restored on exit (see the module docstring)."""
+    with _GLOBAL_LOCK:
+        mt = np.random.mtrand
+        orig_rand = mt._rand
+        np_names = _bound_names(np.random, orig_rand)
+        py_inst = random._inst  # type: ignore[attr-defined]
+        py_names = _bound_names(random, py_inst)
+        saved_np = {n: getattr(np.random, n) for n in np_names}
+        saved_py = {n: getattr(random, n) for n in py_names}
+        np_state = orig_rand.get_state()
+        py_state = py_inst.getstate()
+        rs = RecordingRandomState(np_seed, recorder, source="numpy.random")
+        pr = RecordingRandom(py_seed, recorder)
+        try:
+            orig_rand.seed(np_seed)
+            py_inst.seed(py_seed)
+            mt._rand = rs
+            for n in np_names:
+                if hasattr(rs, n):
+                    setattr(np.random, n, getattr(rs, n))
+            for n in py_names:
+                if hasattr(pr, n):
+                    setattr(random, n, getattr(pr, n))
+            yield
+        finally:
+            mt._rand = orig_rand
+            for n, v in saved_np.items():
+                setattr(np.random, n, v)
+            for n, v in saved_py.items():
+                setattr(random, n, v)
+            orig_rand.set_state(np_state)
+            py_inst.setstate(py_state)
