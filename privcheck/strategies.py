@@ -58,12 +58,15 @@ def values(
 
 def _records(n_min: int, n_max: int, dim: int | None, lo: float, hi: float) -> st.SearchStrategy[np.ndarray]:
     rec = st.floats(lo, hi, allow_nan=False, allow_infinity=False)
-    shape = st.integers(n_min, n_max).map(lambda n: (n,) if dim is None else (n, dim))
-    return shape.flatmap(
-        lambda s: st.lists(rec, min_size=int(np.prod(s)), max_size=int(np.prod(s))).map(
-            lambda v, s=s: np.asarray(v, dtype=float).reshape(s)
-        )
-    )
+
+    def shape_of(n: int) -> tuple[int, ...]:
+        return (n,) if dim is None else (n, dim)
+
+    def filled(s: tuple[int, ...]) -> st.SearchStrategy[np.ndarray]:
+        size = int(np.prod(s))
+        return st.lists(rec, min_size=size, max_size=size).map(lambda v: np.asarray(v, dtype=float).reshape(s))
+
+    return st.integers(n_min, n_max).map(shape_of).flatmap(filled)
 
 
 def _record(dim: int | None, lo: float, hi: float, outside: bool, nonfinite: bool) -> st.SearchStrategy[Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import math
 import time
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from privcheck.base.errors import PrivcheckUsageError, UnknownNameError, UserCodeError
 from privcheck.calibration.curves import MECHANISMS, Mechanism, invert_eps
@@ -27,6 +27,7 @@ class _Calibrator:
                 f"audit_calibrator needs a callable fn(eps=, delta=, sensitivity=) -> scale, got {type(fn).__name__}"
             )
         self.fn, self.name = fn, name or callable_name(fn)
+        params: Mapping[str, inspect.Parameter]
         try:
             params = inspect.signature(fn).parameters
         except (TypeError, ValueError):

@@ -12,9 +12,9 @@ def summarise(res: CalibratorResult, mech: Mechanism) -> CalibratorResult:
     pts = res.points
     res.refused = sum(p.verdict == "refused" for p in pts)
     scored = [p for p in pts if p.spent is not None]
-    res.worst = max(scored, key=lambda p: p.spent) if scored else None
+    res.worst = max(scored, key=lambda p: p.spent or 0.0) if scored else None
     wasted = [p for p in pts if p.wasted is not None]
-    res.most_wasted = max(wasted, key=lambda p: p.wasted) if wasted else None
+    res.most_wasted = max(wasted, key=lambda p: p.wasted or 0.0) if wasted else None
     res.details = {
         "tolerance": f"refuted when the certified true delta exceeds delta * (1 + {REL_TOL:g}) "
         "(at delta = 0: the true eps exceeds eps * (1 + tol))",
@@ -40,8 +40,8 @@ def summarise(res: CalibratorResult, mech: Mechanism) -> CalibratorResult:
     elif good:
         res.verdict = "holds"
         waste = ""
-        if res.most_wasted is not None and res.most_wasted.wasted:
-            w = res.most_wasted
+        w = res.most_wasted
+        if w is not None and w.wasted is not None and w.wasted > 0:
             waste = (
                 f"; up to {100 * w.wasted:.3g}% more noise than the exact curve needs "
                 f"(eps={w.eps:g}, delta={w.delta:g})"

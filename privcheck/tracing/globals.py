@@ -51,7 +51,7 @@ def coupled_globals(recorder: Recorder, np_seed: int, py_seed: int) -> Iterator[
         mt = np.random.mtrand
         orig_rand = mt._rand
         np_names = _bound_names(np.random, orig_rand)
-        py_inst = random._inst  # type: ignore[attr-defined]
+        py_inst = random._inst
         py_names = _bound_names(random, py_inst)
         saved_np = {n: getattr(np.random, n) for n in np_names}
         saved_py = {n: getattr(random, n) for n in py_names}

@@ -26,6 +26,7 @@ import os
 import random
 import sys
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any, Callable
 
 import numpy as np
@@ -174,7 +175,7 @@ def _params(base_fn: Callable, args: tuple, kwargs: dict) -> dict:
 
 def _call_site() -> str:
     """``file:line`` of the innermost frame outside numpy, :mod:`random` and this package."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         fname = frame.f_code.co_filename
         if not (

@@ -108,9 +108,12 @@ def search(
             test()
     except _Refutes:
         pass  # rec.refuting holds the last (shrunk) refuting example
-    except (PrivcheckUsageError, UserCodeError, *passthrough):
+    except (PrivcheckUsageError, UserCodeError):
         raise
-    except Exception as exc:  # noqa: BLE001 - hypothesis' own complaints (flaky, unsatisfiable): one line
+    except BaseException as exc:
+        if isinstance(exc, passthrough) or not isinstance(exc, Exception):
+            raise
+        # hypothesis' own complaints (flaky, unsatisfiable): one line
         if not rec.refuting:
             rec.note = f"the search stopped: {type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
     return rec

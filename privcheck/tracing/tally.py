@@ -112,6 +112,8 @@ class Tally:
             self._note_additivity(pair_key, rd)
 
     def _note_additivity(self, key: int, rd: Reading) -> None:
+        if rd.diff is None:
+            return
         first = self._diffs.setdefault(key, rd.diff)
         if first is rd.diff or first.shape != rd.diff.shape:
             return
