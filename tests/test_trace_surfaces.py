@@ -31,6 +31,10 @@ def classic(eps, delta, sensitivity):
 def hang(x, rng):
     while True:
         pass
+
+def neighbours():
+    from privcheck import strategies
+    return strategies.datasets(lower=0.0, upper=1.0, outside=True)
 """
 
 
@@ -59,6 +63,26 @@ def test_cli_trace_holds_and_refutes(pipe):
     data = json.loads(bad.output)
     assert data["verdict"] == "refuted" and data["sensitivity_lower"] == pytest.approx(5.0)
     assert data["worst_pair"] == ["[0.2, 0.9]", "[0.2, 0.9, 5.0]"] and data["findings"]
+
+
+def test_cli_trace_neighbours_search(pipe):
+    r = run(
+        "trace",
+        f"{pipe}:unclipped_sum",
+        "--neighbours",
+        f"{pipe}:neighbours",
+        "--sensitivity",
+        "1",
+        "--norm",
+        "l1",
+        "--examples",
+        "30",
+        "--json",
+        "-",
+    )
+    assert r.exit_code == 1, r.output
+    data = json.loads(r.output)
+    assert data["verdict"] == "refuted" and data["details"]["shrunk_pair"] and data["details"]["search"]["examples"]
 
 
 @pytest.mark.parametrize(
