@@ -176,10 +176,19 @@ def test_search_finds_and_shrinks_the_clipping_bug(tmp_path, monkeypatch):
 # ----------------------------------------------------------------- uncouplable randomness, bad input, failures
 def test_uncouplable_randomness_is_inconclusive():
     def own_entropy(x, rng):
-        return x + np.random.default_rng().laplace()
+        return x + random.SystemRandom().gauss(0.0, 1.0)
 
     res = privcheck.trace(own_entropy, inputs=[0.0, 1.0], sensitivity=1.0)
     assert res.verdict == "inconclusive" and "cannot couple" in res.summary
+
+
+def test_unseeded_default_rng_inside_is_coupled():
+    def own_generator(x):
+        return x + np.random.default_rng().laplace(0.0, 1.0)
+
+    res = privcheck.trace(own_generator, inputs=[0.0, 1.0], sensitivity=1.0, nonfinite=False)
+    assert res.verdict == "holds" and res.sensitivity_lower == pytest.approx(1.0) and res.calls > 0
+    assert np.random.default_rng.__module__ != __name__  # restored
 
 
 def test_numba_randomness_is_inconclusive():

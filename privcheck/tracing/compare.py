@@ -4,7 +4,8 @@ The draws of the two runs are walked in order (:func:`compare_draws`). While the
 shape the two runs consumed the same stream, so the noise values are equal: the difference of two
 *location* parameters (``loc`` of ``normal``/``laplace``, ``low`` of ``uniform`` …, broadcast to the shape
 of the draw) is a difference of what the noise was added to, and the difference of the outputs is too when
-the noise is added last (:func:`output_distance`). At the first call that differs in method or shape
+the noise is added last — unless a scale or another parameter differed, which makes the noise itself
+differ. At the first call that differs in method or shape
 the streams part (``synced`` False): the calls before it still count, the outputs no longer do.
 
 Equality of parameters is exact (NaN equal to NaN): a noise scale computed without the data is the same
@@ -141,6 +142,7 @@ def _compare_params(ca: Draw, cb: Draw, locs: list, mags: list, add, out: PairRe
     for name, va in ca.scales().items():
         if not equal(va, sb.get(name)):
             add("scale", ca.method, name, ca.site, short(va, 40), short(sb.get(name), 40), True)
+            out.additive = False  # unequal noise: the outputs no longer differ by what it was added to
     ob = cb.others()
     for name, va in ca.others().items():
         if not equal(va, ob.get(name)):

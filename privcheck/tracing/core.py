@@ -23,8 +23,9 @@ NONFINITE_RUNS = 2
 
 UNCOUPLED = (
     "cannot couple the randomness of {name}: two runs at input {x} with the same stream differ ({what}); its "
-    "random numbers do not come from the generator it is given or numpy's/random's global state (numba, a "
-    "Rust or C sampler such as OpenDP's, os.urandom, an unseeded or cached generator), so a gray-box trace "
+    "random numbers do not come from the generator it is given, numpy's/random's global state or "
+    "np.random.default_rng (numba, a Rust or C sampler such as OpenDP's, os.urandom or random.SystemRandom, a "
+    "generator kept between calls), so a gray-box trace "
     "says nothing: audit it black-box (privcheck audit)"
 )
 

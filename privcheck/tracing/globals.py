@@ -7,7 +7,10 @@ Library code that draws from the global generators (``np.random.normal(...)``, `
 and a :class:`~privcheck.tracing.recording.RecordingRandom` seeded from the run, so every call is logged;
 the original global generators are seeded with the same seeds too, so code that kept a reference to
 them (``from numpy.random import normal`` at import) draws the same stream in both runs of a pair,
-unlogged. On exit everything is put back — the module attributes and the states of the original
+unlogged. ``np.random.default_rng`` is replaced too: called without a seed inside the block (code
+that makes its own generator) it returns a recording generator seeded from the run (the k-th such call
+of a run gets the k-th child seed, the same on both inputs of a pair); with a seed it returns a recording
+generator on the same stream as numpy's. On exit everything is put back — the module attributes and the states of the original
 generators, also when the block raises — so a trace leaves the caller's global random state as it
 found it.
 
@@ -26,7 +29,30 @@ from typing import Iterator
 import numpy as np
 
 from privcheck.auditor.per_sample import _GLOBAL_LOCK
-from privcheck.tracing.recording import Recorder, RecordingRandom, RecordingRandomState
+from privcheck.tracing.recording import Recorder, RecordingGenerator, RecordingRandom, RecordingRandomState
+
+
+def _default_rng(recorder: Recorder, np_seed: int):
+    """A stand-in for ``np.random.default_rng`` whose generators are recording ones (see the module docstring)."""
+    made = [0]
+    original = np.random.default_rng
+
+    def default_rng(seed=None):
+        if isinstance(seed, np.random.Generator):
+            return seed
+        if seed is None:
+            made[0] += 1
+            seq = np.random.SeedSequence([np_seed, made[0], 0x7ACE])
+            return RecordingGenerator(np.random.PCG64(seq), recorder)
+        if isinstance(seed, np.random.BitGenerator):
+            return RecordingGenerator(seed, recorder)
+        try:
+            return RecordingGenerator(np.random.PCG64(seed), recorder)
+        except (TypeError, ValueError):  # whatever numpy makes of it, with numpy's own error
+            return original(seed)
+
+    default_rng.__doc__ = original.__doc__
+    return default_rng
 
 
 def _bound_names(module, instance) -> list[str]:
@@ -54,6 +80,7 @@ def coupled_globals(recorder: Recorder, np_seed: int, py_seed: int) -> Iterator[
         py_inst = random._inst
         py_names = _bound_names(random, py_inst)
         saved_np = {n: getattr(np.random, n) for n in np_names}
+        saved_default = np.random.default_rng
         saved_py = {n: getattr(random, n) for n in py_names}
         np_state = orig_rand.get_state()
         py_state = py_inst.getstate()
@@ -63,6 +90,7 @@ def coupled_globals(recorder: Recorder, np_seed: int, py_seed: int) -> Iterator[
             orig_rand.seed(np_seed)
             py_inst.seed(py_seed)
             mt._rand = rs
+            np.random.default_rng = _default_rng(recorder, np_seed)  # type: ignore[assignment]
             for n in np_names:
                 if hasattr(rs, n):
                     setattr(np.random, n, getattr(rs, n))
@@ -72,6 +100,7 @@ def coupled_globals(recorder: Recorder, np_seed: int, py_seed: int) -> Iterator[
             yield
         finally:
             mt._rand = orig_rand
+            np.random.default_rng = saved_default  # type: ignore[assignment]
             for n, v in saved_np.items():
                 setattr(np.random, n, v)
             for n, v in saved_py.items():
