@@ -90,7 +90,7 @@ def coupled_globals(recorder: Recorder, np_seed: int, py_seed: int) -> Iterator[
             orig_rand.seed(np_seed)
             py_inst.seed(py_seed)
             mt._rand = rs
-            np.random.default_rng = _default_rng(recorder, np_seed)  # type: ignore[assignment]
+            np.random.default_rng = _default_rng(recorder, np_seed)
             for n in np_names:
                 if hasattr(rs, n):
                     setattr(np.random, n, getattr(rs, n))
@@ -100,7 +100,7 @@ def coupled_globals(recorder: Recorder, np_seed: int, py_seed: int) -> Iterator[
             yield
         finally:
             mt._rand = orig_rand
-            np.random.default_rng = saved_default  # type: ignore[assignment]
+            np.random.default_rng = saved_default
             for n, v in saved_np.items():
                 setattr(np.random, n, v)
             for n, v in saved_py.items():
