@@ -31,6 +31,7 @@ __all__ = [
     "mechanism",
     "verify",
     "check_estimator",
+    "check_sampling",
     "Scenario",
     "PackedBits",
     "Claim",
@@ -86,6 +87,13 @@ def check_estimator(*args, **kwargs):
     from privcheck.estimator_check import check_estimator as _check
 
     return _check(*args, **kwargs)
+
+
+def check_sampling(batches, **kwargs):
+    """Test whether batches were drawn the way the accountant assumes; see :func:`privcheck.sampling.check_sampling`."""
+    from privcheck.sampling import check_sampling as _check
+
+    return _check(batches, **kwargs)
 
 
 def __getattr__(name: str):

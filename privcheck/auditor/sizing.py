@@ -54,7 +54,7 @@ def estimate_audit_memory(
     candidate inputs (≤ 4 vectors of ``d`` elements for large ``d``), the stored
     selection draws (the auditor's pilot: ``min(n_sel, PILOT, max(2048,
     PILOT_VALUES / (inputs × width)))`` rows per input, as
-    :func:`privcheck.auditor.core.monte_carlo_bound` takes it), and one chunk of
+    :func:`privcheck.auditor.stages.code.pilot_size` takes it), and one chunk of
     fresh draws per worker with its temporaries. ``width``: the values per
     output when known (a user sampler's probe); default from the mechanism.
     """

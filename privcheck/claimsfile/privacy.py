@@ -134,8 +134,8 @@ def _privacy(ent: Entry, paper: str) -> tuple[Claim, Check]:
 def _privacy_user(ent: Entry, paper: str) -> tuple[Claim, Check]:
     """A ``[[privacy]]`` entry auditing user code (``sampler = "pkg.module:function"``)."""
     from privcheck.auditor import audit
-    from privcheck.auditor.core import resolve_pairs
     from privcheck.auditor.per_sample import per_sample
+    from privcheck.auditor.target import resolve_pairs
     from privcheck.auditor.user_code import guard_user_code, load_reference, probe_sampler
     from privcheck.base.validation import check_eps, check_int, check_probability
 

@@ -257,6 +257,13 @@ def verify(
             console = Console(stderr=to_stdout, width=160, highlight=False)  # logs and pipes: room for the values
         if quick and verbosity >= 0:
             console.print("[yellow]--quick: reduced Monte Carlo power; verdicts are labelled quick[/]")
+        if verbosity >= 0 and any(c.claim_id.startswith("zoo.") for c in checks):
+            from rich.markup import escape
+
+            from privcheck.catalogue.zoo.engine import selection_lines
+
+            for line in selection_lines(c.claim_id for c in checks):
+                console.print(f"[yellow]{escape(line)}[/]")
         streaming = not console.is_terminal and verbosity >= 0
         t0 = time.perf_counter()
         if streaming:  # CI: one line per check as it finishes, no progress bar
@@ -289,6 +296,12 @@ def verify(
     if html_out:
         reports.write_html(records, html_out, fail_on=fail_on)
     failed = any(not r.met_expectation or r.verdict in fail_on for r in records)
+    from privcheck.reports.text import not_run_reason
+
+    if records and all(not_run_reason(r) is not None for r in records):
+        # nothing ran (every library missing): a CI job without the extras must not pass silently
+        console.print(f"[red]nothing ran: all {len(records)} selected checks were skipped (see the install hints)[/]")
+        failed = True
     sys.exit(1 if failed else 0)
 
 
@@ -680,7 +693,7 @@ def _user_code_audit(ref, xs, prs, per_sample, seed_global, view, kwargs):
 
 def _failed_audit(name: str, eps, delta, confidence, samples, exc, seconds: float):
     """The audit result of verdict ``error`` for a run that user code (or a deadline) ended: ``exc`` is the reason."""
-    from privcheck.auditor.core import AuditResult
+    from privcheck.auditor.result import AuditResult
 
     return AuditResult(
         mechanism=name,
@@ -801,10 +814,12 @@ def _register_commands() -> None:
     from privcheck.cli.budget import budget
     from privcheck.cli.calibrator import calibrator_cmd
     from privcheck.cli.omp import omp_cmd
+    from privcheck.cli.sampling import check_sampling_cmd
     from privcheck.cli.trace import trace_cmd
 
     main.add_command(budget)
     main.add_command(omp_cmd)
+    main.add_command(check_sampling_cmd)
     main.add_command(trace_cmd)
     main.add_command(calibrator_cmd)
 

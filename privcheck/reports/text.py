@@ -304,7 +304,10 @@ def check_lines(record: VerdictRecord, width: int = 80, verbosity: int = 0, verd
     from rich.text import Text
 
     head = Text()
-    head.append(record.verdict.ljust(verdict_width), style=verdict_style(record.verdict))
+    # a check that did not run (its library missing) keeps the verdict inconclusive in the JSON record
+    # (the DESIGN.md vocabulary) but reads "skipped" here, with its install hint beside it
+    label = "skipped" if not_run_reason(record) is not None else record.verdict
+    head.append(label.ljust(verdict_width), style=verdict_style(record.verdict))
     head.append(f" {record.id} [{method_label(record)}]")
     if record.expect is not None and not record.met_expectation:
         head.append(f" (expected {record.expect})", style="bold red")
