@@ -94,6 +94,25 @@ bias, Bonett interval for the variance, Bonferroni over the tests):
 ``replicates``        integer   simulated replicates ≥ 10 (default 20000)
 ====================  ========  =============================================
 
+``[[sampling]]`` — test a pipeline's batches against the sampling scheme its
+accountant assumes (:func:`privcheck.check_sampling`; exact tests, Holm over the
+tests tried; method ``exact``):
+
+=============  ========  ====================================================
+``file``       string    saved batches (``.json``, ``.txt``, ``.npy``, ``.npz``;
+                         relative to the claims file), or
+``batches``    string    ``"pkg.module:function"`` returning batches, a data
+                         loader or a batch sampler (exactly one of the two)
+``n``          integer   required; number of records (indices in [0, n))
+``q``          number    declared rate in (0, 1] (default: estimated, not tested)
+``scheme``     string    ``"poisson"`` (default), ``"fixed"`` or ``"shuffle"``
+``epochs``     integer   passes over a re-iterable loader (default 1)
+=============  ========  ====================================================
+
+``[[trace]]`` — a gray-box trace of user code on neighbouring inputs (:func:`privcheck.trace`;
+method ``numeric``: coupled runs, no statistics):
+
+===============  ========  ==================================================
 ``function``     string    required: ``"pkg.module:function"`` or ``"file.py:function"``,
                            ``fn(x, rng)`` or ``fn(x)`` returning the noisy release
 ``pairs``        array     neighbouring inputs ``[[a, b], ...]``
@@ -121,26 +140,7 @@ against the exact curve of its mechanism (:func:`privcheck.audit_calibrator`; me
                            0 for the pure mechanisms)
 ``sensitivity``  number    Δ > 0 (default 1; an integer for discrete mechanisms)
 ===============  ========  ==================================================
-=======
-``[[sampling]]`` — test a pipeline's batches against the sampling scheme its
-accountant assumes (:func:`privcheck.check_sampling`; exact tests, Holm over the
-tests tried; method ``exact``):
 
-=============  ========  ====================================================
-``file``       string    saved batches (``.json``, ``.txt``, ``.npy``, ``.npz``;
-                         relative to the claims file), or
-``batches``    string    ``"pkg.module:function"`` returning batches, a data
-                         loader or a batch sampler (exactly one of the two)
-``n``          integer   required; number of records (indices in [0, n))
-``q``          number    declared rate in (0, 1] (default: estimated, not tested)
-``scheme``     string    ``"poisson"`` (default), ``"fixed"`` or ``"shuffle"``
-``epochs``     integer   passes over a re-iterable loader (default 1)
-=============  ========  ====================================================
-
-``[[trace]]`` — a gray-box trace of user code on neighbouring inputs (:func:`privcheck.trace`;
-method ``numeric``: coupled runs, no statistics):
-
-===============  ========  ===========================================
 Python format
 -------------
 A ``.py`` file is executed (:func:`runpy.run_path`); the claims it registers in
