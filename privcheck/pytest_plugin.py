@@ -44,7 +44,7 @@ from privcheck.pytest_claims import (  # noqa: F401  (hooks: pytest finds them o
     run_options,
 )
 
-__all__ = ["load_claims_file", "run_claims", "assert_claims", "ClaimsMismatch", "privcheck_claims"]
+__all__ = ["load_claims_file", "run_claims", "assert_claims", "ClaimsMismatch", "privcheck_claims", "assert_trace"]
 
 
 class ClaimsMismatch(AssertionError):
@@ -124,6 +124,29 @@ def assert_claims(
     if bad:
         raise ClaimsMismatch("claims not matching their expectation:\n" + "\n".join(_describe(r) for r in bad))
     return records
+
+
+def assert_trace(fn, *, expect: str = "holds", timeout: float | None = 600.0, **kwargs):
+    """Trace ``fn`` on neighbouring inputs (:func:`privcheck.trace`) and fail unless the verdict is ``expect``.
+
+    Keeps a library's sensitivity under CI::
+
+        def test_release_sensitivity():
+            assert_trace(release, pairs=[(D, D2)], sensitivity=1.0, norm="l1")
+
+    kwargs: those of :func:`privcheck.trace` (pairs/inputs/neighbours, sensitivity, norm, runs, seed,
+    rng_type, nonfinite, examples); timeout: seconds (the trace runs in a child process; None: in this
+    process). Returns the :class:`~privcheck.tracing.result.TraceResult`; raises :class:`ClaimsMismatch`
+    with the trace's summary and findings when the verdict differs from ``expect``.
+    """
+    from privcheck.tracing.core import trace
+
+    res = trace(fn, timeout=timeout, **kwargs)
+    if res.verdict != expect:
+        lines = [f"trace of {res.function}: verdict {res.verdict}, expected {expect}", res.summary]
+        lines += [f"  finding: {f}" for f in res.findings[:10]]
+        raise ClaimsMismatch("\n".join(lines))
+    return res
 
 
 @pytest.fixture

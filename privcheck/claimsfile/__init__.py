@@ -1,4 +1,5 @@
-"""User claims files: TOML (``privacy``, ``accountant``, ``estimator``, ``sampling`` entries) and Python modules.
+"""User claims files: TOML (``privacy``, ``accountant``, ``estimator``, ``sampling``, ``trace``, ``calibrator`` entries)
+and Python modules.
 
 ``privcheck verify --file my_claims.toml`` (or ``.py``) registers the file's
 claims next to the built-in catalogue and runs them; each user claim declares
@@ -8,8 +9,8 @@ file itself is wrong).
 
 TOML format
 -----------
-Top-level keys: ``privacy``, ``accountant``, ``estimator``, ``sampling`` (arrays of tables,
-``[[privacy]]`` …); nothing else. Keys common to every entry:
+Top-level keys: ``privacy``, ``accountant``, ``estimator``, ``sampling``, ``trace``,
+``calibrator`` (arrays of tables, ``[[privacy]]`` …); nothing else. Keys common to every entry:
 
 ============  ========  =====================================================
 ``id``        string    required; letters, digits, ``.``, ``_``, ``-``; unique
@@ -120,6 +121,38 @@ tests tried; method ``exact``):
 ``scheme``     string    ``"poisson"`` (default), ``"fixed"`` or ``"shuffle"``
 ``epochs``     integer   passes over a re-iterable loader (default 1)
 =============  ========  ====================================================
+
+``[[trace]]`` — a gray-box trace of user code on neighbouring inputs (:func:`privcheck.trace`;
+method ``numeric``: coupled runs, no statistics):
+
+===============  ========  ==================================================
+``function``     string    required: ``"pkg.module:function"`` or ``"file.py:function"``,
+                           ``fn(x, rng)`` or ``fn(x)`` returning the noisy release
+``pairs``        array     neighbouring inputs ``[[a, b], ...]``
+``inputs``       array     candidate inputs (every ordered pair is traced)
+``neighbours``   string    ``"pkg.module:function"`` returning a hypothesis strategy
+                           of pairs (:mod:`privcheck.strategies`), searched
+``sensitivity``  number    declared sensitivity > 0 (omit: invariance only)
+``norm``         string    ``"l1"``, ``"l2"`` (default) or ``"linf"``
+``runs``         integer   coupled runs per pair (default 10; ``--quick``: 3)
+``seed``         integer   the trace's seed (default: from the run's seed)
+``rng_type``     string    ``"generator"`` (default), ``"random_state"``, ``"global"``
+``nonfinite``    bool      trace NaN/±inf neighbours (default true)
+``examples``     integer   search examples with ``neighbours`` (default 100)
+===============  ========  ==================================================
+
+``[[calibrator]]`` — a noise calibrator ``fn(eps=, delta=, sensitivity=) -> scale``
+against the exact curve of its mechanism (:func:`privcheck.audit_calibrator`; method ``numeric``):
+
+===============  ========  ==================================================
+``function``     string    required: the calibrator, ``"pkg.module:function"``
+``mechanism``    string    ``"gaussian"`` (default), ``"laplace"``,
+                           ``"discrete-laplace"``, ``"discrete-gaussian"``
+``eps``          array     claimed ε values > 0 (default 0.01 … 50)
+``delta``        array     claimed δ values in [0, 1) (default 1e-3 … 1e-12;
+                           0 for the pure mechanisms)
+``sensitivity``  number    Δ > 0 (default 1; an integer for discrete mechanisms)
+===============  ========  ==================================================
 
 Python format
 -------------
