@@ -88,16 +88,31 @@ class DirectEncoding(Mechanism):
             p = e / (e + self.m - 1)
         else:
             p = mpmath.mpf(Fraction(self._p_given).numerator) / Fraction(self._p_given).denominator
-        q = (1 - p) / (self.m - 1)
-        hi, lo = (p, q) if p >= q else (q, p)
-        pair, out = ((0, 1), 0) if p >= q else ((1, 0), 0)
-        ratio = hi / lo if lo > 0 else mpmath.inf
-        eps = float(mpmath.log(ratio)) if not mpmath.isinf(ratio) else math.inf
-        return ExactEpsilon(
-            eps=eps,
-            eps_text=mpmath.nstr(mpmath.log(ratio), 40) if eps != math.inf else "inf",
-            worst_pair=pair,
-            worst_output=out,
-            method="closed form",
-            note="log(p/q); every output is kept w.p. p and each other w.p. q",
-        )
+        return krr_exact(p, self.m, "log(p/q); every output is kept w.p. p and each other w.p. q")
+
+    def sampler_exact_epsilon(self) -> ExactEpsilon:
+        """Exact ε of the keep probability the sampler draws with (``self.p``, read exactly), each other
+        value w.p. (1 − p)/(m − 1) as :func:`sample_krr` spreads them."""
+        import mpmath
+
+        mpmath.mp.dps = max(mpmath.mp.dps, 50)
+        return krr_exact(mpmath.mpf(self.p), self.m, "the sampler's float p (read exactly); q = (1 − p)/(m − 1)")
+
+
+def krr_exact(p, m: int, note: str) -> ExactEpsilon:
+    """Exact ε = |log(p/q)| of k-RR over ``m`` values with keep probability ``p`` (mpmath) and q = (1 − p)/(m − 1)."""
+    import mpmath
+
+    q = (1 - p) / (m - 1)
+    hi, lo = (p, q) if p >= q else (q, p)
+    pair, out = ((0, 1), 0) if p >= q else ((1, 0), 0)
+    ratio = hi / lo if lo > 0 else mpmath.inf
+    eps = float(mpmath.log(ratio)) if not mpmath.isinf(ratio) else math.inf
+    return ExactEpsilon(
+        eps=eps,
+        eps_text=mpmath.nstr(mpmath.log(ratio), 40) if eps != math.inf else "inf",
+        worst_pair=pair,
+        worst_output=out,
+        method="closed form",
+        note=note,
+    )

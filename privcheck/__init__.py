@@ -41,6 +41,9 @@ __all__ = [
     "check",
     "PrivcheckUsageError",
     "UnknownNameError",
+    "trace",
+    "audit_calibrator",
+    "strategies",
 ]
 
 
@@ -56,6 +59,20 @@ def per_sample(fn=None, **kwargs):
     from privcheck.auditor.per_sample import per_sample as _per_sample
 
     return _per_sample(fn, **kwargs)
+
+
+def trace(fn, **kwargs):
+    """Gray-box trace of ``fn`` on neighbouring inputs with coupled randomness; see :func:`privcheck.tracing.core.trace`."""
+    from privcheck.tracing.core import trace as _trace
+
+    return _trace(fn, **kwargs)
+
+
+def audit_calibrator(fn, **kwargs):
+    """Check a noise calibrator against the exact curve; see :func:`privcheck.calibration.audit.audit_calibrator`."""
+    from privcheck.calibration.audit import audit_calibrator as _audit_calibrator
+
+    return _audit_calibrator(fn, **kwargs)
 
 
 def mechanism(name: str, **params):
@@ -80,6 +97,10 @@ def check_sampling(batches, **kwargs):
 
 
 def __getattr__(name: str):
+    if name == "strategies":  # the hypothesis strategies module (imports hypothesis: only on use)
+        import importlib
+
+        return importlib.import_module("privcheck.strategies")
     if name in _LAZY:
         import importlib
 

@@ -123,8 +123,11 @@ def run_check(chk: Check, ctx_base: RunContext, registry: Registry | None = None
             details = {"error": str(exc), "traceback": exc.user_traceback or traceback.format_exc(limit=6)}
         else:
             details = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
-    if ctx_base.quick:  # --quick runs are labelled in every report format
+    if ctx_base.quick:  # --quick runs are labelled in every report format, with the sizes they cut
         details = dict(details, quick=True)
+        if ctx.sizes and ctx_base.samples is None:
+            full, used = ctx.sizes[0]
+            details.setdefault("quick_size", {"used": used, "full": full})
     if random:
         details = dict(details)
         details.setdefault("confidence", ctx.confidence)

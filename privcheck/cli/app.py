@@ -836,12 +836,16 @@ def _no_eps_claim(mech, json_out: str | None) -> None:
 def _register_commands() -> None:
     """The command groups of their own modules (one module per command group; keep their imports light)."""
     from privcheck.cli.budget import budget
+    from privcheck.cli.calibrator import calibrator_cmd
     from privcheck.cli.omp import omp_cmd
     from privcheck.cli.sampling import check_sampling_cmd
+    from privcheck.cli.trace import trace_cmd
 
     main.add_command(budget)
     main.add_command(omp_cmd)
     main.add_command(check_sampling_cmd)
+    main.add_command(trace_cmd)
+    main.add_command(calibrator_cmd)
 
 
 _register_commands()
