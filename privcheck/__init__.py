@@ -33,6 +33,7 @@ __all__ = [
     "check_estimator",
     "audit_scores",
     "one_run_bound",
+    "check_sampling",
     "Scenario",
     "PackedBits",
     "Claim",
@@ -42,6 +43,9 @@ __all__ = [
     "check",
     "PrivcheckUsageError",
     "UnknownNameError",
+    "trace",
+    "audit_calibrator",
+    "strategies",
 ]
 
 
@@ -57,6 +61,20 @@ def per_sample(fn=None, **kwargs):
     from privcheck.auditor.per_sample import per_sample as _per_sample
 
     return _per_sample(fn, **kwargs)
+
+
+def trace(fn, **kwargs):
+    """Gray-box trace of ``fn`` on neighbouring inputs with coupled randomness; see :func:`privcheck.tracing.core.trace`."""
+    from privcheck.tracing.core import trace as _trace
+
+    return _trace(fn, **kwargs)
+
+
+def audit_calibrator(fn, **kwargs):
+    """Check a noise calibrator against the exact curve; see :func:`privcheck.calibration.audit.audit_calibrator`."""
+    from privcheck.calibration.audit import audit_calibrator as _audit_calibrator
+
+    return _audit_calibrator(fn, **kwargs)
 
 
 def mechanism(name: str, **params):
@@ -87,7 +105,18 @@ def one_run_bound(guesses, correct, **kwargs):
     return _one_run_bound(guesses, correct, **kwargs)
 
 
+def check_sampling(batches, **kwargs):
+    """Test whether batches were drawn the way the accountant assumes; see :func:`privcheck.sampling.check_sampling`."""
+    from privcheck.sampling import check_sampling as _check
+
+    return _check(batches, **kwargs)
+
+
 def __getattr__(name: str):
+    if name == "strategies":  # the hypothesis strategies module (imports hypothesis: only on use)
+        import importlib
+
+        return importlib.import_module("privcheck.strategies")
     if name in _LAZY:
         import importlib
 
