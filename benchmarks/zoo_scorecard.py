@@ -1,4 +1,4 @@
-"""Write the zoo scorecard into README.md from a ``privcheck verify 'zoo.*' --json`` run (not run in CI).
+"""Write the zoo scorecard into docs/site/scorecard.md from a ``privcheck verify 'zoo.*' --json`` run (not run in CI).
 
 Usage::
 
@@ -6,7 +6,7 @@ Usage::
                                                             # budget 1e7 draws/input, 120 s per case;
                                                             # PRIVCHECK_ZOO_BUDGET="seconds=60" changes it);
                                                             # --quick: fixed 10^4 draws/input
-    python benchmarks/zoo_scorecard.py zoo.json [--readme README.md] [--wall SECONDS] [--jobs 2]
+    python benchmarks/zoo_scorecard.py zoo.json [--page docs/site/scorecard.md] [--wall SECONDS] [--jobs 2]
         [--budget "seconds=60"] [--false-refutation benchmarks/results/zoo_false_refutation.jsonl]
 
 Replaces the text between ``<!-- zoo-scorecard:start -->`` and ``<!-- zoo-scorecard:end -->`` (appended
@@ -61,7 +61,7 @@ def _merge_sizing(lines: list[str]) -> list[str]:
 def section(
     records, wall: float | None, jobs: int, budget: str | None = None, false_refutation: list[dict] | None = None
 ) -> str:
-    """The README section text for ``records`` (``budget``: the run's PRIVCHECK_ZOO_BUDGET; ``false_refutation``:
+    """The scorecard page's section text for ``records`` (``budget``: the run's PRIVCHECK_ZOO_BUDGET; ``false_refutation``:
     the rows of the false-refutation JSONL)."""
     secs = [r.seconds for r in records]
     cases = sum(len((r.details or {}).get("cases") or []) for r in records)
@@ -97,7 +97,7 @@ def section(
         fails = f["validity_failures"]
         head += [
             f"False refutations (`benchmarks/zoo_false_refutation.py`, "
-            f"[table](benchmarks/results/zoo_false_refutation.md)): {f['cases']} cases of {f['claims']} claims × "
+            f"table: `benchmarks/results/zoo_false_refutation.md`): {f['cases']} cases of {f['claims']} claims × "
             f"{false_refutation[0]['seeds']} seeds at {false_refutation[0]['samples']} draws/input; cases not known "
             f"broken: {f['refuted']} refutations in {f['audits']} audits (at most {f['expected_at_most']:.1f} "
             f"expected if all are correct); known broken: {f['known_broken']} cases; validity failures: "
@@ -110,7 +110,7 @@ def section(
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json")
-    ap.add_argument("--readme", default="README.md")
+    ap.add_argument("--page", default="docs/site/scorecard.md", help="the page holding the scorecard's markers")
     ap.add_argument("--wall", type=float, default=None, help="measured wall seconds of the run")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--budget", default=None, help="the PRIVCHECK_ZOO_BUDGET the run was given")
@@ -121,7 +121,7 @@ def main() -> None:
     if a.false_refutation:
         fr = [json.loads(x) for x in Path(a.false_refutation).read_text().splitlines() if x.strip()]
     text = START + "\n" + section(records, a.wall, a.jobs, a.budget, fr) + "\n" + END
-    readme = Path(a.readme)
+    readme = Path(a.page)
     old = readme.read_text()
     if START in old and END in old:
         new = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda m: text, old, flags=re.S)
