@@ -352,7 +352,9 @@ def check_regions(
             text = region.replace(text, new)
             log(f"{page}: rewrote the generated part {region.name}")
         else:
-            diff = list(difflib.unified_diff(norm(body).splitlines(), norm(new).splitlines(), page, "now", lineterm="", n=0))
+            diff = list(
+                difflib.unified_diff(norm(body).splitlines(), norm(new).splitlines(), page, "now", lineterm="", n=0)
+            )
             problems.append(Problem(where, f"the generated part {region.name!r} differs from {region.how}", diff))
     return problems, text
 
@@ -479,8 +481,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("    " + ln)
     if not args.list:
         print(
-            f"check_pages: {len(problems)} problem(s)"
-            + ("" if args.heavy else " (light blocks only; --heavy for all)")
+            f"check_pages: {len(problems)} problem(s)" + ("" if args.heavy else " (light blocks only; --heavy for all)")
         )
     return 1 if problems else 0
 

@@ -106,7 +106,9 @@ def test_generated_pages_hold_their_generated_part(page, region):
     "page", ["docs/site/claims-files.md", "examples/README.md", "docs/site/performance.md", "docs/site/scorecard.md"]
 )
 def test_light_generated_parts_are_in_step(page):
-    problems, _ = cp.check_regions(page, (ROOT / page).read_text(encoding="utf-8"), heavy=False, update=False, log=print)
+    problems, _ = cp.check_regions(
+        page, (ROOT / page).read_text(encoding="utf-8"), heavy=False, update=False, log=print
+    )
     assert not problems, "\n".join(p.message + "\n" + "\n".join(p.diff) for p in problems)
 
 

@@ -114,7 +114,9 @@ def test_missing_paths_finds_dead_links_and_repository_paths(tmp_path):
 
 def test_generated_parts_fail_when_stale_and_update_rewrites(tmp_path, monkeypatch):
     gen = rc._generated()
-    region = gen.Region("demo", "<!-- demo:start -->", "<!-- demo:end -->", heavy=False, how="a test", render=lambda: "new")
+    region = gen.Region(
+        "demo", "<!-- demo:start -->", "<!-- demo:end -->", heavy=False, how="a test", render=lambda: "new"
+    )
     monkeypatch.setattr(gen, "REGIONS", (region,))
     monkeypatch.setattr(rc, "_RENDERED", {})
     text = "before\n<!-- demo:start -->\nold\n<!-- demo:end -->\nafter\n"
