@@ -14,6 +14,8 @@ when absent) with: the run's size and time, a Dask projection for 8 and 32 worke
 one-line reproducers and one table per library (:mod:`privcheck.catalogue.zoo.scorecard`). ``--budget`` is
 the ``PRIVCHECK_ZOO_BUDGET`` the run was given (shown in the command line printed); ``--false-refutation``
 adds the summary line of the 20-seed false-refutation run (``benchmarks/zoo_false_refutation.py``).
+The records and options are kept in ``benchmarks/results/zoo_scorecard.json.gz``, from which
+``python docs/check_pages.py`` renders the section again and compares it with the page.
 
 Projection: the zoo's checks are independent tasks, so with W workers the wall time is at least
 max(longest check, total check seconds / W); the figure printed is that bound from the measured per-check
@@ -107,6 +109,31 @@ def section(
     return "\n".join(head + [findings_markdown(records, "###"), scorecard_markdown(records, "###")])
 
 
+#: the inputs of the last rendering (the run's records and the options), kept so that the docs check can
+#: render the scorecard again and compare (docs/generated.py); gzip-compressed JSON
+SAVED = Path(__file__).resolve().parent / "results" / "zoo_scorecard.json.gz"
+
+
+def save_inputs(path: Path, records_json: str, wall, jobs: int, budget, false_refutation) -> None:
+    """Keep what :func:`section` was given (records as the run wrote them, and the options)."""
+    import gzip
+
+    payload = {"wall": wall, "jobs": jobs, "budget": budget, "false_refutation": false_refutation}
+    payload["records"] = json.loads(records_json)
+    path.write_bytes(gzip.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), mtime=0))
+
+
+def render_saved(path: Path = SAVED) -> str | None:
+    """The scorecard section rendered from the saved inputs (None when none were saved)."""
+    import gzip
+
+    if not path.is_file():
+        return None
+    payload = json.loads(gzip.decompress(path.read_bytes()).decode("utf-8"))
+    records = records_from_json(json.dumps(payload["records"]))
+    return section(records, payload["wall"], payload["jobs"], payload["budget"], payload["false_refutation"])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json")
@@ -116,10 +143,12 @@ def main() -> None:
     ap.add_argument("--budget", default=None, help="the PRIVCHECK_ZOO_BUDGET the run was given")
     ap.add_argument("--false-refutation", default=None, help="JSONL of benchmarks/zoo_false_refutation.py")
     a = ap.parse_args()
-    records = records_from_json(Path(a.json).read_text())
+    raw = Path(a.json).read_text()
+    records = records_from_json(raw)
     fr = None
     if a.false_refutation:
         fr = [json.loads(x) for x in Path(a.false_refutation).read_text().splitlines() if x.strip()]
+    save_inputs(SAVED, raw, a.wall, a.jobs, a.budget, fr)
     text = START + "\n" + section(records, a.wall, a.jobs, a.budget, fr) + "\n" + END
     readme = Path(a.page)
     old = readme.read_text()

@@ -345,6 +345,8 @@ def check_regions(
                 problems.append(Problem(where, f"{region.name}: cannot render ({type(exc).__name__}: {exc})"))
                 continue
         new = _RENDERED[region]
+        if new is None:  # nothing to render from here (e.g. the zoo run's records were not kept)
+            continue
         norm = mask if region.masked else (lambda t: "\n".join(ln.rstrip() for ln in t.strip("\n").splitlines()))
         if norm(new) == norm(body):
             continue

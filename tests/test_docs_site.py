@@ -81,6 +81,28 @@ def test_the_docs_extra_pins_what_ci_installs():
         assert installed == pinned, f"{dist} {installed} is installed, the docs extra pins {pinned}"
 
 
+def _extras() -> dict[str, list[str]]:
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    block = text.split("[project.optional-dependencies]", 1)[1].split("\n[", 1)[0]
+    extras: dict[str, list[str]] = {}
+    for name, body in re.findall(r"^([\w-]+) = \[(.*?)\]\s*$", re.sub(r",\s*\n\s+", ", ", block), re.M | re.S):
+        extras[name] = [re.split(r"[<>=!\[;]", d.strip().strip('"'))[0] for d in body.split('", "')]
+    return extras
+
+
+def test_getting_started_lists_every_extra():
+    page = (ROOT / "docs" / "site" / "index.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `([\w-]+)` \|", page, re.M))
+    assert listed == set(_extras()), "the extras table of docs/site/index.md differs from pyproject.toml"
+
+
+def test_the_peers_install_line_names_the_peers_extra():
+    page = (ROOT / "docs" / "site" / "peers.md").read_text(encoding="utf-8")
+    line = next(ln for ln in page.splitlines() if ln.startswith("pip install 'privcheck[peers]'"))
+    for dist in _extras()["peers"]:
+        assert dist in line, f"{dist} of the peers extra is not named on {line!r}"
+
+
 @pytest.mark.parametrize("page", cp.PAGES)
 def test_no_page_points_at_a_file_that_is_not_there(page):
     assert cp.missing_paths(page, (ROOT / page).read_text(encoding="utf-8")) == []
@@ -89,6 +111,7 @@ def test_no_page_points_at_a_file_that_is_not_there(page):
 @pytest.mark.parametrize(
     "page,region",
     [
+        ("docs/site/audit.md", "mechanisms"),
         ("docs/site/claims-files.md", "claims-format"),
         ("examples/README.md", "claims-format"),
         ("docs/site/performance.md", "performance"),
@@ -103,7 +126,14 @@ def test_generated_pages_hold_their_generated_part(page, region):
 
 
 @pytest.mark.parametrize(
-    "page", ["docs/site/claims-files.md", "examples/README.md", "docs/site/performance.md", "docs/site/scorecard.md"]
+    "page",
+    [
+        "docs/site/audit.md",
+        "docs/site/claims-files.md",
+        "examples/README.md",
+        "docs/site/performance.md",
+        "docs/site/scorecard.md",
+    ],
 )
 def test_light_generated_parts_are_in_step(page):
     problems, _ = cp.check_regions(
@@ -140,6 +170,15 @@ def test_zoo_scorecard_versions_are_checked_against_the_pins():
     assert gen.zoo_scorecard_problems(body.replace("1.1.2)", "1.2.0)")) == [
         "the scorecard shows pure-ldp 1.2.0; the pins say 1.1.2"
     ]
+
+
+def test_zoo_scorecard_is_rendered_again_from_the_kept_records(tmp_path):
+    zs = gen._load(ROOT / "benchmarks" / "zoo_scorecard.py", "zoo_scorecard")
+    saved = tmp_path / "kept.json.gz"
+    assert zs.render_saved(saved) is None
+    zs.save_inputs(saved, "[]", 12.0, 2, "seconds=60", None)
+    again = zs.render_saved(saved)
+    assert again == zs.section([], 12.0, 2, "seconds=60", None) and "0 zoo claims" in again
 
 
 def test_performance_page_renders_its_results_file_and_refuses_ragged_rows():
