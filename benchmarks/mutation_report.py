@@ -1,11 +1,11 @@
-"""Render the README's mutation-testing figures from ``benchmarks/run_mutation.sh``'s results (not run in CI).
+"""Render the mutation-testing figures of docs/site/mutation.md from ``benchmarks/run_mutation.sh``'s results (not run in CI).
 
 Usage::
 
     benchmarks/run_mutation.sh core -j 2          # writes benchmarks/results/mutation_core.json
-    python benchmarks/mutation_report.py [benchmarks/results/mutation_core.json] [--readme README.md]
-    python benchmarks/mutation_report.py --print  # the section on standard output, README untouched
-    python benchmarks/mutation_report.py --check  # exit 1 when the README's section differs from the results
+    python benchmarks/mutation_report.py [benchmarks/results/mutation_core.json] [--page docs/site/mutation.md]
+    python benchmarks/mutation_report.py --print  # the section on standard output, the page untouched
+    python benchmarks/mutation_report.py --check  # exit 1 when the page's section differs from the results
 
 Replaces the text between ``<!-- mutation:start -->`` and ``<!-- mutation:end -->`` with: the run (mutmut
 version, scope, workers, date, commit, seconds), the mutants per status, the score killed / (killed +
@@ -100,7 +100,7 @@ def _pct(k: int, n: int) -> str:
 
 
 def render(data: dict) -> str:
-    """The README section (between the markers) for one results file."""
+    """The page's section (between the markers) for one results file."""
     status = collections.Counter(data["status"])
     killed, survived = status.get("killed", 0), status.get("survived", 0)
     total = sum(status.values())
@@ -160,10 +160,10 @@ def replace_section(text: str, section: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="?", default=str(ROOT / "benchmarks" / "results" / "mutation_core.json"))
-    ap.add_argument("--readme", default=str(ROOT / "README.md"))
+    ap.add_argument("--page", "--readme", dest="readme", default=str(ROOT / "docs" / "site" / "mutation.md"))
     mode = ap.add_mutually_exclusive_group()
-    mode.add_argument("--print", action="store_true", help="print the section, leave the README alone")
-    mode.add_argument("--check", action="store_true", help="exit 1 when the README's section is not the rendering")
+    mode.add_argument("--print", action="store_true", help="print the section, leave the page alone")
+    mode.add_argument("--check", action="store_true", help="exit 1 when the page's section is not the rendering")
     args = ap.parse_args(argv)
     with open(args.results, encoding="utf-8") as fh:
         section = render(json.load(fh))

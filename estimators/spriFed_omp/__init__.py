@@ -1,7 +1,7 @@
 """SPriFed-OMP (002, Mulay & Lin): private federated sparse basis recovery, its baselines and §7 set-up.
 
 The paper's mathematics was lost in the text conversion; every reconstruction choice is listed in
-``docs/spriFed_omp.md`` with the sentence it rests on. Modules:
+``docs/site/spriFed-omp.md`` with the sentence it rests on. Modules:
 
 - :mod:`.mechanisms` — NOISY-SMPC (Alg. 1) calls with their GDP ledger, PRIVATE-OLS (Alg. 2);
 - :mod:`.algorithms` — SPriFed-OMP (Alg. 3, with/without Enhancement 1), SPriFed-OMP-GRAD (Alg. 4),

@@ -1,4 +1,4 @@
-"""The synthetic set-up of 002 §7.1 (constants lost in conversion: see docs/spriFed_omp.md).
+"""The synthetic set-up of 002 §7.1 (constants lost in conversion: see docs/site/spriFed-omp.md).
 
 "Given n and d, we first generate X with i.i.d. elements, each of which is from N(0, 1). Given the
 model sparsity s, we then generate the non-zero coefficients of the model parameters [...]. We then
