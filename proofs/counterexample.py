@@ -53,7 +53,7 @@ class SearchPlan:
     directory for hypothesis's example database (None: no database is written anywhere).
     """
 
-    max_examples: int = 300
+    max_examples: int = 200
     seconds: float = 20.0
     max_denominator: int = 1000
     database: str | None = None
@@ -86,7 +86,15 @@ class Counterexample:
     def text(self) -> str:
         """``eps = 1/2: derived 0.6487… vs printed 0.5`` (one line)."""
         pt = ", ".join(f"{s.name} = {sp.sstr(v)}" for s, v in self.point.items()) or "no free symbols"
-        return f"{pt}: derived {self.derived_value[:14]} vs printed {self.printed_value[:14]} ({self.evaluation})"
+        return f"{pt}: derived {_short(self.derived_value)} vs printed {_short(self.printed_value)} ({self.evaluation})"
+
+
+def _short(value: str) -> str:
+    """A 40-digit value shown to 12 significant digits (exponent kept)."""
+    try:
+        return sp.sstr(sp.Float(value, 40).evalf(12))
+    except (ValueError, TypeError):
+        return value
 
 
 @dataclass

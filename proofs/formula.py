@@ -227,6 +227,7 @@ _FUNCS = {
     "Rational": sp.Rational,
     "factorial": sp.factorial,
     "tanh": sp.tanh,
+    "Sum": sp.Sum,
     "cosh": sp.cosh,
     "sinh": sp.sinh,
 }
@@ -350,12 +351,42 @@ def _ops(e: sp.Expr) -> int:
     return int(sp.count_ops(e))
 
 
+#: sympy.factor is skipped on polynomials larger than this (total degree × generators): it can run for hours
+FACTOR_MAX_SIZE = 60
+
+
+def _factor(e: sp.Expr) -> sp.Expr:
+    """factor(e) when e's numerator and denominator are small polynomials in their generators, else e itself.
+
+    A shifted domain such as eps >= 129/100 turns exp(eps/2) into exp(129/200)·exp(u/2), and factoring the
+    resulting polynomial in exp(1/200), exp(1/100), … of degree 390 does not finish: such forms are left unfactored.
+    """
+    return e if _too_big(e) else sp.factor(e)
+
+
+def _too_big(e: sp.Expr) -> bool:
+    """Whether e's numerator or denominator is a polynomial too large for factor / sympy's sign queries."""
+    for part in sp.fraction(e):
+        try:
+            P = sp.Poly(part)
+        except (sp.PolynomialError, sp.GeneratorsNeeded, ValueError, TypeError):
+            continue
+        if P.total_degree() * max(1, len(P.gens)) > FACTOR_MAX_SIZE:
+            return True
+    return False
+
+
+def _nonneg(e: sp.Expr) -> bool:
+    """sympy's ``is_nonnegative``, skipped (False) on large polynomials: the query factors them and can hang."""
+    return False if _too_big(e) else bool(e.is_nonnegative)
+
+
 def _tidy(e: sp.Expr) -> sp.Expr:
     """Shortest of e, cancel(together(e)), factor of that (no blind simplify)."""
     best = e
     try:
         c = sp.cancel(sp.together(e))
-        for cand in (c, sp.factor(c)):
+        for cand in (c, _factor(c)):
             if _ops(cand) < _ops(best):
                 best = cand
     except Exception:  # display only
@@ -395,8 +426,8 @@ def _zero_attempts(diff: sp.Expr, extra: Sequence[Callable[[sp.Expr], sp.Expr]] 
 
 def _prove_nonneg(expr: sp.Expr, doms: Mapping[sp.Symbol, Domain]) -> tuple[bool, sp.Expr, str]:
     """Try to prove ``expr >= 0`` on the domains; return (proved, rewritten form, method)."""
-    direct = sp.factor(sp.cancel(sp.together(expr)))
-    if direct.is_nonnegative:
+    direct = _factor(sp.cancel(sp.together(expr)))
+    if _nonneg(direct):
         return True, direct, "factor + assumptions"
     sub, back = {}, {}
     for s, dom in doms.items():
@@ -406,12 +437,12 @@ def _prove_nonneg(expr: sp.Expr, doms: Mapping[sp.Symbol, Domain]) -> tuple[bool
             back[u] = s
     if sub:
         e = expr.xreplace(sub)
-        e = sp.factor(sp.cancel(sp.together(e)))
-        if e.is_nonnegative:
+        e = _factor(sp.cancel(sp.together(e)))
+        if _nonneg(e):
             return True, e, "positive reparametrisation + factor"
         num, den = sp.fraction(e)
         num_e = sp.expand(num)
-        if num_e.is_nonnegative and den.is_positive:
+        if _nonneg(num_e) and den.is_positive:
             return True, num_e / den, "positive reparametrisation, expanded numerator"
     # exponentials of positive variables: x = L·log(1+v) turns exp(r·x) into (1+v)^(L·r)
     e2 = expr.xreplace(sub) if sub else expr
@@ -433,12 +464,12 @@ def _prove_nonneg(expr: sp.Expr, doms: Mapping[sp.Symbol, Domain]) -> tuple[bool
         v = sp.Symbol(f"{x.name}__v", positive=True)
         exp_sub[x] = L * sp.log(1 + v)
     if exp_sub:
-        e3 = sp.factor(sp.cancel(sp.together(sp.powsimp(sp.expand_power_exp(e2.xreplace(exp_sub))))))
-        if e3.is_nonnegative:
+        e3 = _factor(sp.cancel(sp.together(sp.powsimp(sp.expand_power_exp(e2.xreplace(exp_sub))))))
+        if _nonneg(e3):
             return True, e3, "exp(x) = (1+v)^L substitution + factor"
         num, den = sp.fraction(e3)
         num_e = sp.expand(num)
-        if num_e.is_nonnegative and den.is_positive:
+        if _nonneg(num_e) and den.is_positive:
             return True, num_e / den, "exp substitution, expanded numerator"
     return False, direct, "no proof found"
 
@@ -548,7 +579,10 @@ def _settle_numerically(
         res.name, res.derived, res.printed, res.relation, used, conditions=conds, seed=seed, plan=plan, tolerance=tol
     )
     res.verdict, res.route = st.verdict, st.route
-    res.reason = st.reason if st.verdict != "inconclusive" else f"sympy could not decide; {st.reason}"
+    if st.verdict != "inconclusive":
+        res.reason = st.reason
+    else:
+        res.reason = "sympy could not decide" + (f"; {st.reason}" if st.reason else "")
     if st.proofs:
         res.proof = [p.details() for p in st.proofs]
     if st.search is not None:

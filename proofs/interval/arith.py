@@ -2,7 +2,7 @@
 
 Intervals are ``mpmath.iv`` numbers (``ivmpf``); their endpoints are exact binary numbers and may be
 ±inf. Sums, products, quotients and integer powers are mpmath's (each endpoint rounded outward).
-Monotone functions (exp, log, sqrt, erf, erfc, x^r, sinh, tanh, cosh on each side of 0) map the
+Monotone functions (exp, log, sqrt, erf, erfc, erfcx, x^r, sinh, tanh, cosh on each side of 0) map the
 endpoints through certified point bounds from a backend (:mod:`proofs.interval.points`: arb or
 mpmath). An operation that is not real-valued on part of its argument (log of an interval reaching
 below 0, a root of a negative number, gamma near a pole) raises :class:`Undefined`. No float is used.
@@ -116,6 +116,14 @@ def _plain(m: int, shift: int) -> str:
     return whole + ("." + frac if frac else "")
 
 
+def _hi(a: MPF, b: MPF) -> MPF:
+    return a if lm.mpf_ge(a, b) else b
+
+
+def _lo(a: MPF, b: MPF) -> MPF:
+    return a if lm.mpf_le(a, b) else b
+
+
 def _make(a: MPF, b: MPF):
     return iv.make_mpf((a, b))
 
@@ -192,6 +200,10 @@ class Ops:
         """erfc x = 1 − erf x (decreasing)."""
         return self.decreasing("erfc", x)
 
+    def erfcx(self, x) -> object:
+        """erfcx x = e^{x²} erfc x (decreasing on the whole line)."""
+        return self.decreasing("erfcx", x)
+
     def power(self, x, r) -> object:
         """x^r for a real exponent interval r: x must be >= 0 (x = 0 only with r > 0)."""
         a = lower(x)
@@ -251,16 +263,23 @@ class Ops:
         """|x|."""
         return abs(x)
 
+    def intersect(self, x, y) -> object:
+        """The intersection of two enclosures of the same value (x itself if they do not meet)."""
+        a, b = _hi(lower(x), lower(y)), _lo(upper(x), upper(y))
+        return _make(a, b) if lm.mpf_le(a, b) else x
+
     def max(self, *xs) -> object:
         """max of intervals (endpoint-wise)."""
-        a = max((lower(x) for x in xs), key=lm.mpf_to_cmp_key)
-        b = max((upper(x) for x in xs), key=lm.mpf_to_cmp_key)
+        a, b = lower(xs[0]), upper(xs[0])
+        for x in xs[1:]:
+            a, b = _hi(a, lower(x)), _hi(b, upper(x))
         return _make(a, b)
 
     def min(self, *xs) -> object:
         """min of intervals (endpoint-wise)."""
-        a = min((lower(x) for x in xs), key=lm.mpf_to_cmp_key)
-        b = min((upper(x) for x in xs), key=lm.mpf_to_cmp_key)
+        a, b = lower(xs[0]), upper(xs[0])
+        for x in xs[1:]:
+            a, b = _lo(a, lower(x)), _lo(b, upper(x))
         return _make(a, b)
 
     def sign(self, x) -> object:

@@ -3,7 +3,7 @@
 :func:`compile_expr` walks the expression once and returns a function ``f(env, ops)`` that evaluates
 it on intervals (``env`` maps each Symbol to an interval). Supported: numbers (rationals exactly, π, e,
 Floats as the exact binary value they hold), + − × ÷, integer / rational / real powers, exp, log,
-sqrt, erf, erfc, sinh, cosh, tanh, sin, cos, Abs, Max, Min, sign, Heaviside, gamma, loggamma,
+sqrt, erf, erfc, erfcx, sinh, cosh, tanh, sin, cos, Abs, Max, Min, sign, Heaviside, gamma, loggamma,
 factorial and binomial (through gamma). Anything else (Sum, Integral, Piecewise, Lambert W, …) raises
 :class:`Unsupported` naming it: the caller reports ``inconclusive`` with that reason.
 
@@ -19,11 +19,47 @@ from typing import Any, Callable, Mapping
 
 import sympy as sp
 
-from proofs.interval.arith import Ops
+from proofs.interval.arith import Ops, Undefined
 
-__all__ = ["Unsupported", "Evaluator", "compile_expr", "prepare", "unsupported_reason"]
+__all__ = [
+    "Unsupported",
+    "Evaluator",
+    "compile_expr",
+    "compile_both",
+    "reciprocal_exp_form",
+    "prepare",
+    "unsupported_reason",
+    "erfcx",
+]
 
 Evaluator = Callable[[Mapping[sp.Symbol, Any], Ops], Any]
+
+
+class erfcx(sp.Function):  # noqa: N801 - the function's usual name
+    """The scaled complementary error function erfcx(x) = e^{x²} erfc(x) (DLMF 7.2.3 calls it w-related; decreasing).
+
+    Used by :mod:`proofs.interval.scaling` to write a Gaussian tail erfc(z) = e^{−z²}·erfcx(z), so that the
+    exponential factors of several terms can be merged and divided out before interval evaluation.
+    """
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_zero:
+            return sp.S.One
+        return None
+
+    def fdiff(self, argindex=1):
+        x = self.args[0]
+        return 2 * x * erfcx(x) - 2 / sp.sqrt(sp.pi)
+
+    def _eval_rewrite_as_erfc(self, x, **kwargs):
+        return sp.exp(x**2) * sp.erfc(x)
+
+    def _eval_is_real(self):
+        return self.args[0].is_real
+
+    def _eval_is_positive(self):
+        return True if self.args[0].is_real else None
 
 
 class Unsupported(ValueError):
@@ -89,11 +125,61 @@ def compile_expr(expr: sp.Expr) -> Evaluator:
     return _compile(prepare(sp.sympify(expr)), {})
 
 
+def reciprocal_exp_form(expr: sp.Expr, max_ops: int = 150) -> sp.Expr | None:
+    """``expr`` with every exp(a) written 1/exp(−a) and the fraction cancelled, or None if nothing changes.
+
+    (e^ε + 1)/(e^ε − 1) becomes (1 + e^{−ε})/(1 − e^{−ε}): as ε → ∞ the first form's interval value is
+    [0, ∞] (inf/inf), the second's is [1, 1 + e^{−X}]/[1 − e^{−X}, 1]. Both forms are equal where defined.
+    """
+    atoms = [f for f in expr.atoms(sp.exp) if f.args[0].free_symbols]
+    if not atoms or sp.count_ops(expr) > max_ops:
+        return None
+    zs = {f: sp.Dummy("z") for f in atoms}
+    try:
+        e1 = sp.cancel(sp.together(expr.xreplace({f: 1 / z for f, z in zs.items()})))
+        e2 = e1.xreplace({z: sp.exp(-f.args[0]) for f, z in zs.items()})
+    except Exception:  # a rewrite sympy cannot do: no second form
+        return None
+    return None if e2 == expr or e2.has(sp.Dummy) else e2
+
+
+def compile_both(expr: sp.Expr) -> Evaluator:
+    """An evaluator returning the intersection of the enclosures of ``expr`` and of its
+    :func:`reciprocal_exp_form` (both valid, so their intersection is too); just ``expr``'s when there is none."""
+    f1 = compile_expr(expr)
+    other = reciprocal_exp_form(expr)
+    if other is None:
+        return f1
+    try:
+        f2 = compile_expr(other)
+    except Unsupported:
+        return f1
+
+    def both(env, ops):
+        a = _try(f1, env, ops)
+        b = _try(f2, env, ops)
+        if a is None and b is None:
+            raise Undefined("not defined on this box")
+        if a is None or b is None:
+            return a if b is None else b
+        return ops.intersect(a, b)
+
+    return both
+
+
+def _try(f: Evaluator, env, ops):
+    try:
+        return f(env, ops)
+    except (Undefined, ZeroDivisionError):
+        return None
+
+
 _UNARY: dict[type, str] = {
     sp.exp: "exp",
     sp.log: "log",
     sp.erf: "erf",
     sp.erfc: "erfc",
+    erfcx: "erfcx",
     sp.sinh: "sinh",
     sp.cosh: "cosh",
     sp.tanh: "tanh",

@@ -10,7 +10,8 @@ bound at the other. The backends supply those point bounds:
   (``pip install python-flint``, the optional ``intervals`` extra).
 - :class:`MpmathPoints` (``"mpmath"``, always available) — mpmath's directed rounding
   (``mpf_exp(x, prec, round_floor)`` and so on, the same primitives as mpmath's ``iv`` context)
-  for exp, log and sqrt, and for erf / erfc (which ``mpmath.iv`` lacks) a certified evaluation in
+  for exp, log and sqrt, and for erf, erfc and erfcx(x) = e^{x²} erfc x (which ``mpmath.iv`` lacks)
+  a certified evaluation in
   ``iv`` arithmetic: the positive series erf x = (2/√π) e^{−x²} Σ 2ⁿ x^{2n+1}/(2n+1)!!
   (DLMF 7.6.2) with its geometric tail bound for |x| ≤ 4, and for x > 4 the Laplace continued
   fraction √π e^{x²} erfc x = 1/(x+ (1/2)/(x+ 1/(x+ (3/2)/(x+ …)))) (DLMF 7.9.2), whose successive
@@ -33,9 +34,9 @@ __all__ = ["ivprec", "MPF", "PointBounds", "MpmathPoints", "ArbPoints", "backend
 
 MPF = tuple  # mpmath's raw (sign, mantissa, exponent, bitcount) tuple
 #: the functions a backend bounds at points (all monotone on their domain, erfc decreasing)
-FUNCTIONS = ("exp", "log", "sqrt", "erf", "erfc")
+FUNCTIONS = ("exp", "log", "sqrt", "erf", "erfc", "erfcx")
 _F, _C = lm.round_floor, lm.round_ceiling
-_INF, _NINF, _ZERO, _ONE, _TWO = lm.finf, lm.fninf, lm.fzero, lm.fone, lm.from_int(2)
+_INF, _NINF, _ZERO, _ONE, _TWO, _FOUR = lm.finf, lm.fninf, lm.fzero, lm.fone, lm.from_int(2), lm.from_int(4)
 # values at the ends of the extended real line (x = -inf, x = +inf); log/sqrt are not real below 0
 _AT_INF = {
     "exp": (_ZERO, _INF),
@@ -43,6 +44,7 @@ _AT_INF = {
     "sqrt": (None, _INF),
     "erf": (lm.fnone, _ONE),
     "erfc": (_TWO, _ZERO),
+    "erfcx": (_INF, _ZERO),
 }
 
 
@@ -74,7 +76,7 @@ class PointBounds:
         if fn in ("log", "sqrt") and lm.mpf_sign(x) < 0:
             raise ValueError(f"{fn} is not real at a negative point")
         if x == _ZERO:  # exact values at 0 (both backends agree; avoids a cancellation in erfc = 1 - erf)
-            exact = {"exp": _ONE, "log": _NINF, "sqrt": _ZERO, "erf": _ZERO, "erfc": _ONE}[fn]
+            exact = {"exp": _ONE, "log": _NINF, "sqrt": _ZERO, "erf": _ZERO, "erfc": _ONE, "erfcx": _ONE}[fn]
             return exact, exact
         return self._bounds(fn, x, prec)
 
@@ -105,6 +107,14 @@ def _erf_family(fn: str, x: MPF, prec: int) -> tuple[MPF, MPF]:
     if fn == "erf":  # odd
         lo, hi = _erf_pos(ax, prec)
         return (lm.mpf_neg(hi), lm.mpf_neg(lo)) if neg else (lo, hi)
+    if fn == "erfcx":
+        lo, hi = _erfcx_pos(ax, prec)
+        if not neg:
+            return lo, hi
+        # erfcx(-t) = 2 e^{t²} - erfcx(t)
+        with ivprec(prec + 20):
+            p = iv.make_mpf((ax, ax))
+            return _round_out(2 * iv.exp(p * p) - iv.make_mpf((lo, hi)), prec)
     lo, hi = _erfc_pos(ax, prec)
     if not neg:
         return lo, hi
@@ -119,24 +129,36 @@ def _round_out(v, prec: int) -> tuple[MPF, MPF]:
 
 def _erf_pos(x: MPF, prec: int) -> tuple[MPF, MPF]:
     """erf(x) for x > 0: the series for x <= 4, 1 - erfc(x) above (no cancellation: erf x > 1/2 there)."""
-    if lm.mpf_le(x, lm.from_int(4)):
+    if lm.mpf_le(x, _FOUR):
         with ivprec(prec + 30):
-            return _round_out(_erf_series(iv.make_mpf((x, x))), prec)
+            p = iv.make_mpf((x, x))
+            return _round_out(2 / iv.sqrt(iv.pi) * iv.exp(-p * p) * _erf_sum(p), prec)
     lo, hi = _erfc_pos(x, prec + 10)
     return lm.mpf_sub(_ONE, hi, prec, _F), lm.mpf_sub(_ONE, lo, prec, _C)
 
 
 def _erfc_pos(x: MPF, prec: int) -> tuple[MPF, MPF]:
-    """erfc(x) for x > 0: 1 - series (with enough guard bits for the cancellation) up to 4, continued fraction above."""
-    if lm.mpf_le(x, lm.from_int(4)):
+    """erfc(x) for x > 0: 1 - erf by the series (guard bits for the cancellation) up to 4, continued fraction above."""
+    if lm.mpf_le(x, _FOUR):
         with ivprec(prec + 64):  # erf x <= 1 - 2^-24 for x <= 4: at most 24 bits cancel in 1 - erf x
-            return _round_out(1 - _erf_series(iv.make_mpf((x, x))), prec)
+            p = iv.make_mpf((x, x))
+            return _round_out(1 - 2 / iv.sqrt(iv.pi) * iv.exp(-p * p) * _erf_sum(p), prec)
     with ivprec(prec + 30):
-        return _round_out(_erfc_cf(iv.make_mpf((x, x)), prec + 10), prec)
+        p = iv.make_mpf((x, x))
+        return _round_out(_cf_value(p, prec + 10) * iv.exp(-p * p) / iv.sqrt(iv.pi), prec)
 
 
-def _erf_series(x):
-    """erf(x), x > 0 a point interval: (2/√π) e^{−x²} Σ t_n, t_0 = x, t_{n+1} = t_n 2x²/(2n+3) (DLMF 7.6.2).
+def _erfcx_pos(x: MPF, prec: int) -> tuple[MPF, MPF]:
+    """erfcx(x) = e^{x²} erfc(x) for x > 0: e^{x²} − (2/√π)·(series sum) up to 4, the continued fraction / √π above."""
+    with ivprec(prec + 64):  # e^{x²} <= e^16 against erfcx(4) ≈ 0.14: under 30 bits cancel
+        p = iv.make_mpf((x, x))
+        if lm.mpf_le(x, _FOUR):
+            return _round_out(iv.exp(p * p) - 2 / iv.sqrt(iv.pi) * _erf_sum(p), prec)
+        return _round_out(_cf_value(p, prec + 10) / iv.sqrt(iv.pi), prec)
+
+
+def _erf_sum(x):
+    """S(x) with erf x = (2/√π) e^{−x²} S(x), S = Σ t_n, t_0 = x, t_{n+1} = t_n 2x²/(2n+3) (DLMF 7.6.2); x > 0 a point.
 
     All terms are positive; once q_n = 2x²/(2n+3) <= 1/2 the tail Σ_{k>=n} t_k <= t_n/(1 − q_n) <= 2 t_n,
     so the enclosure adds [0, 2 t_n] to the partial sum.
@@ -151,12 +173,11 @@ def _erf_series(x):
         s = s + t
         t = t * q
         n += 1
-    s = s + iv.mpf([0, (2 * t).b])
-    return 2 / iv.sqrt(iv.pi) * iv.exp(-x2) * s
+    return s + iv.mpf([0, (2 * t).b])
 
 
-def _erfc_cf(x, prec: int):
-    """erfc(x), x > 4 a point interval, bracketed by two successive approximants of DLMF 7.9.2.
+def _cf_value(x, prec: int):
+    """√π e^{x²} erfc(x) for x > 4 (a point interval), bracketed by two successive approximants of DLMF 7.9.2.
 
     √π e^{x²} erfc x = 1/(x + a_1/(x + a_2/(x + …))), a_k = k/2 > 0: for a continued fraction with positive
     elements the approximants alternate around its value (Lorentzen & Waadeland, *Continued Fractions*, Thm. 1.4),
@@ -169,9 +190,8 @@ def _erfc_cf(x, prec: int):
         hi = f1.b if f1.b >= f2.b else f2.b
         hull = iv.mpf([lo, hi])
         if (hull.b - hull.a).b <= (hull.a * iv.mpf(2) ** (-prec)).a or n > 4096:
-            break
+            return hull
         n *= 2
-    return hull * iv.exp(-x * x) / iv.sqrt(iv.pi)
 
 
 def _cf_approximant(x, n: int):
@@ -202,7 +222,11 @@ class ArbPoints(PointBounds):
             a = flint.arb(-q if sign else q)
             if not a.is_exact():  # pragma: no cover - the precision above holds every dyadic exactly
                 raise ValueError("point not exact in arb")
-            ball = getattr(a, fn)()
+            if fn == "erfcx":  # e^{x²} erfc(x): arb bounds both factors (any exponent range)
+                flint.ctx.prec = max(prec + 40, bc + 10)
+                ball = (a * a).exp() * a.erfc()
+            else:
+                ball = getattr(a, fn)()
             if not ball.is_finite():
                 raise ValueError(f"arb could not bound {fn} at this point")
             lo_m, lo_e = ball.lower().man_exp()

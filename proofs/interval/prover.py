@@ -46,9 +46,10 @@ from proofs.interval.arith import (
     upper,
 )
 from proofs.interval.box import Span, bounds_text, is_point, simplest_in, split_span, u_width
-from proofs.interval.compile import Unsupported, compile_expr
+from proofs.interval.compile import Unsupported, compile_both, compile_expr, erfcx
 from proofs.interval.points import backend as make_backend
 from proofs.interval.points import ivprec
+from proofs.interval.scaling import scale_out
 
 __all__ = ["ProofPlan", "ProofResult", "prove_nonnegative"]
 
@@ -64,7 +65,7 @@ class ProofPlan:
     seconds: wall-clock bound; prec: working precision in bits; backend: ``auto`` (arb when
     python-flint is installed, else mpmath), ``flint`` or ``mpmath``; monotonicity: use ∂T/∂x;
     touching_depth / touching_order / sub_boxes: from which depth derivative sub-proofs are tried, how
-    deeply they nest (2 = up to ∂²T), and each one's box budget.
+    deeply they nest (3 = up to ∂³T), and each one's box budget.
     """
 
     max_boxes: int = 20_000
@@ -74,7 +75,7 @@ class ProofPlan:
     backend: str = "auto"
     monotonicity: bool = True
     touching_depth: int = 6
-    touching_order: int = 2
+    touching_order: int = 3
     sub_boxes: int = 400
 
 
@@ -99,6 +100,7 @@ class ProofResult:
     witness: dict[str, Span] | None = None
     touching: list[str] = field(default_factory=list)
     exhausted: bool = False
+    scaled_by: str | None = None
 
     @property
     def proved(self) -> bool:
@@ -109,7 +111,8 @@ class ProofResult:
         """``margin ≥ 1.2e-3`` (rounded down), or ``margin ≥ 0`` at a touching point."""
         if self.margin is None:
             return "margin unknown"
-        return f"margin ≥ {decimal_text(self.margin, 3, down=True)}"
+        m = decimal_text(self.margin, 3, down=True)
+        return f"margin ≥ {m}·exp({self.scaled_by})" if self.scaled_by and self.margin != 0 else f"margin ≥ {m}"
 
     def summary(self) -> str:
         """One line: what was proved or why the proof stopped."""
@@ -133,6 +136,8 @@ class ProofResult:
         }
         if self.margin is not None:
             d["margin_lower_bound"] = decimal_text(self.margin, 6, down=True)
+        if self.scaled_by is not None:
+            d["divided_by"] = f"exp({self.scaled_by})"
         if self.touching:
             d["touching"] = list(self.touching)
         if self.reason:
@@ -177,7 +182,7 @@ class _Target:
         self.conds = conds
         self.syms = [s for s in order_syms if s in expr.free_symbols]
         self.where = ""  # for a limit target: which limit (shown at a touching point)
-        self.f = compile_expr(expr)
+        self.f = compile_both(expr)
         self._d: dict = {}
         self._order_syms = order_syms
 
@@ -197,16 +202,43 @@ class _Target:
         return self._d[s]
 
 
+_TARGETS: dict = {}
+#: compiled targets kept between proofs (a quick proof, then the full one, reuse the derivatives sympy computed)
+TARGET_CACHE_SIZE = 512
+
+
+def _cached_target(expr: sp.Expr, order_syms: tuple, kind: str, order: int, conds: bool) -> _Target:
+    key = (expr, order_syms, kind, order, conds)
+    got = _TARGETS.get(key)
+    if got is None:
+        if len(_TARGETS) >= TARGET_CACHE_SIZE:
+            _TARGETS.pop(next(iter(_TARGETS)))
+        got = _Target(expr, list(order_syms), kind, order, conds)
+        _TARGETS[key] = got
+    return got
+
+
+def cheap_form(e: sp.Expr) -> sp.Expr:
+    """The shortest of a few cheap rewrites of ``e`` (never ``simplify``, which can take minutes).
+
+    powsimp(expand(e)) merges exponentials with expanded exponents, so terms such as
+    e^ε·φ(−ε/μ − μ/2) and φ(−ε/μ + μ/2) become equal and cancel exactly before any interval is formed.
+    """
+    cands = [e, sp.powsimp(e), sp.factor_terms(e)]
+    if sp.count_ops(e) <= 150:
+        try:
+            cands.append(sp.powsimp(sp.expand(e)))
+        except Exception:  # expand can fail on odd expressions: keep the others
+            pass
+    return min(cands, key=sp.count_ops)
+
+
 def _derivative(expr: sp.Expr, s: sp.Symbol) -> tuple[sp.Expr, Any] | None:
     if sp.count_ops(expr) > MAX_DERIVATIVE_OPS:
         return None
     try:
-        d = sp.diff(expr, s)
-        cands = [d, sp.powsimp(d), sp.factor_terms(d)]
-        if sp.count_ops(d) <= 150:  # exp(a)·exp(b) with expanded exponents: equal exponentials cancel
-            cands.append(sp.powsimp(sp.expand(d)))
-        best = min(cands, key=sp.count_ops)  # cheap rewrites only (simplify can take minutes)
-        return best, compile_expr(best)
+        best = cheap_form(sp.diff(expr, s))
+        return best, compile_both(best)
     except (Unsupported, ValueError, TypeError, NotImplementedError):
         return None
 
@@ -245,16 +277,11 @@ class _Prover:
         self._env_cache: dict[Span, Any] = {}
         self._limits: dict = {}
         self._touch_tries = 0
-        self._targets: dict = {}
+        self._faces: dict = {}
 
-    def target(self, expr: sp.Expr, kind: str, order: int) -> _Target:
-        """The (cached) compiled target for ``expr`` (raises Unsupported)."""
-        key = (expr, kind, order)
-        got = self._targets.get(key)
-        if got is None:
-            got = _Target(expr, self.order, kind, order, False)
-            self._targets[key] = got
-        return got
+    def target(self, expr: sp.Expr, kind: str, order: int, conds: bool = False) -> _Target:
+        """The compiled target for ``expr`` (raises Unsupported), cached across proofs (see :func:`_cached_target`)."""
+        return _cached_target(expr, tuple(self.order), kind, order, conds)
 
     # ------------------------------------------------------------------ evaluation
     def _env(self, box: Mapping[sp.Symbol, Span], syms: Iterable[sp.Symbol]) -> dict:
@@ -440,6 +467,11 @@ class _Prover:
         v = b[s].lo if end == "lo" else b[s].hi
         if v is not None:
             face = {**b, s: b[s].point(v)}
+            if self._zero_face(tgt, s, v):  # T vanishes on the whole face (e.g. log(1 + p(e^eps - 1)) - eps at p = 1)
+                self.stats["monotone_faces"] += 1
+                self._record(tgt, _make_zero())
+                self._touch_face(tgt, face, s, v)
+                return True
             enc = self._eval(tgt.f, tgt.syms, face)
             if enc is not None and to_fraction(lower(enc)) is not None:  # defined at the end, bounded below
                 self.stats["monotone_faces"] += 1
@@ -467,6 +499,24 @@ class _Prover:
         self.region(lt, rest, ctx)
         return True
 
+    def _zero_face(self, tgt: _Target, s: sp.Symbol, v: Fraction) -> bool:
+        """Whether T with s = v is identically 0 (sympy's automatic evaluation; cached)."""
+        key = (tgt.expr, s, v)
+        if key not in self._faces:
+            try:
+                self._faces[key] = tgt.expr.xreplace({s: sp.Rational(v.numerator, v.denominator)}) == 0
+            except Exception:  # an odd substitution: not known to vanish
+                self._faces[key] = False
+        return self._faces[key]
+
+    def _touch_face(self, tgt: _Target, face: dict, s: sp.Symbol, v: Fraction) -> None:
+        if tgt.kind == "derivative":
+            return
+        rest = [k for k in tgt.syms if k != s and not is_point(face[k])]
+        where = f"{s.name} = {v}" + (" (the whole face)" if rest else "")
+        if where not in self.touching:
+            self.touching.append(where)
+
     def _limit(self, tgt: _Target, b: dict, s: sp.Symbol, v: Fraction | None, end: str, ctx: _Ctx) -> sp.Expr:
         if v is None:
             point, direction, label = (-sp.oo if end == "lo" else sp.oo), "+", ("-oo" if end == "lo" else "oo")
@@ -477,7 +527,7 @@ class _Prover:
             got = None
             if sp.count_ops(tgt.expr) <= MAX_DERIVATIVE_OPS:
                 try:
-                    got = sp.limit(tgt.expr, s, point, direction)
+                    got = sp.limit(tgt.expr.rewrite(sp.erfc) if tgt.expr.has(erfcx) else tgt.expr, s, point, direction)
                 except Exception:  # sympy's limit raises many kinds; no limit is then known
                     got = None
             bad = got is None or got.has(sp.Limit, sp.nan, sp.zoo, sp.AccumBounds) or (got.is_real is False)
@@ -510,6 +560,12 @@ class _Prover:
         return False
 
 
+def _make_zero():
+    from mpmath import iv
+
+    return iv.make_mpf((fzero, fzero))
+
+
 def sp_sign(v) -> int:
     """Sign of a raw mpf (−1, 0, 1)."""
     from mpmath import libmp
@@ -529,12 +585,37 @@ def prove_nonnegative(
     relations (``p > q``) restricting the region; plan: bounds (:class:`ProofPlan`). Never returns
     ``proved`` unless every box was certified with outward-rounded interval arithmetic (or an exact sympy
     value / sympy limit at a face, as described in the module docstring).
+
+    When the terms share an exponential factor e^g (Gaussian tails, :func:`proofs.interval.scaling.scale_out`),
+    the target is tried as given with a quarter of the budget, then divided by e^g with the rest; the
+    result's ``scaled_by`` names g and its margin is then that of expr·e^{−g}.
     """
     plan = plan or ProofPlan()
     t0 = time.perf_counter()
     missing = [s.name for s in expr.free_symbols if s not in spans]
     if missing:
         raise ValueError(f"no span for {', '.join(sorted(missing))}")
+    expr = sp.sympify(expr)
+    scaled = scale_out(expr)
+    if scaled is None:
+        return _prove_one(expr, spans, conditions, plan, t0)
+    first = replace(plan, max_boxes=max(1, plan.max_boxes // 4), seconds=plan.seconds / 4)
+    res = _prove_one(expr, spans, conditions, first, t0)
+    if res.status in ("proved", "violated"):
+        return res
+    rest = replace(plan, max_boxes=plan.max_boxes - res.boxes, seconds=max(0.0, plan.seconds - res.seconds))
+    res2 = _prove_one(scaled[0], spans, conditions, rest, time.perf_counter())
+    res2.boxes += res.boxes
+    res2.seconds = time.perf_counter() - t0
+    res2.scaled_by = sp.sstr(scaled[1])
+    if res2.status == "unsupported":
+        return res
+    return res2
+
+
+def _prove_one(
+    expr: sp.Expr, spans: Mapping[sp.Symbol, Span], conditions: Iterable[Any], plan: ProofPlan, t0: float
+) -> ProofResult:
     try:
         prover = _Prover(spans, conditions, plan)
     except ImportError:
@@ -542,7 +623,7 @@ def prove_nonnegative(
     res = ProofResult("proved", backend=prover.points.name, prec=plan.prec)
     with ivprec(plan.prec):
         try:
-            main = _Target(sp.sympify(expr), prover.order, "main", 0, bool(prover.conds))
+            main = prover.target(cheap_form(expr), "main", 0, bool(prover.conds))
             box = {s: prover.spans[s] for s in main.syms}
             prover.region(main, box, _Ctx(False, plan.max_boxes))
         except Unsupported as exc:
@@ -564,8 +645,3 @@ def prove_nonnegative(
     if res.status == "proved" and res.margin is None:  # every box discarded by the conditions
         res.reason = "the conditions exclude the whole domain"
     return res
-
-
-def with_plan(plan: ProofPlan, **changes: Any) -> ProofPlan:
-    """A copy of ``plan`` with some fields changed."""
-    return replace(plan, **changes)
