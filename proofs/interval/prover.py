@@ -20,8 +20,9 @@
 A point box whose enclosure contains 0 is decided exactly by sympy (value simplifies to 0) or not at all.
 The proof stops with the reason when a box is still unresolved at ``max_depth`` bisections, or when the
 box or time budget runs out; an expression interval arithmetic cannot evaluate gives ``unsupported``.
-Conditions (``p > q``) discard boxes where they are certainly false; a face or limit reached by
-monotonicity is proved without them (a superset, so still sound).
+Conditions (``p > q``) discard boxes where they are certainly false; a box where they are neither
+certainly true nor certainly false is only split (its faces may lie outside them), and monotonicity is
+used only on boxes where they certainly hold.
 """
 
 from __future__ import annotations
@@ -384,8 +385,10 @@ class _Prover:
                 raise _Violated(b, enc)
         free = [s for s in tgt.syms if not is_point(b[s])]
         if not free:
-            return self._at_point(tgt, b, ctx), {}
+            return self._at_point(tgt, b, ctx, conds_hold), {}
         derivs: dict = {}
+        if not conds_hold:  # a face of this box may lie outside the conditions: only splitting is sound here
+            return False, derivs
         if self.plan.monotonicity:
             for s in free:
                 d = tgt.derivative(s)
@@ -427,7 +430,7 @@ class _Prover:
             return max(free, key=lambda s: smear[s])
         return max(free, key=lambda s: u_width(b[s]))
 
-    def _at_point(self, tgt: _Target, b: dict, ctx: _Ctx) -> bool:
+    def _at_point(self, tgt: _Target, b: dict, ctx: _Ctx, conds_hold: bool = True) -> bool:
         """A point box whose enclosure straddles 0: more precision, then sympy's exact value."""
         ops, self.ops = self.ops, Ops(self.points, self.plan.prec * 4)
         try:
@@ -451,7 +454,7 @@ class _Prover:
                 self.margin = Fraction(0) if self.margin is None else min(self.margin, Fraction(0))
                 self._touch_point(tgt, b)
             return True
-        if enc is not None and is_negative(enc) and not ctx.local and tgt.kind != "derivative":
+        if enc is not None and is_negative(enc) and conds_hold and not ctx.local and tgt.kind != "derivative":
             raise _Violated(b, enc)
         return False
 
