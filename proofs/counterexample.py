@@ -48,12 +48,15 @@ GUIDE_DPS = 30
 class SearchPlan:
     """Bounds of one counterexample search.
 
-    max_examples: points hypothesis generates (before shrinking); seconds: wall-clock bound (the
+    max_examples: points hypothesis generates (before shrinking); max_shrinks: points evaluated after the
+    first violation (hypothesis's shrinking is then cut short: the simplest violation seen is kept); seconds:
+    wall-clock bound (the
     search stops early, reporting it); max_denominator: of the rational points; database: a
     directory for hypothesis's example database (None: no database is written anywhere).
     """
 
     max_examples: int = 200
+    max_shrinks: int = 150
     seconds: float = 20.0
     max_denominator: int = 1000
     database: str | None = None
@@ -383,6 +386,7 @@ def search_counterexample(
     guide = _numeric([derived, printed], syms)
     tol_n = mpmath.mpmathify(sp.N(tol, GUIDE_DPS))
     found: list[dict] = []
+    first_found = [0]
     worst: list[Any] = []
 
     def check(pt: dict) -> None:
@@ -391,6 +395,8 @@ def search_counterexample(
         if time.perf_counter() - t0 > plan.seconds:
             res.timed_out = True
             return
+        if found and res.examples - first_found[0] > plan.max_shrinks:
+            return  # shrinking long enough: the candidates found so far are kept
         if conds and not all(bool(c.xreplace(pt)) for c in conds):
             assume(False)
         res.examples += 1
@@ -403,6 +409,8 @@ def search_counterexample(
         worst.append(abs(a - b))
         target(float(mpmath.mpf(max(min(v / scale, 1e300), -1e300))), label="violation")
         if v > mpmath.mpf(10) ** (-GUIDE_DPS + 8) * scale:
+            if not found:
+                first_found[0] = res.examples
             found.append(dict(pt))
             raise _Found()
 

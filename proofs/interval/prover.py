@@ -590,8 +590,9 @@ def prove_nonnegative(
     value / sympy limit at a face, as described in the module docstring).
 
     When the terms share an exponential factor e^g (Gaussian tails, :func:`proofs.interval.scaling.scale_out`),
-    the target is tried as given with a quarter of the budget, then divided by e^g with the rest; the
-    result's ``scaled_by`` names g and its margin is then that of expr·e^{−g}.
+    the target divided by e^g is tried first with a quarter of the budget (``scaled_by`` then names g and
+    the margin is that of expr·e^{−g}), then the target as given with the rest; the box count is that of the
+    proof reported (a failed scaled attempt's is ``stats["scaled_attempt_boxes"]``).
     """
     plan = plan or ProofPlan()
     t0 = time.perf_counter()
@@ -603,16 +604,14 @@ def prove_nonnegative(
     if scaled is None:
         return _prove_one(expr, spans, conditions, plan, t0)
     first = replace(plan, max_boxes=max(1, plan.max_boxes // 4), seconds=plan.seconds / 4)
-    res = _prove_one(expr, spans, conditions, first, t0)
+    res = _prove_one(scaled[0], spans, conditions, first, t0)
+    res.scaled_by = sp.sstr(scaled[1])
     if res.status in ("proved", "violated"):
         return res
     rest = replace(plan, max_boxes=plan.max_boxes - res.boxes, seconds=max(0.0, plan.seconds - res.seconds))
-    res2 = _prove_one(scaled[0], spans, conditions, rest, time.perf_counter())
-    res2.boxes += res.boxes
+    res2 = _prove_one(expr, spans, conditions, rest, time.perf_counter())
     res2.seconds = time.perf_counter() - t0
-    res2.scaled_by = sp.sstr(scaled[1])
-    if res2.status == "unsupported":
-        return res
+    res2.stats["scaled_attempt_boxes"] = res.boxes  # reported apart: where that attempt stopped may depend on time
     return res2
 
 
