@@ -31,6 +31,7 @@ __all__ = [
     "mechanism",
     "verify",
     "check_estimator",
+    "check_sampling",
     "Scenario",
     "PackedBits",
     "Claim",
@@ -40,6 +41,9 @@ __all__ = [
     "check",
     "PrivcheckUsageError",
     "UnknownNameError",
+    "trace",
+    "audit_calibrator",
+    "strategies",
 ]
 
 
@@ -57,6 +61,20 @@ def per_sample(fn=None, **kwargs):
     return _per_sample(fn, **kwargs)
 
 
+def trace(fn, **kwargs):
+    """Gray-box trace of ``fn`` on neighbouring inputs with coupled randomness; see :func:`privcheck.tracing.core.trace`."""
+    from privcheck.tracing.core import trace as _trace
+
+    return _trace(fn, **kwargs)
+
+
+def audit_calibrator(fn, **kwargs):
+    """Check a noise calibrator against the exact curve; see :func:`privcheck.calibration.audit.audit_calibrator`."""
+    from privcheck.calibration.audit import audit_calibrator as _audit_calibrator
+
+    return _audit_calibrator(fn, **kwargs)
+
+
 def mechanism(name: str, **params):
     """A built-in mechanism by CLI name; see :func:`estimators.registry.mechanism`."""
     from estimators.registry import mechanism as _mechanism
@@ -71,7 +89,18 @@ def check_estimator(*args, **kwargs):
     return _check(*args, **kwargs)
 
 
+def check_sampling(batches, **kwargs):
+    """Test whether batches were drawn the way the accountant assumes; see :func:`privcheck.sampling.check_sampling`."""
+    from privcheck.sampling import check_sampling as _check
+
+    return _check(batches, **kwargs)
+
+
 def __getattr__(name: str):
+    if name == "strategies":  # the hypothesis strategies module (imports hypothesis: only on use)
+        import importlib
+
+        return importlib.import_module("privcheck.strategies")
     if name in _LAZY:
         import importlib
 

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 import privcheck
-from privcheck.auditor.core import NOT_REPRODUCIBLE, check_seeding
+from privcheck.auditor.fresh_draws import NOT_REPRODUCIBLE, check_seeding
 from privcheck.auditor.per_sample import PerSample
 from privcheck.auditor.user_code import UserCodeError, guard_user_code, run_isolated
 from privcheck.base.errors import PrivcheckUsageError

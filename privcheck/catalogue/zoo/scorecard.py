@@ -66,8 +66,9 @@ def scorecard_markdown(records: Sequence, heading: str = "##") -> str:
     out = [
         f"{heading} Zoo scorecard",
         "",
-        "claimed = the library's documented ε; true = exact ε of the documented probabilities (calculator, "
-        "'—' where none); certified = Monte Carlo lower bound / claimed at the stated confidence. "
+        "claimed = the library's documented ε (μ for μ-GDP claims); true = exact ε computed from the code's own "
+        "parameters and probabilities (marked 'code'); where the calculator only restates the documented law it "
+        "is marked 'documented' and is not the code's true ε ('—' where none); certified = Monte Carlo lower bound / claimed at the stated confidence. "
         "*holds* = no violation detected; of true = eps_lower / true (/ claimed where no calculator, marked *); "
         "draws = draws per input the audit took (adaptive full run: until 0.95 of the true ε or the case's "
         "budget).",
@@ -90,9 +91,9 @@ def scorecard_markdown(records: Sequence, heading: str = "##") -> str:
             mech = str(_field(r, "id"))[len(PREFIX) + len(str(_field(r, "id")).split(".")[1]) + 1 :]
             cases = det.get("cases") or []
             if not cases:
+                label = "skipped" if det.get("skipped") else _field(r, "verdict")
                 out.append(
-                    f"| `{mech}` | — | — | — | — | — | {_field(r, 'verdict')} | — | — "
-                    f"| {_num(_field(r, 'seconds'), '.1f')} | — | — |"
+                    f"| `{mech}` | — | — | — | — | — | {label} | — | — | {_num(_field(r, 'seconds'), '.1f')} | — | — |"
                 )
                 continue
             for c in cases:
@@ -108,7 +109,7 @@ def scorecard_markdown(records: Sequence, heading: str = "##") -> str:
                             f"`{mech}`",
                             str(c.get("case", "")).replace("|", "/"),
                             _num(c.get("eps_claimed")),
-                            _num(c.get("eps_true")),
+                            _true(c),
                             _num(c.get("eps_lower")),
                             _num(c.get("certified"), ".2f"),
                             verdict.replace("|", "/"),
@@ -128,8 +129,21 @@ def scorecard_markdown(records: Sequence, heading: str = "##") -> str:
             out += [f"Below {TARGET_OF_TRUE:g} of the true ε (power statements):", ""] + below + [""]
     skipped = [str(_field(r, "id")) for r in recs if (_field(r, "details") or {}).get("skipped")]
     if skipped:
-        out += [f"Not run (library missing, `pip install 'privcheck[zoo]'`): {len(skipped)} claims.", ""]
+        out += [
+            f"Skipped (library missing, `pip install 'privcheck[zoo]'` / `'privcheck[torch]'`): {len(skipped)} claims.",
+            "",
+        ]
     return "\n".join(out)
+
+
+def _true(c: dict) -> str:
+    """The true-value cell: the value and its basis ('code' or 'documented'); μ cells read "μ ..."."""
+    if c.get("eps_true") is None and c.get("mu_true") is None:
+        return "—"
+    basis = c.get("true_basis") or "documented"
+    if c.get("mu_true") is not None and "mu_claimed" in c:
+        return f"μ {_num(c['mu_true'])} ({basis})"
+    return f"{_num(c.get('eps_true'))} ({basis})"
 
 
 def _of_true(c: dict) -> str:
@@ -216,10 +230,16 @@ def findings_markdown(records: Sequence, heading: str = "##") -> str:
         for c in det.get("cases") or []:
             if c.get("verdict") != "refuted":
                 continue
+            if "mu_claimed" in c:
+                sampled = f"certified mu >= {_num(c.get('mu_lower'))}"
+                claim = f"claimed mu {_num(c['mu_claimed'])}"
+            else:
+                sampled = f"certified eps >= {_num(c.get('eps_lower'))}"
+                claim = f"claimed {_num(c.get('eps_claimed'))}"
             lines.append(
-                f"- `{_field(r, 'id')}` {c.get('case')} ({_version(r)}): claimed {_num(c.get('eps_claimed'))}, "
-                f"true (documented) {_num(c.get('eps_true'))}, certified eps >= {_num(c.get('eps_lower'))} "
-                f"for inputs {c.get('worst_pair')} on `{str(c.get('event'))[:90]}`"
+                f"- `{_field(r, 'id')}` {c.get('case')} ({_version(r)}): {claim}, {_true(c)} true, {sampled}"
+                + (f" ({c['exact_finding']}; exact)" if c.get("exact_finding") else "")
+                + (f" for inputs {c.get('worst_pair')} on `{str(c.get('event'))[:90]}`" if c.get("event") else "")
                 + (f" [{c['auto_view']}]" if c.get("auto_view") else "")
                 + f". Reproduce: `privcheck verify '{_field(r, 'id')}' --seed {_field(r, 'seed', 0)}"
                 + _size_option(det, c)
