@@ -84,6 +84,13 @@ end of μ, or ``points_below_curve``).
 ``output``     string    which field of a structured answer (default per query)
 =============  ========  ====================================================
 
+``query = "pld"`` takes no ``params``/``bound``: ``events`` (``--event`` specs),
+``neighbouring`` (``"add_remove"``/``"replace_one"``) and any of the claims
+``delta``+``eps_bound`` (ε(δ) ≤), ``eps``+``delta_bound`` (δ(ε) ≤), ``mu_bound``
+(+``alpha_min``; μ ≤), ``alpha``+``beta_bound`` (β(α) ≥), ``fpr``+``tpr_bound``
+(TPR ≤), all decided by certified intervals from one build
+(:mod:`privcheck.claimsfile.accountant_pld`).
+
 ``[[estimator]]`` — simulate an estimator and test its mean and variance
 (:func:`privcheck.estimator_check.check_estimator`, Student-t interval for the
 bias, Bonett interval for the variance, Bonferroni over the tests):
