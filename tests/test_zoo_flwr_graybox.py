@@ -122,3 +122,61 @@ def test_flower_rounds():
     assert out.details["cases"][0]["measured_norms"][20] == pytest.approx(0.1 * math.exp(-2.0), rel=1e-12)
     zero = fr._zero(_ctx())
     assert zero.verdict == "refuted" and all("ZeroDivisionError" in r["error"] for r in zero.details["cases"])
+
+
+def test_scorecard_numeric_rows_and_findings():
+    from privcheck.catalogue.zoo.scorecard import findings_markdown, scorecard_markdown
+    from privcheck.claims import VerdictRecord
+
+    gray = {
+        "case": "10 clients, target num_examples 10x",
+        "verdict": "refuted",
+        "summary": "refuted: sensitivity >= 0.526",
+    }
+    calib = {
+        "case": "gdp: eps=5",
+        "eps_claimed": 5.0,
+        "eps_true": 5.1237,
+        "eps_true_lower": 5.1236,
+        "true_basis": "code",
+        "calculator": "certified PLD",
+        "verdict": "refuted",
+    }
+    contrast = {"case": "plain loader", "verdict": "refuted", "expected": "refuted", "observed": "shuffled epochs"}
+    recs = [
+        VerdictRecord(
+            "zoo.flwr.trace.server_fixed",
+            "Flower",
+            "privacy",
+            "numeric",
+            "refuted",
+            {},
+            {},
+            {"cases": [gray]},
+            0,
+            0,
+            1.0,
+        ),
+        VerdictRecord(
+            "zoo.opacus.calibration",
+            "Opacus",
+            "privacy",
+            "calculator",
+            "refuted",
+            {},
+            {},
+            {"cases": [calib]},
+            0,
+            0,
+            1.0,
+        ),
+        VerdictRecord(
+            "zoo.opacus.data_loader", "Opacus", "privacy", "exact", "holds", {}, {}, {"cases": [contrast]}, 0, 0, 1.0
+        ),
+    ]
+    table, found = scorecard_markdown(recs), findings_markdown(recs)
+    assert "| `trace.server_fixed` | 10 clients, target num_examples 10x | refuted | sensitivity >= 0.526 |" in table
+    assert "| `calibration` | gdp: eps=5 | 5 | 5.12 (code) |" in table
+    assert "sensitivity >= 0.526. Reproduce: `privcheck verify 'zoo.flwr.trace.server_fixed' --seed 0`" in found
+    assert "true (code) eps in [5.1236, 5.1237]" in found and "exact)" in found
+    assert "plain loader" not in found  # a contrast row that must be refuted is no finding

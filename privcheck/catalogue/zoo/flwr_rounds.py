@@ -296,6 +296,7 @@ def _zero(ctx: RunContext) -> Outcome:
 
 
 def _outcome(rows: list[dict], vers: dict, claim_id: str, ctx: RunContext) -> Outcome:
+    from privcheck.catalogue.zoo.engine import reproduce_command
     from privcheck.catalogue.zoo.pins import SCORECARD_VERSIONS
 
     verdicts = [r["verdict"] for r in rows]
@@ -306,7 +307,7 @@ def _outcome(rows: list[dict], vers: dict, claim_id: str, ctx: RunContext) -> Ou
         "versions": vers,
         "scorecard_versions": {d: SCORECARD_VERSIONS[d] for d in vers if d in SCORECARD_VERSIONS},
         "method": "deterministic: fixed inputs, the code's own numbers against an exact expectation (no sampling)",
-        "reproduce": f"privcheck verify '{claim_id}' --seed {ctx.seed}",
+        "reproduce": reproduce_command(claim_id, ctx),
     }
     found = [f"{r['case']}: {r['summary']}" for r in rows if r["verdict"] == "refuted"]
     if found:
