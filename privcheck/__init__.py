@@ -31,6 +31,8 @@ __all__ = [
     "mechanism",
     "verify",
     "check_estimator",
+    "audit_scores",
+    "one_run_bound",
     "check_sampling",
     "Scenario",
     "PackedBits",
@@ -87,6 +89,20 @@ def check_estimator(*args, **kwargs):
     from privcheck.estimator_check import check_estimator as _check
 
     return _check(*args, **kwargs)
+
+
+def audit_scores(scores_in, scores_out, **kwargs):
+    """Certified ε / μ lower bounds from canary scores; see :func:`privcheck.canaries.audit.audit_scores`."""
+    from privcheck.canaries.audit import audit_scores as _audit_scores
+
+    return _audit_scores(scores_in, scores_out, **kwargs)
+
+
+def one_run_bound(guesses, correct, **kwargs):
+    """Certified one-run ε lower bound (Steinke et al. 2023); see :func:`privcheck.canaries.steinke.one_run_bound`."""
+    from privcheck.canaries.steinke import one_run_bound as _one_run_bound
+
+    return _one_run_bound(guesses, correct, **kwargs)
 
 
 def check_sampling(batches, **kwargs):

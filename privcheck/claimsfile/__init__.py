@@ -1,5 +1,5 @@
-"""User claims files: TOML (``privacy``, ``accountant``, ``estimator``, ``sampling``, ``trace``, ``calibrator`` entries)
-and Python modules.
+"""User claims files: TOML (``privacy``, ``accountant``, ``estimator``, ``sampling``, ``trace``, ``calibrator``,
+``scores`` entries) and Python modules.
 
 ``privcheck verify --file my_claims.toml`` (or ``.py``) registers the file's
 claims next to the built-in catalogue and runs them; each user claim declares
@@ -10,7 +10,7 @@ file itself is wrong).
 TOML format
 -----------
 Top-level keys: ``privacy``, ``accountant``, ``estimator``, ``sampling``, ``trace``,
-``calibrator`` (arrays of tables, ``[[privacy]]`` …); nothing else. Keys common to every entry:
+``calibrator``, ``scores`` (arrays of tables, ``[[privacy]]`` …); nothing else. Keys common to every entry:
 
 ============  ========  =====================================================
 ``id``        string    required; letters, digits, ``.``, ``_``, ``-``; unique
@@ -152,6 +152,26 @@ against the exact curve of its mechanism (:func:`privcheck.audit_calibrator`; me
 ``delta``        array     claimed δ values in [0, 1) (default 1e-3 … 1e-12;
                            0 for the pure mechanisms)
 ``sensitivity``  number    Δ > 0 (default 1; an integer for discrete mechanisms)
+===============  ========  ==================================================
+
+``[[scores]]`` — certified bounds from canary score files
+(:func:`privcheck.canaries.audit_scores`, method ``numeric``: the scores are data, the audit is
+deterministic):
+
+===============  ========  ==================================================
+``scores_in``    string    required; scores of the canaries included (``.npy``,
+                           ``.csv`` or ``.txt``, one per line; relative paths
+                           from the claims file's directory)
+``scores_out``   string    required; scores of the canaries left out
+``eps``          number    the claim: ε (with ``delta``) …
+``mu``           number    … or μ of a μ-GDP claim (one of the two is required)
+``delta``        number    δ of ε and of ``eps_lower`` (default 0)
+``method``       string    ``auto`` (default, = ``one-run-fdp``), ``cp``, ``gdp``,
+                           ``one-run``, ``one-run-fdp``
+``confidence``   number    of the bounds (default 0.95)
+``thresholds``   string    ``"bonferroni"`` (default), ``"split"``, ``"split:F"``
+                           or a number (a fixed threshold)
+``sides``        string    ``"both"`` (default) or ``"forward"``
 ===============  ========  ==================================================
 
 Python format
