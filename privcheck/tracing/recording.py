@@ -183,13 +183,18 @@ def _call_site() -> str:
             or os.path.splitext(fname)[0] == _RANDOM_FILE
             or os.path.dirname(os.path.abspath(fname)) == _HERE
         ):
-            return f"{_short_path(fname)}:{frame.f_lineno}"
+            return f"{short_path(fname)}:{frame.f_lineno}"
         frame = frame.f_back
     return "?"
 
 
-def _short_path(path: str) -> str:
-    """A path relative to the current directory when it lies below it, else as given."""
+def short_path(path: str) -> str:
+    """A path relative to the current directory when it lies below it; an installed package's file from its
+    package directory on (``flwr/supercore/x.py``: no machine path in records); else as given."""
+    for marker in ("site-packages", "dist-packages"):
+        head, sep, tail = path.rpartition(os.sep + marker + os.sep)
+        if sep and tail:
+            return tail
     try:
         rel = os.path.relpath(path)
     except ValueError:

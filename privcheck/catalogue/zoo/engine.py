@@ -27,6 +27,7 @@ __all__ = [
     "TARGET_OF_TRUE",
     "WARM_UP_TIMEOUT",
     "audit_case",
+    "reproduce_command",
     "case_budget",
     "case_samples",
     "grid",
@@ -503,6 +504,7 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
         )
     if problems:
         details["problems"] = problems
+    details["reproduce"] = reproduce_command(entry.claim_id, ctx)
     if mismatch:
         details["version_mismatch"] = mismatch
     if n is None:
@@ -527,6 +529,15 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
         details=details,
         samples=sum((r.get("draws_per_input") or 0) * len(c.inputs) for r, c in zip(rows, cases)),
     )
+
+
+def reproduce_command(claim_id: str, ctx: RunContext) -> str:
+    """The ``privcheck verify`` line that reruns a zoo claim as ``ctx`` ran it (seed, --quick, --samples); rows of an
+    adaptive full run are rerun at their own size with ``--samples`` their ``draws_per_input``."""
+    flags = " --quick" if ctx.quick else ""
+    if ctx.samples is not None:
+        flags += f" --samples {ctx.samples}"
+    return f"privcheck verify '{claim_id}' --seed {ctx.seed}{flags}"
 
 
 def _plain(v):

@@ -16,11 +16,16 @@ Audited black-box through :mod:`.flwr_adapters` (the layer each record names):
   round μ = 1/z for one client's update (add/remove in the fixed-denominator sense of McMahan et al. 2018, the
   paper the code cites, which Flower's own accountant also uses). Round variations: number of clients, the
   ``num_examples`` each client sends (FedAvg weights by it), a client dropping out, model size and dtype, a
-  diverged (NaN) update. The calculator gives the code's exact μ (weighted-aggregation sensitivity over σ).
+  diverged (NaN) update. The calculator gives the code's exact μ (weighted-aggregation sensitivity over σ) for
+  the fixed-clipping wrappers. The adaptive wrappers have none: their round is not a Gaussian mechanism (the
+  model's noise is scaled to the clipping norm *after* this round's noised-count update, so the release is a
+  scale mixture whose scale moves with the data; :mod:`.flwr_rounds` measures that scale and the norm's
+  trajectory exactly), so their rows are Monte Carlo only.
 
-Found while writing the adapters (not a privacy audit, reported in the records' notes): a client whose update is
-exactly zero (it returns the parameters it received) makes every clipping helper divide by a zero norm
-(``ZeroDivisionError``: the server's round fails); the adapters use a 1e−6·C update instead.
+Beside these black-box entries: the gray-box ``zoo.flwr.trace.*`` / ``zoo.flwr.calibrator.*``
+(:mod:`.trace_flwr`) and the deterministic ``zoo.flwr.adaptive_clipping`` / ``zoo.flwr.zero_update``
+(:mod:`.flwr_rounds`: a client whose update is exactly zero makes every clipping helper divide by a zero norm,
+so the adapters here use a 1e−6·C update).
 """
 
 from __future__ import annotations
@@ -37,6 +42,10 @@ DELTA = 1e-5
 #: 4 and 10, and up to 50
 LOCAL_EPS = (0.5, 1.0, 4.0, 10.0, 50.0)
 ROUND_LAYER = "FitRes results -> wrapper.aggregate_fit around FedAvg() (parameters set as configure_fit sets them)"
+ADAPTIVE_NOTE = (
+    "; no exact calculator: the round is not a Gaussian mechanism (noise scaled to the clipping norm after this "
+    "round's noised-count update: zoo.flwr.adaptive_clipping measures it)"
+)
 
 
 class NoiseHelper:
@@ -148,7 +157,9 @@ def _round_cases(kind: str, rounds=ROUNDS, z: float = 1.0, kw=None) -> list[Case
                 1 / z,
                 (lambda s=spec: cf.fedavg_mu(z, s.n_target, s.others, s.num_sampled)) if exact else None,
                 "exact: FedAvg's num_examples-weighted sensitivity over sigma = zC/m" if exact else "",
-                ROUND_LAYER + ("; client clipping by the mod's helper" if kind.startswith("client") else ""),
+                ROUND_LAYER
+                + ("; client clipping by the mod's helper" if kind.startswith("client") else "")
+                + (ADAPTIVE_NOTE if kind.endswith("adaptive") else ""),
                 view=first_coordinate if spec.d > 1 else None,
             )
         )

@@ -63,6 +63,15 @@ class LocalDpClient:
     __name__: str = "flwr.clientapp.mod.LocalDpMod"
 
     def __call__(self, x):
+
+        update = np.zeros(self.d, dtype=self.dtype)
+        update[0] = (BIG if x == 0 else -BIG) * self.clipping_norm  # two clients, both clipped to norm C
+        out = self.release(update)
+        return float(out[0]) if self.d == 1 else out
+
+    def release(self, update: np.ndarray) -> np.ndarray:
+        """The parameters the mod sends when the training moves θ = 0 by ``update`` (any float array of the
+        model's size: the gray-box traces pass updates, NaN ones included)."""
         import logging
 
         from flwr.app import ArrayRecord, ConfigRecord, Context, Message, MetricRecord, RecordDict
@@ -71,6 +80,7 @@ class LocalDpClient:
         logging.getLogger("flwr").disabled = True  # two INFO lines per call otherwise
         set_task_identity()
         theta = np.zeros(self.d, dtype=self.dtype)
+        update = np.asarray(update, dtype=self.dtype).reshape(self.d)
         mod = LocalDpMod(self.clipping_norm, self.sensitivity, self.epsilon, self.delta)
         ctx = Context(run_id=1, node_id=1, node_config={}, state=RecordDict(), run_config={})
         msg = Message(
@@ -78,8 +88,6 @@ class LocalDpClient:
             dst_node_id=1,
             message_type="train",
         )
-        update = np.zeros(self.d, dtype=self.dtype)
-        update[0] = (BIG if x == 0 else -BIG) * self.clipping_norm  # two clients, both clipped to norm C
 
         def train(m, c):
             content = RecordDict(
@@ -87,8 +95,7 @@ class LocalDpClient:
             )
             return Message(content, reply_to=m)
 
-        out = mod(msg, ctx, train).content["arrays"].to_numpy_ndarrays()[0]
-        return float(out[0]) if self.d == 1 else out.astype(float)
+        return mod(msg, ctx, train).content["arrays"].to_numpy_ndarrays()[0].astype(float)
 
 
 @dataclass
@@ -153,6 +160,15 @@ class StrategyRound:
         return None, FitRes(Status(Code.OK, ""), ndarrays_to_parameters(params), n, metrics)
 
     def __call__(self, x):
+        target = _update(x, self.spec.d, self.clipping_norm, self.spec.dtype)
+        if self.spec.nonfinite and x == 0:
+            target[-1] = np.nan
+        out = self.release(target)
+        return float(out[0]) if self.spec.d == 1 else out
+
+    def release(self, target: np.ndarray) -> np.ndarray:
+        """The parameters ``aggregate_fit`` releases when the target client's update is ``target`` (any float
+        array of the model's size) and the others' are as the spec says."""
         import logging
 
         logging.getLogger("flwr").disabled = True  # one INFO line per client per call otherwise
@@ -161,9 +177,7 @@ class StrategyRound:
         theta = np.zeros(sp.d, dtype=sp.dtype)
         strat.current_round_params = [theta]  # what configure_fit stores (server-side wrappers)
         C = getattr(strat, "clipping_norm", self.clipping_norm)
-        target = _update(x, sp.d, self.clipping_norm, sp.dtype)
-        if sp.nonfinite and x == 0:
-            target[-1] = np.nan
+        target = np.asarray(target, dtype=sp.dtype).reshape(sp.d)
         other = np.zeros(sp.d, dtype=sp.dtype)
         other[0] = 0.5 * self.clipping_norm
         results = [self._result(theta, target, sp.n_target, C)]
@@ -171,5 +185,17 @@ class StrategyRound:
         params, _ = strat.aggregate_fit(1, results, [])
         from flwr.common import parameters_to_ndarrays
 
-        out = parameters_to_ndarrays(params)[0]
-        return float(out[0]) if sp.d == 1 else out.astype(float)
+        return parameters_to_ndarrays(params)[0].astype(float)
+
+
+@dataclass
+class OnUpdate:
+    """``update -> adapter.release(update)``: a :class:`LocalDpClient` or :class:`StrategyRound` driven by the
+    update vector itself (the gray-box traces' input; ``fn(x)``, Flower's global numpy randomness)."""
+
+    adapter: LocalDpClient | StrategyRound
+    __name__: str = "flwr"
+
+    def __call__(self, update):
+        with np.errstate(invalid="ignore"):  # NaN updates: Flower's clipping multiplies by NaN (the trace reports it)
+            return self.adapter.release(np.asarray(update, dtype=float))

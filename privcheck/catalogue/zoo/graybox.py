@@ -175,7 +175,14 @@ def run_gray(entry: GrayEntry, ctx: RunContext) -> Outcome:
         verdict = "holds"
     else:
         verdict = "inconclusive"
-    details: dict = {"cases": rows, "library": entry.library, "versions": vers}
+    from privcheck.catalogue.zoo.engine import reproduce_command
+
+    details: dict = {
+        "cases": rows,
+        "library": entry.library,
+        "versions": vers,
+        "reproduce": reproduce_command(entry.claim_id, ctx),
+    }
     problems = [f"{r['case']}: {r['summary']}" for r in rows if r["verdict"] in ("error", "inconclusive")]
     if problems:
         details["problems"] = problems

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import time
 
+from privcheck.catalogue.zoo.engine import reproduce_command
 from privcheck.claims import CATALOGUE, Claim, Outcome, RunContext, check
 
 LIB, DIST, MODS = "Opacus", "opacus", ("torch", "opacus")
+CLAIM = "zoo.opacus."
 HINT = "not installed: pip install 'privcheck[torch]' (a CPU torch; never in CI)"
 #: (target ε, δ, sample rate, steps): the REFERENCE.md DP-SGD case and a short small-ε run
 CALIBRATION_CASES = ((5.0, 1e-5, 0.01, 10_000), (1.0, 1e-5, 0.01, 1_000))
@@ -80,7 +82,13 @@ def _calibration(ctx: RunContext) -> Outcome:
         verdict,
         claimed={r["case"]: r["eps_claimed"] for r in rows},
         measured={r["case"]: [r["eps_true_lower"], r["eps_true"]] for r in rows},
-        details={"cases": rows, "library": LIB, "versions": vers, "scorecard_versions": pinned},
+        details={
+            "cases": rows,
+            "library": LIB,
+            "versions": vers,
+            "scorecard_versions": pinned,
+            "reproduce": reproduce_command(CLAIM + "calibration", ctx),
+        },
     )
 
 
@@ -123,7 +131,13 @@ def _data_loader(ctx: RunContext) -> Outcome:
         verdict,
         claimed={"scheme": "poisson", "q": q},
         measured={r["case"]: r["observed"] for r in rows},
-        details={"cases": rows, "library": LIB, "versions": vers, "scorecard_versions": pinned},
+        details={
+            "cases": rows,
+            "library": LIB,
+            "versions": vers,
+            "scorecard_versions": pinned,
+            "reproduce": reproduce_command(CLAIM + "data_loader", ctx),
+        },
     )
 
 
