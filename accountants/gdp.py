@@ -173,7 +173,7 @@ def compose_gdp(mus: float | Sequence[float], steps: int = 1) -> float:
     mu = m * math.sqrt(steps * float(np.sum((arr / m) ** 2)))
     if not math.isfinite(mu):
         raise PrivcheckUsageError(
-            f"the composed mu = sqrt(steps * sum mu_i^2) overflows (largest mu_i {m:g}, steps {steps})"
+            f"the composed mu = sqrt(steps * sum mu_i^2) overflows (largest mu_i {m:g}, steps {steps:.6g})"
         )
     return mu
 

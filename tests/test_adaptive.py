@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import privcheck
-from privcheck.auditor import adaptive, core
+from privcheck.auditor import adaptive, policy
 from privcheck.auditor.adaptive import Auto, parse_samples, round_alpha
 from privcheck.base.errors import PrivcheckUsageError
 from privcheck.cli import main
@@ -59,13 +59,13 @@ def test_broken_mechanism_is_refuted_and_stops_early(sampler, claimed):
 def test_alpha_spending_and_fresh_draws_per_round(monkeypatch):
     """Each round runs at α·2^-r on its own seed stream; the levels sum to at most α."""
     calls = []
-    real = core.monte_carlo_bound
+    real = policy.monte_carlo_bound
 
     def spy(sampler, inputs, samples, **kw):
         calls.append((samples, kw["confidence"], kw["seed"]))
         return real(sampler, inputs, samples, **kw)
 
-    monkeypatch.setattr(core, "monte_carlo_bound", spy)
+    monkeypatch.setattr(policy, "monte_carlo_bound", spy)
     res = privcheck.audit(
         rr(0.25), inputs=[0, 1], eps=0.25, confidence=0.9, seed=5, samples=Auto(max_draws=60_000, first=4_000, growth=2)
     )
@@ -203,7 +203,7 @@ def test_duration_units():
 def test_rounds_share_one_probe_sized_for_the_budget(monkeypatch):
     """The auto-view probe runs once per adaptive audit (not once per round), with the probe its first two
     rounds warrant (privcheck.auditor.autoviews.probe_size), and its view is the one every round audits."""
-    import privcheck.auditor.core as core
+    import privcheck.auditor.bound as bound
     from privcheck.auditor.autoviews import PROBE, PROBE_MAX, probe_size
 
     assert [probe_size(n) for n in (20, 4000, 10_000, 65_536, 10**6, 10**7)] == [
@@ -216,13 +216,13 @@ def test_rounds_share_one_probe_sized_for_the_budget(monkeypatch):
     ]
     assert all(probe_size(n) <= max(256, n // 4) for n in range(20, 40_000, 997)) and probe_size(10**4) == PROBE
     probes = []
-    real = core.auto_view
+    real = bound.auto_view
 
     def counting(sampler, inputs, seed_seq, probe):
         probes.append(probe)
         return real(sampler, inputs, seed_seq, probe=probe)
 
-    monkeypatch.setattr(core, "auto_view", counting)
+    monkeypatch.setattr(bound, "auto_view", counting)
 
     def rr(x, n, rng):  # randomised response at true eps 0.25, claimed 1: the target is out of reach
         keep = rng.random(n) < math.exp(0.25) / (1 + math.exp(0.25))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import privcheck
-import privcheck.auditor.core as core
+import privcheck.auditor.execution as execution
 from privcheck.base.scheduler import ThreadBackend, chunk_generator
 
 cloudpickle = pytest.importorskip("cloudpickle")
@@ -65,7 +65,7 @@ def test_pickled_chunks_give_identical_results(monkeypatch, sampler, inputs, kwa
         seen["client"] = client
         return backend
 
-    monkeypatch.setattr(core, "get_backend", fake_get_backend)
+    monkeypatch.setattr(execution, "get_backend", fake_get_backend)
     pickled = privcheck.audit(sampler, client="fake-client", **args)
     # the audit wraps the client it was given in one lazily built backend for all its stages
     assert getattr(seen["client"], "client", seen["client"]) == "fake-client"
@@ -75,4 +75,4 @@ def test_pickled_chunks_give_identical_results(monkeypatch, sampler, inputs, kwa
 
 
 def test_thread_backend_is_the_default():
-    assert isinstance(core.get_backend(jobs=1), ThreadBackend)
+    assert isinstance(execution.get_backend(jobs=1), ThreadBackend)

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from privcheck.auditor.core import MonteCarloBound, detectable_delta, max_certifiable_delta, mc_verdict
+from privcheck.auditor.result import MonteCarloBound
+from privcheck.auditor.stages.decide import detectable_delta, max_certifiable_delta, mc_verdict
 from privcheck.base.stats import clopper_pearson
 from privcheck.claims import (
     CATALOGUE,

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privcheck.auditor.events import as_matrix
+from privcheck.auditor.matrix import as_matrix
 from privcheck.auditor.outputs import CODE_BASE, encode_outputs
 from privcheck.base.errors import PrivcheckUsageError
 

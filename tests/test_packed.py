@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 import privcheck
 from estimators import oracles
 from estimators.packed import bernoulli_bits, bernoulli_words, binary_digits, sample_unary_packed
+from privcheck.auditor.bound import monte_carlo_bound
 from privcheck.auditor.coding import OutputCoding
-from privcheck.auditor.core import monte_carlo_bound
 from privcheck.auditor.selection import Event
 from privcheck.base.errors import PrivcheckUsageError
 from privcheck.base.packed import PackedBits

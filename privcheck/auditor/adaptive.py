@@ -1,7 +1,8 @@
 """Adaptive power: ``samples="auto"`` draws in rounds until the certified fraction reaches a target.
 
-:func:`adaptive_bound` runs :func:`privcheck.auditor.core.monte_carlo_bound`
-in rounds ``r = 1, 2, …`` of growing size (``first``, ``growth·first``, …;
+This module holds the rounds' settings (:class:`Auto`, ``--samples`` parsing), their record and messages; the
+rounds themselves are the adaptive draw policy, :func:`privcheck.auditor.policy.adaptive_bound`. It runs
+:func:`privcheck.auditor.bound.monte_carlo_bound` in rounds ``r = 1, 2, …`` of growing size (``first``, ``growth·first``, …;
 the last round takes all the draws budget leaves, see :meth:`Auto.next_size`),
 each cut to :data:`PREDICT_MARGIN` times the draws the best event of the
 earlier rounds predicts the target needs (:func:`needed_draws`), but not below
@@ -38,16 +39,13 @@ seed and settings repeat them; only where it stops depends on timing).
 from __future__ import annotations
 
 import math
-import time
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
 
-import numpy as np
-
+from privcheck.auditor.defaults import SELECTION_SHARE
 from privcheck.base.errors import PrivcheckUsageError
-from privcheck.base.seeding import derive
 from privcheck.base.stats import log_ratio_lower_bound
-from privcheck.base.validation import check_confidence, check_int, check_positive, check_probability
+from privcheck.base.validation import check_int, check_positive, check_probability
 
 #: default target: the certified fraction of the claimed ε at which the rounds stop
 DEFAULT_TARGET = 0.95
@@ -109,7 +107,7 @@ class Auto:
         return sizes
 
 
-_KEYS = {
+_KEYS: dict[str, Callable[[str], Any]] = {
     "target": float,
     "max_draws": lambda t: check_int("max_draws", float(t)),
     "max_seconds": float,
@@ -132,12 +130,14 @@ def parse_samples(value: Any) -> int | Auto | None:
     if isinstance(value, str):
         text = value.strip()
         if text.lower() == "auto" or text.lower().startswith("auto:"):
-            kwargs = {}
+            kwargs: dict[str, Any] = {}
             for item in filter(None, (s.strip() for s in text[5:].split(","))):
                 key, sep, val = item.partition("=")
                 key = _ALIASES.get(key.strip(), key.strip())
                 if not sep or key not in _KEYS:
                     raise PrivcheckUsageError(f"--samples {value!r}: bad setting {item!r}; use {_AUTO_HELP}")
+                if key in kwargs:
+                    raise PrivcheckUsageError(f"--samples {value!r}: {key} is set twice; give each setting once")
                 try:
                     kwargs[key] = _KEYS[key](val.strip())
                 except (TypeError, ValueError):
@@ -246,8 +246,6 @@ def needed_draws(counts: tuple, eps_target: float, alpha: float, limit: int = 10
     point estimates, never a bound). None when its estimated log-ratio does not exceed the
     target or more than ``limit`` draws would be needed.
     """
-    from privcheck.auditor.core import SELECTION_SHARE
-
     k1, n, k0, _ = counts
     p1, p0 = k1 / n, max(k0, 0.5) / n
     est = _estimated_log_ratio(counts)
@@ -269,154 +267,30 @@ def needed_draws(counts: tuple, eps_target: float, alpha: float, limit: int = 10
     return int(math.ceil(hi / (1 - SELECTION_SHARE)))
 
 
-def adaptive_bound(
-    sampler,
-    inputs: Sequence | None,
-    auto: Auto | str = "auto",
-    *,
-    eps: float,
-    confidence: float = 0.95,
-    seed: int | np.random.SeedSequence = 0,
-    progress: Callable[[int], None] | None = None,
-    **mc_kwargs,
-):
-    """Monte Carlo lower bound on ε in rounds until ``auto.target`` of the claimed ``eps`` is certified.
-
-    Parameters
-    ----------
-    sampler, inputs : as for :func:`privcheck.auditor.core.monte_carlo_bound`.
-    auto : ``"auto"`` (defaults) or an :class:`Auto` with the target and budgets.
-    eps : the claimed ε ≥ 0 the target refers to (for ε = 0 or ∞ only
-        refutation or a budget stops the rounds).
-    confidence : in (0, 1); the overall confidence, spent as ``α_r = α·2^{-r}``.
-    seed : int or SeedSequence; round ``r`` draws from ``derive(seed, "adaptive", r)``.
-    mc_kwargs : passed on to every round (jobs, client, pairs, neighbours, view,
-        max_events, selection_share); δ claims are not adaptive (``delta_eps``
-        must not be given).
-
-    Returns ``(bound, record)``: a :class:`MonteCarloBound` whose ``eps_lower``
-    is the best round's bound at the overall ``confidence``, ``samples_per_input``
-    and ``draws`` the totals over rounds, ``eps_max_certifiable`` the largest any
-    round could certify; and the :class:`AdaptiveRecord`.
-    """
-    from privcheck.auditor.core import monte_carlo_bound
-
-    auto = parse_samples(auto)
-    if not isinstance(auto, Auto):
-        raise PrivcheckUsageError(f"samples must be an integer >= 20, 'auto' or Auto(...), got {auto!r}")
-    if mc_kwargs.get("delta_eps") is not None:
-        raise PrivcheckUsageError(
-            "samples='auto' adapts to an ε claim with δ = 0; give an integer samples for an (ε, δ) claim"
-        )
-    confidence = check_confidence(confidence)
-    alpha = 1.0 - confidence
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
+def budget_message(
+    auto: Auto, eps: float, bound: Any, rounds: list[AdaptiveRound], stopped: str, need: int | None, elapsed: float
+) -> str:
+    """The one-line message of rounds a budget stopped short of the target: what was spent and certified, and
+    what the best event predicts the target needs (at this run's own rate: probe, selection and estimation
+    included). ``bound``: the combined bound; ``need``: :func:`needed_draws` of its event (None: unpredictable);
+    ``elapsed``: seconds since the rounds started."""
     goal = auto.target * eps if 0 < eps < math.inf else None
-    t0 = time.perf_counter()
-    if mc_kwargs.get("view") is None:  # views by output type: one probe for all rounds
-        from privcheck.auditor.core import choose_view
-
-        # sized for the first two rounds (what any run of the budget starts with), not for max_draws: a slow
-        # sampler whose seconds budget allows one or two small rounds must not spend it on the probe
-        mc_kwargs["view"] = choose_view(
-            sampler,
-            inputs,
-            min(auto.max_draws, auto.first * auto.growth),
-            seed=derive(ss, "autoview"),
-            pairs=mc_kwargs.get("pairs"),
-            neighbours=mc_kwargs.get("neighbours"),
-        )
-    rounds: list[AdaptiveRound] = []
-    bounds = []
-    stopped = "draws budget"
-    r = 0
-    while (n := auto.next_size(r + 1, sum(x.samples for x in rounds))) is not None:
-        r += 1
-        if goal is not None and bounds:  # no larger than the best event so far predicts it needs (with a margin)
-            best_b = max(bounds, key=lambda x: x.eps_lower)
-            if best_b.counts is not None:
-                need = needed_draws(best_b.counts, goal, round_alpha(alpha, r) / max(1, len(best_b.candidates)))
-                if need is not None:  # never below twice the last round: the prediction is optimistic
-                    n = min(n, max(2 * rounds[-1].samples, math.ceil(PREDICT_MARGIN * need)))
-        elapsed = time.perf_counter() - t0
-        if auto.max_seconds is not None and rounds:
-            per_draw = elapsed / sum(x.samples for x in rounds)
-            if elapsed + per_draw * n > auto.max_seconds:
-                stopped = "seconds budget"
-                break
-        a_r = round_alpha(alpha, r)
-        t_r = time.perf_counter()
-        b = monte_carlo_bound(
-            sampler, inputs, n, confidence=1.0 - a_r, seed=derive(ss, "adaptive", r), progress=progress, **mc_kwargs
-        )
-        bounds.append(b)
-        rounds.append(
-            AdaptiveRound(
-                r, n, a_r, 1.0 - a_r, b.eps_lower, b.eps_max_certifiable, b.event, round(time.perf_counter() - t_r, 4)
-            )
-        )
-        best = max(x.eps_lower for x in bounds)
-        if best > eps:
-            stopped = "claim refuted"
-            break
-        if goal is not None and best >= goal:
-            stopped = "target reached"
-            break
-        if auto.max_seconds is not None and time.perf_counter() - t0 >= auto.max_seconds:
-            stopped = "seconds budget"
-            break
-    if not bounds:  # unreachable: Auto guarantees one round of at least MIN_ROUND draws
-        raise PrivcheckUsageError("samples='auto': the budget allows no round")
-    j = max(range(len(bounds)), key=lambda i: bounds[i].eps_lower)
     total = sum(x.samples for x in rounds)
-    bound = replace(
-        bounds[j],
-        confidence=confidence,
-        samples_per_input=total,
-        eps_max_certifiable=max(x.eps_max_certifiable for x in bounds),
-        draws=sum(x.draws for x in bounds),
-    )
-    record = AdaptiveRecord(
-        auto.target,
-        auto.max_draws,
-        auto.max_seconds,
-        SPENDING_RULE,
-        alpha,
-        sum(x.alpha for x in rounds),
-        stopped,
-        j + 1 if bound.event is not None else None,
-        rounds,
-    )
-    if stopped in ("draws budget", "seconds budget"):
-        frac = max(bound.eps_lower, 0.0) / eps if 0 < eps < math.inf else None
-        need = None
-        if goal is not None and bound.counts is not None:
-            need = needed_draws(bound.counts, goal, round_alpha(alpha, len(rounds) + 1) / max(1, len(bound.candidates)))
-        record.needed_draws = need
-        spent = f"{total} draws/input" if stopped == "draws budget" else f"{time.perf_counter() - t0:.1f} s"
-        got = f"certified {frac:.3f} of the claimed eps" if frac is not None else f"eps_lower {bound.eps_lower:.4g}"
-        if goal is None:
-            tail = "no refutation found"
-        elif need is None:
-            est = _estimated_log_ratio(bound.counts) if bound.counts is not None else None
-            tail = (
-                "no event separated the inputs"
-                if est is None
-                else f"the best event found has estimated log-ratio {est:.3g}, below the target eps {goal:.3g}: no "
-                "number of draws of this event can reach it (a larger selection stage may find a better event)"
-            )
-        else:
-            tail = f"about {need:.3g} draws/input would be needed"
-            elapsed = time.perf_counter() - t0
-            if total > 0 and elapsed > 0:  # at this run's own rate (probe, selection and estimation included)
-                tail += f" (≈ {_duration(need * elapsed / total)} at this run's {total / elapsed:.3g} draws/input/s)"
-        if goal is None:
-            record.message = (
-                f"budget spent: {spent} in {len(rounds)} rounds, {got}; {tail} (no target for an eps claim of {eps:g})"
-            )
-        else:
-            record.message = (
-                f"budget cannot reach the target: {spent} in {len(rounds)} rounds {got} "
-                f"(target {auto.target:g}); {tail}"
-            )
-    return bound, record
+    frac = max(bound.eps_lower, 0.0) / eps if 0 < eps < math.inf else None
+    spent = f"{total} draws/input" if stopped == "draws budget" else f"{elapsed:.1f} s"
+    got = f"certified {frac:.3f} of the claimed eps" if frac is not None else f"eps_lower {bound.eps_lower:.4g}"
+    if goal is None:
+        return f"budget spent: {spent} in {len(rounds)} rounds, {got}; no refutation found (no target for an eps claim of {eps:g})"
+    if need is None:
+        est = _estimated_log_ratio(bound.counts) if bound.counts is not None else None
+        tail = (
+            "no event separated the inputs"
+            if est is None
+            else f"the best event found has estimated log-ratio {est:.3g}, below the target eps {goal:.3g}: no "
+            "number of draws of this event can reach it (a larger selection stage may find a better event)"
+        )
+    else:
+        tail = f"about {need:.3g} draws/input would be needed"
+        if total > 0 and elapsed > 0:  # at this run's own rate (probe, selection and estimation included)
+            tail += f" (≈ {_duration(need * elapsed / total)} at this run's {total / elapsed:.3g} draws/input/s)"
+    return f"budget cannot reach the target: {spent} in {len(rounds)} rounds {got} (target {auto.target:g}); {tail}"

@@ -48,7 +48,14 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from privcheck.auditor.coding import to_matrix
-from privcheck.auditor.support_views import HASH_FAMILIES, HashSupport, Supports, support_families, support_labels  # noqa: F401
+from privcheck.auditor.support_views import (  # noqa: F401 - re-exported
+    HASH_FAMILIES,
+    HashSupport,
+    Supports,
+    chi2_homogeneity_p,
+    support_families,
+    support_labels,
+)
 from privcheck.base.packed import PackedBits
 
 #: probe draws per audited input (audits of at most 16·PROBE draws per input; see :func:`probe_size`)
@@ -200,7 +207,8 @@ def _report_layout(probe: dict):
     outs = [o for v in probe.values() for o in (v if not isinstance(v, np.ndarray) else [])]
     if not outs or not all(isinstance(o, (tuple, list)) and len(o) == len(outs[0]) >= 2 for o in outs):
         return None
-    layout, categories = [], {}
+    layout: list[tuple] = []
+    categories: dict = {}
     for p in range(len(outs[0])):
         first = outs[0][p]
         if np.ndim(first) == 0:
@@ -215,7 +223,7 @@ def _report_layout(probe: dict):
             layout.append(("cat", None, None))
             categories[p] = sorted(vals)
             continue
-        width, seen = len(first) if hasattr(first, "__len__") else -1, set()
+        width, seen = len(first) if hasattr(first, "__len__") else -1, set[Any]()
         for o in outs:
             bv = _bit_values(o[p])
             if bv is None or len(o[p]) != width:
@@ -285,10 +293,10 @@ class AutoView:
         outputs = _materialise(outputs)
         n = len(outputs)
         raw = to_matrix(outputs, n)
-        parts = [raw.astype(np.float64) if raw.dtype.kind == "f" else raw]
+        parts: list = [raw.astype(np.float64) if isinstance(raw, np.ndarray) and raw.dtype.kind == "f" else raw]
         parts += [f(outputs, n) for f in self.features]
         if any(p.dtype.kind == "f" for p in parts):
-            parts = [p.astype(np.float64) for p in parts]
+            parts = [np.asarray(p).astype(np.float64) for p in parts]
         return np.concatenate(parts, axis=1)
 
     def __repr__(self) -> str:
@@ -330,7 +338,7 @@ def _seed_column(probe: dict) -> int | None:
     for col in (0, 1):
         vals = [v for outs in probe.values() for v in _seed_value(outs, col)[0]]
         seeds[col] = len(set(vals)) / max(1, len(vals))
-    seed_col = max(seeds, key=seeds.get)
+    seed_col = max(seeds, key=lambda c: seeds[c])
     return seed_col if seeds[seed_col] >= 0.5 else None
 
 
@@ -368,20 +376,6 @@ def _membership_feature(probe: dict):
     except TypeError:
         items.sort(key=repr)
     return Membership(items[:MAX_ITEMS])
-
-
-def chi2_homogeneity_p(table: np.ndarray) -> float:
-    """p-value of Pearson's chi-square test that the rows of a count table share one law (no continuity
-    correction; columns with zero total dropped). ``table``: (rows, categories) non-negative counts."""
-    from scipy.special import chdtrc
-
-    t = np.asarray(table, dtype=float)
-    t = t[:, t.sum(axis=0) > 0]
-    if t.shape[0] < 2 or t.shape[1] < 2:
-        return 1.0
-    expected = t.sum(axis=1, keepdims=True) * t.sum(axis=0, keepdims=True) / t.sum()
-    stat = float(((t - expected) ** 2 / expected).sum())
-    return float(chdtrc((t.shape[0] - 1) * (t.shape[1] - 1), stat))
 
 
 def _float_feature(probe: dict, alpha: float = GATE_ALPHA):
@@ -441,13 +435,11 @@ def auto_view(
     raw = {}
     for k, ss in zip(keys, children):
         raw[k] = _materialise(sampler(inputs[k], probe, np.random.default_rng(ss)))
-    by_input = {}
-    for k in keys:  # keyed by the input itself when hashable (the hash features need it)
-        try:
-            by_input[inputs[k]] = raw[k]
-        except TypeError:
-            by_input = None
-            break
+    by_input: dict | None
+    try:  # keyed by the input itself when hashable (the hash features need it)
+        by_input = {inputs[k]: raw[k] for k in keys}
+    except TypeError:
+        by_input = None
     features = []
     if by_input is not None and len(by_input) == len(keys):
         h = _hash_feature(sampler, by_input, list(by_input))

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from privcheck.auditor.matrix import as_matrix
 from privcheck.base.packed import BIT_TABLE, PackedBits, column_sums
 
 MAX_INT_RANGE = 4096
@@ -59,31 +60,7 @@ FIT_VALUES = 1 << 15
 Family = tuple  # () rows, (j,) one column, (i, j) a column pair
 
 
-def as_matrix(out, n: int) -> np.ndarray:
-    """Standardise numeric sampler output to a 2-D array ``(n, columns)``; raise on a wrong shape.
-
-    Booleans become ``uint8`` (a view), integers stay as they are (no copy),
-    everything else becomes ``float64``.
-    """
-    a = np.asarray(out)
-    if a.dtype == object or a.dtype.kind in "USVMmc":
-        raise ValueError(f"sampler output must be a numeric array (shape (n,) or (n, d)), got dtype {a.dtype}")
-    if a.ndim == 0 or a.shape[0] != n:
-        raise ValueError(f"sampler returned shape {a.shape}, expected ({n},) or ({n}, d)")
-    if a.ndim == 1:
-        a = a[:, None]
-    elif a.ndim > 2:
-        a = a.reshape(n, -1)
-    if a.dtype == bool:
-        return a.view(np.uint8)
-    if a.dtype.kind in "iu":
-        if a.dtype == np.uint64 and a.size and int(a.max()) > np.iinfo(np.int64).max:
-            return a.astype(np.float64)
-        return a  # integers are coded as they are (no narrowing pass)
-    return a.astype(np.float64, copy=False)
-
-
-def to_matrix(out, n: int) -> np.ndarray:
+def to_matrix(out, n: int) -> np.ndarray | PackedBits:
     """Any sampler output → numeric 2-D array: numeric arrays directly (:func:`as_matrix`),
     other output types through ``privcheck.auditor.outputs.encode_outputs`` when available.
     :class:`~privcheck.base.packed.PackedBits` stay packed (the coding counts them from their bytes)."""
@@ -172,7 +149,7 @@ class ColumnCoder:
                 if self.lo == 0:
                     return col
                 return (col.astype(np.int64) - self.lo).astype(_small_int_dtype(self.n_codes))
-            c = col.astype(np.int64) - self.lo
+            c: np.ndarray = col.astype(np.int64) - self.lo
             c = np.where(c < 0, self.size, np.where(c >= self.size, self.size + 1, c))
             return c.astype(_small_int_dtype(self.n_codes))
         x = col.astype(np.float64, copy=False)
@@ -419,7 +396,7 @@ class OutputCoding:
         """Mixed-radix keys (float64, exact integers) of whole rows of codes; ``-1`` for a row with
         an integer column outside its pilot range (such rows are never pilot rows)."""
         if codes.shape[1] <= 16:
-            key = np.zeros(len(codes), dtype=np.int64)
+            key: np.ndarray = np.zeros(len(codes), dtype=np.int64)
             for j in range(codes.shape[1]):
                 key += codes[:, j].astype(np.int64) * self.radix[j]
             key = key.astype(np.float64)
@@ -430,20 +407,28 @@ class OutputCoding:
             key[outside] = -1.0
         return key
 
+    @property
+    def row_table(self) -> np.ndarray:
+        """The sorted row keys of the whole-row atoms (only for a coding with rows as a family)."""
+        if self.rows is None:
+            raise ValueError("this coding has no whole-row atoms")
+        return self.rows
+
     def row_codes(self, codes: np.ndarray) -> np.ndarray:
         """Row atom of each row (pilot rows in key order; unseen rows get the last code)."""
         return self.row_atoms(self.row_keys(codes))
 
     def row_atoms(self, keys: np.ndarray) -> np.ndarray:
         """Row atom of each row key (:meth:`row_keys`): its pilot row's index, unseen rows the last code."""
-        pos = np.minimum(np.searchsorted(self.rows, keys), self.rows.size - 1)
-        hit = self.rows[pos] == keys
-        return np.where(hit, pos, self.rows.size)
+        rows = self.row_table
+        pos = np.minimum(np.searchsorted(rows, keys), rows.size - 1)
+        hit = rows[pos] == keys
+        return np.where(hit, pos, rows.size)
 
     def family_size(self, fam: Family) -> int:
         """Number of atoms of a family: rows ``()``, one column ``(j,)`` or a pair ``(i, j)``."""
         if fam == ():
-            return int(self.rows.size) + 1
+            return int(self.row_table.size) + 1
         return int(np.prod([self.n_codes[j] for j in fam]))
 
     def families(self) -> list[Family]:
@@ -454,9 +439,11 @@ class OutputCoding:
         fams += [(pc[a], pc[b]) for a in range(len(pc)) for b in range(a + 1, len(pc))]
         return fams
 
-    def family_codes(self, codes: np.ndarray, fam: Family) -> np.ndarray:
+    def family_codes(self, codes: "np.ndarray | _Columns", fam: Family) -> np.ndarray:
         """Atom codes of one family for a chunk of column codes."""
         if fam == ():
+            if not isinstance(codes, np.ndarray):  # row atoms are counted from the whole codes matrix
+                raise TypeError("row atoms need the codes of every column")
             return self.row_codes(codes)
         if len(fam) == 1:
             return codes[:, fam[0]]
@@ -599,9 +586,10 @@ class OutputCoding:
             if any(ev.family == () for ev in events):
                 cache[()] = np.bincount(self.row_atoms(self._packed_row_keys(data)), minlength=self.family_size(()))
             cols = sorted({j for ev in events for j in ev.family})
-            sub = self._packed_codes(data, cols) if cols else None
-            codes = _Columns({j: sub[:, k] for k, j in enumerate(cols)}, len(data))
-            return self._count_from_codes(codes, events, cache)
+            sub = self._packed_codes(data, cols) if cols else np.empty((len(data), 0), np.int64)
+            return self._count_from_codes(
+                _Columns({j: sub[:, k] for k, j in enumerate(cols)}, len(data)), events, cache
+            )
         if self.width == 1 and all(ev.family == (0,) for ev in events):
             direct = self._direct_int_counts(data[:, 0], self.columns[0])
             if direct is not None:
@@ -612,6 +600,7 @@ class OutputCoding:
                 atoms = np.bincount(self.columns[0].transform(data[:, 0]), minlength=self.family_size((0,)))
                 counts = [int(atoms[ev.atoms].sum()) if c is None else c for c, ev in zip(counts, events)]
             return np.array(counts, dtype=np.int64)
+        codes: np.ndarray | _Columns
         if any(ev.family == () for ev in events):
             codes = self.codes_matrix(data)
         else:  # gather and code only the columns the events use
@@ -638,10 +627,10 @@ class OutputCoding:
         parts = []
         for code in idx[:limit]:
             if fam == ():
-                if code >= self.rows.size:
+                if code >= self.row_table.size:
                     parts.append("output unseen in the pilot")
                     continue
-                row = self.row_examples[code]
+                row = np.asarray(self.row_examples)[code]
                 vals = ", ".join(_describe_value(v) for v in row[:12])
                 parts.append(f"output=({vals}{', …' if row.size > 12 else ''})")
                 continue

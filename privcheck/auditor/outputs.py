@@ -56,7 +56,7 @@ from typing import Any
 
 import numpy as np
 
-from privcheck.auditor.events import as_matrix
+from privcheck.auditor.matrix import as_matrix
 from privcheck.base.errors import PrivcheckUsageError
 from privcheck.base.packed import PackedBits
 
@@ -90,7 +90,7 @@ def encode_outputs(raw: Any, n: int) -> np.ndarray:
         or dict.
     n : the number of draws (≥ 0); the first axis must have this length.
 
-    Numeric and boolean arrays go through :func:`privcheck.auditor.events.as_matrix`
+    Numeric and boolean arrays go through :func:`privcheck.auditor.matrix.as_matrix`
     unchanged (the auditor's fast path). Everything else becomes ``float64``
     (see the module docstring for the mapping). Raises
     :class:`~privcheck.base.errors.PrivcheckUsageError` (one line) for a wrong
@@ -193,7 +193,7 @@ def _encode_sequence_of_outputs(items, n: int, depth: int = 0) -> np.ndarray:
                 except PrivcheckUsageError:
                     pass
             rows = items if not any(issubclass(t, np.ndarray) for t in types) else [_flat_items(v) for v in items]
-            cols = []
+            cols: list[np.ndarray] = []
             for j in range(width):
                 values = list(map(itemgetter(j), rows))
                 if depth < _MAX_NEST and _uniform_sequences(values):  # nested records: their positions too

@@ -70,7 +70,7 @@ class Score:
 
     def __call__(self, X: np.ndarray) -> np.ndarray:
         """Scores of the rows of the numeric output matrix ``X`` (``(n, width)``), shape ``(n,)``."""
-        if self.kind == "llr":
+        if self.kind == "llr" and self.llr is not None:
             s = np.asarray(self.llr(X, *self.inputs), dtype=np.float64).reshape(-1)
             if s.shape[0] != X.shape[0]:
                 raise ValueError(f"llr returned {s.shape[0]} scores for {X.shape[0]} outputs")

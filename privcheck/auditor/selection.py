@@ -181,15 +181,12 @@ def threshold_events(
     valid = ~np.isnan(keys) & ((c1 + c0) > 0)
     filled = np.where(valid, keys, 0.0)
     nvalid = valid.sum(axis=1) - 1
-    best_mask, best = None, None
-    for sign in (1.0, -1.0):
-        order = np.lexsort((sign * filled, ~valid), axis=-1)
-        mask, score = _best_prefixes(order, nvalid, c1, n1, c0, n0, n_est, alpha, delta_eps)
-        if best is None:
-            best_mask, best = mask, score
-        else:
-            better = score > best
-            best_mask[better], best[better] = mask[better], score[better]
+    (best_mask, best), (mask, score) = (
+        _best_prefixes(np.lexsort((sign * filled, ~valid), axis=-1), nvalid, c1, n1, c0, n0, n_est, alpha, delta_eps)
+        for sign in (1.0, -1.0)
+    )
+    better = score > best
+    best_mask[better], best[better] = mask[better], score[better]
     return best_mask, best
 
 
@@ -321,6 +318,61 @@ def label_columns(description: str, labels: list | None) -> str:
     return _COLUMN.sub(sub, description)
 
 
+def _all_events(coding: OutputCoding, counts: list, n: list[int], pairs, n_est: int, alpha: float, delta_eps):
+    """Every candidate event of every ordered pair (single-column unions and thresholds, whole rows, column
+    pairs) with a finite prediction, best first."""
+    found: list[Event] = []
+    groups = _column_groups(coding)
+    keys = {tuple(cols): np.stack([coding.columns[j].order_keys() for j in cols]) for cols in groups}
+    multi = [f for f in coding.families() if len(f) != 1]
+    for a, b in pairs:
+        for cols in groups:  # single columns, a 2-D batch per group
+            c1, c0 = _stack(counts[a], cols), _stack(counts[b], cols)
+            for kind, (masks, sc) in (
+                ("union", union_events(c1, n[a], c0, n[b], n_est, alpha, delta_eps)),
+                ("threshold", threshold_events(keys[tuple(cols)], c1, n[a], c0, n[b], n_est, alpha, delta_eps)),
+            ):
+                for r, j in enumerate(cols):
+                    if np.isfinite(sc[r]):
+                        found.append(Event((a, b), (j,), masks[r], float(sc[r]), kind))
+        for fam in multi:  # whole rows and column pairs
+            mask, score = best_union(counts[a][fam], n[a], counts[b][fam], n[b], n_est, alpha, delta_eps)
+            if np.isfinite(score):
+                found.append(Event((a, b), fam, mask, score, "rows" if fam == () else "pair"))
+    found.sort(key=lambda e: -e.predicted)
+    return found
+
+
+def _unique(events: list[Event]) -> list[Event]:
+    """``events`` without repeats of the same (pair, family, atoms), first occurrence kept."""
+    unique, seen = [], set()
+    for e in events:
+        if e.key() not in seen:
+            seen.add(e.key())
+            unique.append(e)
+    return unique
+
+
+def _diverse_best(unique: list[Event], max_events: int) -> list[Event]:
+    """Up to ``max_events`` of the ranked events: the best of each kind whose prediction is within
+    :data:`DIVERSITY_MARGIN` of the best, first; then the best of the rest."""
+    chosen: list[Event] = []
+    kinds_done: set = set()
+    floor = unique[0].predicted - DIVERSITY_MARGIN * abs(unique[0].predicted) if unique else 0.0
+    for e in unique:  # the best event of each kind whose prediction is close to the best, first
+        if len(chosen) >= max_events:
+            break
+        if e.kind not in kinds_done and (not chosen or e.predicted >= floor):
+            kinds_done.add(e.kind)
+            chosen.append(e)
+    for e in unique:
+        if len(chosen) >= max_events:
+            break
+        if not any(e is c for c in chosen):
+            chosen.append(e)
+    return chosen
+
+
 def candidate_events(
     coding: OutputCoding,
     counts: list[dict],
@@ -341,44 +393,8 @@ def candidate_events(
     only; the caller must estimate their probabilities on fresh draws.
     ``labels``: human names of derived columns for the descriptions (see :func:`label_columns`).
     """
-    found: list[Event] = []
-    groups = _column_groups(coding)
-    keys = {tuple(cols): np.stack([coding.columns[j].order_keys() for j in cols]) for cols in groups}
-    multi = [f for f in coding.families() if len(f) != 1]
-    for a, b in pairs:
-        for cols in groups:  # single columns, a 2-D batch per group
-            c1, c0 = _stack(counts[a], cols), _stack(counts[b], cols)
-            for kind, (masks, sc) in (
-                ("union", union_events(c1, n[a], c0, n[b], n_est, alpha, delta_eps)),
-                ("threshold", threshold_events(keys[tuple(cols)], c1, n[a], c0, n[b], n_est, alpha, delta_eps)),
-            ):
-                for r, j in enumerate(cols):
-                    if np.isfinite(sc[r]):
-                        found.append(Event((a, b), (j,), masks[r], float(sc[r]), kind))
-        for fam in multi:  # whole rows and column pairs
-            mask, score = best_union(counts[a][fam], n[a], counts[b][fam], n[b], n_est, alpha, delta_eps)
-            if np.isfinite(score):
-                found.append(Event((a, b), fam, mask, score, "rows" if fam == () else "pair"))
-    found.sort(key=lambda e: -e.predicted)
-    unique, seen = [], set()
-    for e in found:
-        if e.key() not in seen:
-            seen.add(e.key())
-            unique.append(e)
-    chosen: list[Event] = []
-    kinds_done: set = set()
-    floor = unique[0].predicted - DIVERSITY_MARGIN * abs(unique[0].predicted) if unique else 0.0
-    for e in unique:  # the best event of each kind whose prediction is close to the best, first
-        if len(chosen) >= max_events:
-            break
-        if e.kind not in kinds_done and (not chosen or e.predicted >= floor):
-            kinds_done.add(e.kind)
-            chosen.append(e)
-    for e in unique:
-        if len(chosen) >= max_events:
-            break
-        if not any(e is c for c in chosen):
-            chosen.append(e)
+    ranked = _unique(_all_events(coding, counts, n, pairs, n_est, alpha, delta_eps))
+    chosen = _diverse_best(ranked, max_events)
     only = one_input_event(coding, counts, n, pairs, n_est, alpha, delta_eps)
     if only is not None and only.key() not in {c.key() for c in chosen}:
         # the reserved slot comes on top of max_events rather than displacing a ranked candidate (displacing

@@ -329,6 +329,20 @@ def _categorical(col: np.ndarray) -> list | None:
     return vals.tolist() if 2 <= vals.size <= MAX_KEY_VALUES else None
 
 
+def chi2_homogeneity_p(table: np.ndarray) -> float:
+    """p-value of Pearson's chi-square test that the rows of a count table share one law (no continuity
+    correction; columns with zero total dropped). ``table``: (rows, categories) non-negative counts."""
+    from scipy.special import chdtrc
+
+    t = np.asarray(table, dtype=float)
+    t = t[:, t.sum(axis=0) > 0]
+    if t.shape[0] < 2 or t.shape[1] < 2:
+        return 1.0
+    expected = t.sum(axis=1, keepdims=True) * t.sum(axis=0, keepdims=True) / t.sum()
+    stat = float(((t - expected) ** 2 / expected).sum())
+    return float(chdtrc((t.shape[0] - 1) * (t.shape[1] - 1), stat))
+
+
 #: a key leaf must look independent of the input: its probe histograms agree at this level
 KEY_ALPHA = 1e-3
 
@@ -336,8 +350,6 @@ KEY_ALPHA = 1e-3
 def _public_key(cols: list[np.ndarray]) -> bool:
     """Whether a categorical leaf has one law under every input (a hash index, a sketch row, a sampled
     attribute: public randomness), by the chi-square homogeneity test at :data:`KEY_ALPHA`."""
-    from privcheck.auditor.autoviews import chi2_homogeneity_p
-
     vals = np.unique(np.concatenate(cols))
     table = np.array([[(c == v).sum() for v in vals] for c in cols])
     return chi2_homogeneity_p(table) >= KEY_ALPHA
@@ -361,7 +373,7 @@ def _hash_candidates(leaves_by: list[list[np.ndarray]]):
     without keys, then keyed by every other categorical leaf)."""
     pooled = [np.concatenate([lv[j] for lv in leaves_by]) for j in range(len(leaves_by[0]))]
     ints = [j for j, c in enumerate(pooled) if _int_leaf(c)]
-    out = []
+    out: list = []
     for s in ints:
         ns = np.unique(pooled[s]).size
         if ns < MIN_SEEDS:
@@ -524,8 +536,8 @@ def _signature_tables(domain, leaves_by, payload, keys, pooled_keys, n_cells):
 def _signature_feature(domain: list, leaves_by: list[list[np.ndarray]]):
     """The best accepted :class:`SignatureSupport` (a payload leaf keyed by categorical leaves), else None."""
     pooled = [np.concatenate([lv[j] for lv in leaves_by]) for j in range(len(leaves_by[0]))]
-    cats = {j: _categorical(c) for j, c in enumerate(pooled) if c.ndim == 1}
-    cats = {j: v for j, v in cats.items() if v is not None}
+    maybe = {j: _categorical(c) for j, c in enumerate(pooled) if c.ndim == 1}
+    cats: dict[int, list] = {j: v for j, v in maybe.items() if v is not None}
     public = [j for j in cats if _public_key([lv[j] for lv in leaves_by])]
     n_probe = min(len(lv[0]) for lv in leaves_by)
     best = None
@@ -548,12 +560,11 @@ def support_families(probe: dict) -> list:
     """The support families accepted on the probe (``{input: outputs}``, keyed by the audited inputs);
     ``[]`` when no family reproduces the reports' support structure. Wrap them in :class:`Supports`."""
     domain = list(probe)
-    leaves_by = [flatten(probe[y]) for y in domain]
-    if (
-        any(lv is None for lv in leaves_by)
-        or len({len(lv) for lv in leaves_by}) != 1
-        or not 2 <= len(leaves_by[0]) <= MAX_LEAVES
-    ):
+    flat = [flatten(probe[y]) for y in domain]
+    if any(lv is None for lv in flat):
+        return []
+    leaves_by = [lv for lv in flat if lv is not None]
+    if len({len(lv) for lv in leaves_by}) != 1 or not 2 <= len(leaves_by[0]) <= MAX_LEAVES:
         return []
     found = []
     h, sig = _hash_feature(domain, leaves_by), _signature_feature(domain, leaves_by)

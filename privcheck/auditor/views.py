@@ -119,7 +119,7 @@ class Membership:
 
     def __call__(self, outputs) -> np.ndarray:
         """``(n, len(domain))`` uint8: entry ``[i, j]`` is 1 when ``domain[j]`` is in output ``i``."""
-        index = {}
+        index: dict = {}
         for j, item in enumerate(self.domain):
             index.setdefault(item, j)
         out = np.zeros((len(outputs), len(self.domain)), dtype=np.uint8)

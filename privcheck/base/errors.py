@@ -15,6 +15,9 @@ class PrivcheckUsageError(ValueError):
     allowed values or range.
     """
 
+    #: the user's own traceback when the bad input is user code that raised while probed (shown under --debug)
+    user_traceback: str | None = None
+
 
 class UnknownNameError(PrivcheckUsageError, KeyError):
     """An unknown mechanism, claim id, parameter or accountant name."""

@@ -23,8 +23,13 @@ _JSON_HELP = "Write the result as JSON to PATH or '-' (stdout)."
 def _floats(name: str, text: str | None) -> list[float] | None:
     if text is None:
         return None
+    parts = text.split(",")
+    if len(parts) > 1 and not parts[-1].strip():  # one trailing comma is harmless
+        parts = parts[:-1]
+    if any(not v.strip() for v in parts) and text.strip():
+        raise PrivcheckUsageError(f"{name} has an empty value between commas, got {text!r}; give numbers such as 1,2.5")
     try:
-        vals = [float(v) for v in text.split(",") if v.strip()]
+        vals = [float(v) for v in parts if v.strip()]
     except ValueError:
         raise PrivcheckUsageError(f"{name} must be comma-separated numbers, got {text!r}") from None
     if not vals or any(math.isnan(v) or math.isinf(v) for v in vals):
@@ -178,6 +183,23 @@ def amplify_cmd(q, eps, delta, sigma, steps, json_out):
     _emit(asdict(r), lines, json_out)
 
 
+def _default_delta_prime(K: int, p: float) -> float:
+    """The default δ′ = 2e^{−2μ_K²/K} + 1e-5 with μ_K = K·p (004 Sec. IV); one line when it is not below 1.
+
+    2e^{−2Kp²} + 1e-5 < 1 needs K·p² > ln(2/(1 − 1e-5))/2 ≈ 0.347: otherwise there is no default to use.
+    """
+    kp2 = float(K) * p * p  # 2μ_K²/K = 2Kp², without squaring K·p (no overflow)
+    value = 2 * math.exp(-2 * kp2) + 1e-5
+    if not value < 1:
+        need = math.log(2 / (1 - 1e-5)) / 2
+        raise PrivcheckUsageError(
+            f"--p {p:g} with --K {K} leaves no default delta': 2e^(-2 K p^2) + 1e-5 = {value:.6g} is not below 1 "
+            f"(it needs K p^2 > {need:.4g}, i.e. p > {math.sqrt(need / K):.4g}); give --delta-prime in (0, 1) "
+            "or a larger --p"
+        )
+    return value
+
+
 @budget.command("wireless")
 @click.option("--K", "K", type=int, required=True, help="Number of users K.")
 @click.option("--p", type=float, default=None, help="Uniform sampling probability (default: the numerical optimum).")
@@ -201,7 +223,9 @@ def wireless_cmd(K, p, c, L, sigma, delta_l, delta_prime, steps, delta_tilde, ma
     from privcheck.base.resources import check_memory, set_memory_limit
 
     set_memory_limit(max_memory)
+    from privcheck.base.validation import check_int
 
+    K = check_int("K", K, minimum=1)
     # K sampling probabilities (a list and its array), and for the totals a T x K matrix of them (eq. 19)
     T = 0 if steps is None else steps
     check_memory(
@@ -222,7 +246,7 @@ def wireless_cmd(K, p, c, L, sigma, delta_l, delta_prime, steps, delta_tilde, ma
     if delta_prime is None:
         if p is None:
             raise PrivcheckUsageError("--delta-prime is needed when --p is not given")
-        delta_prime = 2 * math.exp(-2 * (K * p) ** 2 / K) + 1e-5
+        delta_prime = _default_delta_prime(K, p)
     opt = wl.optimal_p(K, c, delta_prime, delta_l)
     p_used = opt.p_numeric if p is None else p
     g = wl.central_uniform(K, p_used, c, delta_prime, delta_l)

@@ -21,7 +21,7 @@ from privcheck.reports.figure import _conf, _new_figure, _save
 def plot_audit_curve(result: Any, path: str, accountant: Any = None) -> None:
     """Write a PNG of an audit result's trade-off points over its claimed curve to ``path``.
 
-    result: an :class:`~privcheck.auditor.core.AuditResult` or its ``to_dict()`` (needs
+    result: an :class:`~privcheck.auditor.result.AuditResult` or its ``to_dict()`` (needs
     ``curve_points``); accountant: the claimed accountant (with ``tradeoff(alpha)``) to draw its
     certified interval; without it a μ claim draws ``G_μ``.
     """
