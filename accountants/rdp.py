@@ -31,8 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-import mpmath
-import numpy as np
+import numpy as np  # (mpmath is imported inside the functions that use it: 0.1 s, and the float64 routes never need it)
 
 from accountants.pld.events import GaussianEvent, LaplaceEvent, PLDEvent, PoissonSampledEvent
 
@@ -63,6 +62,8 @@ def _up(x) -> float:
 
 def _pair_rdp(p: Sequence[float], q: Sequence[float], alpha: int):
     """D_α(P‖Q) in mpmath (+inf when P is not absolutely continuous w.r.t. Q)."""
+    import mpmath
+
     tot = mpmath.mpf(0)
     for pi, qi in zip(p, q):
         if pi <= 0:
@@ -75,6 +76,8 @@ def _pair_rdp(p: Sequence[float], q: Sequence[float], alpha: int):
 
 def _sgm_rdp(q: float, mu: float, alpha: int):
     """RDP at integer α of the Poisson-subsampled Gaussian (rate q, μ = Δ/σ), add/remove."""
+    import mpmath
+
     q_, m2 = mpmath.mpf(q), mpmath.mpf(mu) ** 2
     # term_k = C(α, k)(1 − q)^{α−k} q^k e^{(k² − k)μ²/2}, by the ratio term_k/term_{k−1}
     r, g = q_ / (1 - q_), mpmath.exp(m2)
@@ -88,12 +91,16 @@ def _sgm_rdp(q: float, mu: float, alpha: int):
 
 
 def _laplace_rdp(eps0: float, alpha: int):
+    import mpmath
+
     e, a = mpmath.mpf(eps0), mpmath.mpf(alpha)
     return mpmath.log(a / (2 * a - 1) * mpmath.exp((a - 1) * e) + (a - 1) / (2 * a - 1) * mpmath.exp(-a * e)) / (a - 1)
 
 
 @lru_cache(maxsize=256)
 def _event_rdp_cached(event: PLDEvent, relation: str) -> tuple | None:
+    import mpmath
+
     with mpmath.workdps(_DPS):
         if isinstance(event, PoissonSampledEvent) and event.q < 1.0:
             if relation != "add_remove":
@@ -197,6 +204,8 @@ def event_rdp(event: PLDEvent, relation: str = "add_remove") -> tuple | None:
 
 def composed_rdp(events: Sequence[tuple[PLDEvent, int]], relation: str = "add_remove") -> tuple | None:
     """Σ count·RDP(event) at each order of ORDERS (mpmath), or None if an event has no RDP formula."""
+    import mpmath
+
     with mpmath.workdps(_DPS):
         tot = [mpmath.mpf(0)] * len(ORDERS)
         for e, c in events:
@@ -210,6 +219,8 @@ def composed_rdp(events: Sequence[tuple[PLDEvent, int]], relation: str = "add_re
 def rdp_epsilon(events: Sequence[tuple[PLDEvent, int]], delta: float, relation: str = "add_remove") -> RDPBound | None:
     """Upper bound on ε(δ) of the composition from RDP (CKS 2020 Prop. 12 conversion), δ ∈ (0, 1);
     None if the route is unavailable. The value is ≥ 0 and rounded up."""
+    import mpmath
+
     tau = composed_rdp(events, relation)
     if tau is None:
         return None
@@ -226,6 +237,8 @@ def rdp_epsilon(events: Sequence[tuple[PLDEvent, int]], delta: float, relation: 
 def rdp_delta(events: Sequence[tuple[PLDEvent, int]], eps: float, relation: str = "add_remove") -> RDPBound | None:
     """Upper bound on δ(ε) of the composition from RDP (CKS 2020 Prop. 12), ε ≥ 0; None if the
     route is unavailable. The value is in [0, 1] and rounded up."""
+    import mpmath
+
     tau = composed_rdp(events, relation)
     if tau is None:
         return None
