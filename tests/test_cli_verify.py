@@ -26,7 +26,7 @@ def test_example_file_meets_every_expectation(tmp_path):
     md = tmp_path / "r.md"
     res = _invoke("--file", EXAMPLE, "--junit", str(junit), "--json", str(js), "--markdown", str(md))
     assert res.exit_code == 0, res.output
-    assert "claims.toml:" in res.output and "expectations: 8 met, 0 not met" in " ".join(res.output.split())
+    assert "claims.toml:" in res.output and "expectations: 9 met, 0 not met" in " ".join(res.output.split())
     records = json.loads(js.read_text())
     assert {r["id"] for r in records} == {
         "example.krr.ldp",
@@ -37,10 +37,11 @@ def test_example_file_meets_every_expectation(tmp_path):
         "example.optimal.composition",
         "example.pm.variance",
         "example.gde.variance",
+        "example.dpsgd.budget",
     }
     assert all(r["verdict"] == r["expect"] for r in records)
     root = ET.parse(junit).getroot()
-    assert len(root.findall(".//testcase")) == 8 and root.get("failures") == "0"
+    assert len(root.findall(".//testcase")) == 9 and root.get("failures") == "0"
     assert "# privcheck verification report" in md.read_text()
 
 
