@@ -141,11 +141,16 @@ def register(entry: Entry) -> Entry:
 
 def selection_lines(claim_ids) -> list[str]:
     """One line per library behind the selected ``zoo.*`` claim ids whose installed version differs from the
-    scorecard's (:func:`privcheck.catalogue.zoo.pins.mismatch_lines`)."""
+    scorecard's (:func:`privcheck.catalogue.zoo.pins.mismatch_lines`). A claim that is not a sampled entry (a
+    gray-box trace, a calibrator, Opacus's calibration and data loader) counts with the entries of its library
+    (the ``zoo.<library>.`` part of its id)."""
     from privcheck.catalogue.zoo.pins import mismatch_lines
 
     ids = set(claim_ids)
-    return mismatch_lines(d for e in ENTRIES if e.claim_id in ids for d in (e.dist, *e.extra_dists))
+    libs = {i.split(".")[1] for i in ids if i.startswith(PREFIX) and i.count(".") >= 2}
+    return mismatch_lines(
+        d for e in ENTRIES if e.claim_id in ids or e.claim_id.split(".")[1] in libs for d in (e.dist, *e.extra_dists)
+    )
 
 
 def grid(make: Callable[..., Case | None], eps_grid=EPS_GRID, **axes) -> Callable[[], list[Case]]:
