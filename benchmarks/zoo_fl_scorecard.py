@@ -60,7 +60,8 @@ def section(records, runs: list[dict]) -> str:
         + ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items()))
         + f". Versions: {_versions(records)}.",
         "",
-        "Runs (one worker each, on 2 cores shared with other jobs: seconds are wall times under that load):",
+        "Runs (one worker each, run side by side on 2 cores shared with other jobs — load average about 15: "
+        "seconds are wall times under that load, not the code's speed):",
         "",
     ]
     head += [f"- `{r['command']}` — code of commit {r['commit']}, {r['wall_seconds']:.0f} s" for r in runs]

@@ -54,8 +54,9 @@ def findings(page: Path = SCORECARD) -> list[dict]:
     return out
 
 
-def measure(items: list[dict], sizes, seed: int) -> dict:
-    """Run the findings' claims at every size; per finding the verdict and certified ε at each size."""
+def measure(items: list[dict], sizes, seed: int, out: Path | None = None) -> dict:
+    """Run the findings' claims at every size (ascending); per finding the verdict and certified ε at each size.
+    ``out``: the JSON rewritten after every size."""
     from privcheck.runner import verify
 
     claims = sorted({f["claim"] for f in items})
@@ -74,6 +75,10 @@ def measure(items: list[dict], sizes, seed: int) -> dict:
                     row["by_size"][str(n)] = {"verdict": c.get("verdict"), "eps_lower": c.get("eps_lower")}
         runs.append({"samples": n, "wall_seconds": round(wall, 1), "versions": versions})
         print(f"--samples {n}: {len(records)} claims in {wall:.0f} s", flush=True)
+        if out is not None:  # kept after every size: a ladder stopped early keeps what it measured
+            done = [m for m in sizes if m <= n]
+            data = {"seed": seed, "sizes": done, "runs": runs, "rows": list(rows.values())}
+            out.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return {"seed": seed, "sizes": list(sizes), "runs": runs, "rows": list(rows.values())}
 
 
@@ -116,7 +121,6 @@ def render(data: dict) -> str:
         "|" + "---|" * (len(sizes) + 4),
     ]
     found_quick = 0
-    worst = 0
     for row in data["rows"]:
         cells = []
         for n in sizes:
@@ -124,20 +128,32 @@ def render(data: dict) -> str:
             cells.append(f"{c['eps_lower']:.3g}" if c.get("verdict") == "refuted" and c.get("eps_lower") else "—")
         s = smallest(row, sizes)
         found_quick += s is not None and s <= QUICK_SAMPLES
-        worst = max(worst, s if s is not None else float("inf"))
         out.append(
             f"| `{row['claim']}` | {row['case']} | {row['kind']} | "
             + " | ".join(cells)
             + f" | {_size(s) if s else 'not found'} |"
         )
     n_rows = len(data["rows"])
+    missing = [r for r in data["rows"] if smallest(r, sizes) is None]
+    by_kind = {}
+    for r in data["rows"]:
+        k = by_kind.setdefault(r["kind"], [0, 0, 0])
+        s = smallest(r, sizes)
+        k[0] += 1
+        k[1] += s is not None and s <= QUICK_SAMPLES
+        k[2] = max(k[2], s or 0)
     out += [
         "",
-        f"{found_quick} of {n_rows} findings show at the `--quick` size ({QUICK_SAMPLES} draws per input) and at "
-        "every larger size measured; the largest smallest size is "
-        + ("not reached within the ladder" if worst == float("inf") else f"{worst}")
-        + " draws per input.",
+        f"{found_quick} of {n_rows} findings show at the `--quick` size ({QUICK_SAMPLES} draws per input) "
+        f"(refuted there and at every larger size measured); {len(missing)} are not refuted at any size measured "
+        f"(up to {max(sizes)}; the full run found them with more draws). By family: "
+        + "; ".join(
+            f"{k}: {v[1]} of {v[0]}" + (f", all from {v[2]}" if v[1] == v[0] else "") for k, v in by_kind.items()
+        )
+        + ".",
     ]
+    if data.get("note"):
+        out += ["", f"Note: {data['note']}."]
     return "\n".join(out) + "\n"
 
 
@@ -149,7 +165,7 @@ def main() -> None:
     ap.add_argument("--render", action="store_true", help="print the table from --out without running")
     a = ap.parse_args()
     if not a.render:
-        data = measure(findings(), [int(s) for s in a.sizes.split(",")], a.seed)
+        data = measure(findings(), sorted(int(s) for s in a.sizes.split(",")), a.seed, Path(a.out))
         Path(a.out).write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(render(json.loads(Path(a.out).read_text(encoding="utf-8"))))
 

@@ -32,3 +32,13 @@ def test_kept_records_name_the_pinned_versions():
         seen.update(rec["details"].get("versions") or {})
     for dist in ("flwr", "opacus", "torch"):
         assert seen[dist].split("+")[0] == SCORECARD_VERSIONS[dist]
+
+
+def test_every_finding_states_the_exact_value_or_its_absence_and_a_reproducer():
+    part = fl.page_part()
+    findings = [ln for ln in part.splitlines() if ln.startswith("- `zoo.")]
+    assert findings
+    for line in findings:
+        assert "Reproduce: `privcheck verify '" in line and "--seed 0" in line, line
+        if "sampled bound" in line:  # a Monte Carlo row: the exact value (or that none is computed) beside it
+            assert "exact μ" in line or "exact " in line.split("sampled bound")[0], line
