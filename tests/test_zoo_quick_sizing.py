@@ -58,5 +58,8 @@ def test_render_counts_the_findings_found_at_the_quick_size():
     ]
     runs = [{"samples": n, "wall_seconds": 1.0, "versions": {"lib": "1.0"}} for n in sizes]
     text = qs.render({"seed": 0, "sizes": sizes, "runs": runs, "rows": rows})
-    assert "1 of 2 findings show at the `--quick` size" in text and "0 are not refuted at any size measured (up to 20000" in text
+    assert (
+        "1 of 2 findings show at the `--quick` size" in text
+        and "0 are not refuted at any size measured (up to 20000" in text
+    )
     assert "| `zoo.x.b` | eps=1 | Bloom filter bits | — | — | 5 | 20k |" in text
