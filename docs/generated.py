@@ -4,20 +4,25 @@ A generated part is the text between two HTML comments (its *markers*) on a page
 around it. :data:`REGIONS` lists every kind. ``python docs/check_pages.py`` finds the markers on every page
 and, for each part it can afford, renders the part again and compares (``--update`` rewrites it):
 
-==================  =======  =============================================================================
-part                run      produced by
-==================  =======  =============================================================================
-``mechanisms``      light    the built-in mechanisms as ``privcheck list`` shows them (name, parameters, source)
-``claims-format``   light    the key tables of :data:`privcheck.claimsfile.loader.TABLES` (names, types,
-                             required keys) with the meanings from the ``privcheck.claimsfile`` docstring
-``performance``     light    ``benchmarks/perf_report.py`` from ``benchmarks/results/performance.json``
-``mutation``        light    ``benchmarks/mutation_report.py`` from ``benchmarks/results/mutation_core.json``
-``zoo-scorecard``   light    ``benchmarks/zoo_scorecard.py`` from a ``privcheck verify 'zoo.*' --json`` run,
-                             whose records it keeps in ``benchmarks/results/zoo_scorecard.json.gz`` (then
-                             the part is rendered again and compared); always: the library versions of the
-                             tables against ``privcheck.catalogue.zoo.pins.SCORECARD_VERSIONS``
-``findings``        heavy    ``python -m privcheck.findings`` (the whole catalogue, seed 0)
-==================  =======  =============================================================================
+======================  =======  =============================================================================
+part                    run      produced by
+======================  =======  =============================================================================
+``mechanisms``          light    the built-in mechanisms as ``privcheck list`` shows them (name, parameters, source)
+``claims-format``       light    the key tables of :data:`privcheck.claimsfile.loader.TABLES` (names, types,
+                                 required keys) with the meanings from the ``privcheck.claimsfile`` docstring
+``performance``         light    ``benchmarks/perf_report.py`` from ``benchmarks/results/performance.json``
+``mutation``            light    ``benchmarks/mutation_report.py`` from ``benchmarks/results/mutation_core.json``
+``zoo-scorecard``       light    ``benchmarks/zoo_scorecard.py`` from a ``privcheck verify 'zoo.*' --json`` run,
+                                 whose records it keeps in ``benchmarks/results/zoo_scorecard.json.gz`` (then
+                                 the part is rendered again and compared); always: the library versions of the
+                                 tables against ``privcheck.catalogue.zoo.pins.SCORECARD_VERSIONS``
+``zoo-fl-scorecard``    light    ``benchmarks/zoo_fl_scorecard.py`` from ``privcheck verify 'zoo.flwr.*' 'zoo.opacus.*'
+                                 --json`` runs with the FL stacks installed, whose records it keeps in
+                                 ``benchmarks/results/zoo_fl_scorecard.json.gz``; always: versions against the pins
+``zoo-quick-sizing``    light    ``benchmarks/zoo_quick_sizing.py`` from ``benchmarks/results/zoo_quick_sizing.json``
+                                 (the smallest size at which each float-representation / Bloom-filter finding shows)
+``findings``            heavy    ``python -m privcheck.findings`` (the whole catalogue, seed 0)
+======================  =======  =============================================================================
 
 A key added to a claims-file entry kind without a line in the package docstring's table (or a line left for a
 key the code no longer takes) is reported by the light check, so the format page cannot drift from the code.
@@ -268,16 +273,44 @@ def render_zoo_scorecard() -> str | None:
     return _load(ROOT / "benchmarks" / "zoo_scorecard.py", "zoo_scorecard").render_saved()
 
 
-def zoo_scorecard_problems(body: str) -> list[str]:
-    """Library versions named in the scorecard's table headings that differ from the scorecard pins."""
+def render_zoo_fl_scorecard() -> str | None:
+    """The FL-stack scorecard rendered from the records ``benchmarks/zoo_fl_scorecard.py`` kept (None: none kept)."""
+    return _load(ROOT / "benchmarks" / "zoo_fl_scorecard.py", "zoo_fl_scorecard").render_saved()
+
+
+def render_zoo_quick_sizing() -> str | None:
+    """The ``--quick`` sizing table from ``benchmarks/results/zoo_quick_sizing.json`` (None when absent)."""
+    path = ROOT / "benchmarks" / "results" / "zoo_quick_sizing.json"
+    if not path.is_file():
+        return None
+    qs = _load(ROOT / "benchmarks" / "zoo_quick_sizing.py", "zoo_quick_sizing")
+    return qs.render(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _pin_problems(body: str) -> list[str]:
+    """Library versions named in a scorecard's table headings that differ from the scorecard pins."""
     from privcheck.catalogue.zoo.pins import SCORECARD_VERSIONS
 
     problems = []
     for heading in re.findall(r"^#+ .*\((.*)\)\s*$", body, re.M):
         for dist, version in re.findall(r"([A-Za-z][\w.-]*) (\d[\w.]*)", heading):
             pinned = SCORECARD_VERSIONS.get(dist)
-            if pinned is not None and pinned != version:
+            if pinned is not None and pinned != version.split("+")[0]:
                 problems.append(f"the scorecard shows {dist} {version}; the pins say {pinned}")
+    return problems
+
+
+def zoo_fl_scorecard_problems(body: str) -> list[str]:
+    """The FL-stack scorecard's versions against the pins, and its provenance line."""
+    problems = _pin_problems(body)
+    if "Generated by `benchmarks/zoo_fl_scorecard.py`" not in body:
+        problems.append("the FL-stack scorecard does not say how it was generated")
+    return problems
+
+
+def zoo_scorecard_problems(body: str) -> list[str]:
+    """Library versions named in the scorecard's table headings that differ from the scorecard pins."""
+    problems = _pin_problems(body)
     if "Generated by `benchmarks/zoo_scorecard.py`" not in body:
         problems.append("the scorecard does not say how it was generated")
     return problems
@@ -324,6 +357,21 @@ REGIONS: tuple[Region, ...] = (
         how="benchmarks/zoo_scorecard.py from a privcheck verify 'zoo.*' --json run",
         render=render_zoo_scorecard,
         consistency=zoo_scorecard_problems,
+    ),
+    Region(
+        "zoo-fl-scorecard",
+        *_markers("zoo-fl-scorecard"),
+        heavy=False,
+        how="benchmarks/zoo_fl_scorecard.py from privcheck verify 'zoo.flwr.*' 'zoo.opacus.*' --json runs",
+        render=render_zoo_fl_scorecard,
+        consistency=zoo_fl_scorecard_problems,
+    ),
+    Region(
+        "zoo-quick-sizing",
+        *_markers("zoo-quick-sizing"),
+        heavy=False,
+        how="benchmarks/zoo_quick_sizing.py from benchmarks/results/zoo_quick_sizing.json",
+        render=render_zoo_quick_sizing,
     ),
     Region(
         "findings",

@@ -42,9 +42,9 @@ EPS_GRID = (0.25, 1.0, 4.0)
 #: draws per input per case of a fixed-size run: (ε, δ) cases of the full run, which the adaptive rounds
 #: do not cover (``--quick``: :data:`QUICK_SAMPLES`; ``--samples N`` forces N for every case)
 DEFAULT_SAMPLES = 50_000
-#: --quick: the smallest size of {500, 1000, 2000, 5000, 10^4} at which the float-representation finding shows
-#: (diffprivlib Laplace eps=1, seed 0: inconclusive at 5000, refuted eps >= 5.82 at 10^4; LaplaceTruncated
-#: eps >= 4.14 at 10^4); the Bloom-filter finding (pure-ldp RAPPOR eps=1) shows from 500
+#: --quick: fixed draws per input. Measured (benchmarks/zoo_quick_sizing.py, seed 0, table in docs/site/zoo.md):
+#: at 10^4 every Bloom-filter finding (pure-ldp RAPPOR, from 2000) and 16 of the 37 float-representation findings
+#: show; the other 21 are not refuted at any size up to 10^4 (the full run finds them with 1.5e4 .. 1e5 draws)
 QUICK_SAMPLES = 10_000
 #: the full run's adaptive target: certified fraction of the *true* ε (the calculator's; the claimed ε
 #: where there is none) at which a case stops drawing
@@ -141,11 +141,16 @@ def register(entry: Entry) -> Entry:
 
 def selection_lines(claim_ids) -> list[str]:
     """One line per library behind the selected ``zoo.*`` claim ids whose installed version differs from the
-    scorecard's (:func:`privcheck.catalogue.zoo.pins.mismatch_lines`)."""
+    scorecard's (:func:`privcheck.catalogue.zoo.pins.mismatch_lines`). A claim that is not a sampled entry (a
+    gray-box trace, a calibrator, Opacus's calibration and data loader) counts with the entries of its library
+    (the ``zoo.<library>.`` part of its id)."""
     from privcheck.catalogue.zoo.pins import mismatch_lines
 
     ids = set(claim_ids)
-    return mismatch_lines(d for e in ENTRIES if e.claim_id in ids for d in (e.dist, *e.extra_dists))
+    libs = {i.split(".")[1] for i in ids if i.startswith(PREFIX) and i.count(".") >= 2}
+    return mismatch_lines(
+        d for e in ENTRIES if e.claim_id in ids or e.claim_id.split(".")[1] in libs for d in (e.dist, *e.extra_dists)
+    )
 
 
 def grid(make: Callable[..., Case | None], eps_grid=EPS_GRID, **axes) -> Callable[[], list[Case]]:

@@ -1,7 +1,7 @@
 """The library versions the README scorecard was made with, and the one-line notes when others are installed.
 
-``pip install 'privcheck[zoo]'`` installs exactly these (pyproject's ``zoo`` extra pins them; ``zoo-latest``
-takes current releases). A zoo record lists the versions installed (``details.versions``) beside these
+``pip install 'privcheck[zoo,zoo-torch]'`` installs exactly these (pyproject's ``zoo`` extra pins the libraries,
+``zoo-torch`` torch and Opacus; ``torch`` leaves torch to the user, ``zoo-latest`` takes current releases). A zoo record lists the versions installed (``details.versions``) beside these
 (``details.scorecard_versions``); ``privcheck verify 'zoo.*'`` prints one line per library whose installed
 version differs, since a finding of the scorecard may be fixed (or a new one appear) in another release.
 """

@@ -286,8 +286,16 @@ def findings_markdown(records: Sequence, heading: str = "##") -> str:
             else:
                 sampled = f"certified eps >= {_num(c.get('eps_lower'))}"
                 claim = f"claimed {_num(c.get('eps_claimed'))}"
+            truth = _true(c)
+            truth = (
+                "exact value: none computed (no calculator for this case)"
+                if truth == "—"
+                else f"exact {truth}"
+                if "(code)" in truth
+                else f"true {truth}"
+            )
             lines.append(
-                f"- `{_field(r, 'id')}` {c.get('case')} ({_version(r)}): {claim}, {_true(c)} true, {sampled}"
+                f"- `{_field(r, 'id')}` {c.get('case')} ({_version(r)}): {claim}, {truth}, sampled bound {sampled}"
                 + (f" ({c['exact_finding']}; exact)" if c.get("exact_finding") else "")
                 + (f" for inputs {c.get('worst_pair')} on `{str(c.get('event'))[:90]}`" if c.get("event") else "")
                 + (f" [{c['auto_view']}]" if c.get("auto_view") else "")
