@@ -470,20 +470,12 @@ def _eq13_mpmath(p, c: float, delta_prime: float, delta_l: float) -> tuple[float
         return float(eps), float(dp + pmax * dl / (1 - dp))
 
 
-@check("seif.thm1", "calculator")
-def _seif_thm1(ctx: RunContext) -> Outcome:
-    """Eq. 13 as printed: a calculator (the bound is evaluated, not proved; the mechanism is seif.thm1.mechanism).
-
-    Self-consistency: the float implementation against an independent 40-digit evaluation, the
-    reduction to eq. 14 for uniform p, the validity range of δ′ enforced, and the monotonicity the
-    paper states after Thm 1 ("the central privacy leakage depends on the user with the highest
-    sampling probability"): with μ_K fixed, ε_c and δ_c grow with max_k p_k; with max_k p_k fixed,
-    ε_c falls as μ_K grows (more aggregated noise); ε_c grows with c and δ_c with δ_ℓ.
-    """
+def _eq13_vs_eq14() -> tuple[float, int]:
+    """The largest relative gap between eq. 13 at uniform p and eq. 14 (K, p, c on a grid; points outside
+    eq. 14's range skipped), and the number of points compared."""
     from accountants import wireless as wl
 
-    rng = ctx.rng("thm1")
-    worst_red, worst_mp, n = 0.0, 0.0, 0
+    worst_red, n = 0.0, 0
     for K in [20, 200, 1000]:
         for p in [0.3, 0.6, 1.0]:
             for c in [0.5, 3.0, 10.0]:
@@ -495,48 +487,55 @@ def _seif_thm1(ctx: RunContext) -> Outcome:
                 g = wl.central_nonuniform([p] * K, c, dp, 1e-5)
                 worst_red = max(worst_red, abs(g.eps / u.eps - 1), abs(g.delta / u.delta - 1))
                 n += 1
-    mono_fail, examples = [], []
-    for trial in range(60):
-        K = int(rng.integers(50, 500))
-        p = rng.uniform(0.3, 0.8, K)
-        c = float(rng.uniform(0.5, 8.0))
-        dp, dl = 1e-4, 1e-5
-        base = wl.central_nonuniform(p, c, dp, dl)
-        me, md = _eq13_mpmath(p, c, dp, dl)
-        worst_mp = max(worst_mp, abs(base.eps / me - 1), abs(base.delta / md - 1))
-        k_max, k_other = int(np.argmax(p)), int(np.argmin(p))
-        h = float(min(0.1, 1 - p[k_max], p[k_other]))
-        q = p.copy()  # raise the largest p_k, lower another by the same amount: μ_K fixed, max p_k up
-        q[k_max] += h
-        q[k_other] -= h
-        up = wl.central_nonuniform(q, c, dp, dl)
-        r = p.copy()  # raise a p_k below the maximum, keeping it below: max p_k fixed, μ_K up
-        k_mid = int(np.argsort(p)[K // 2])
-        r[k_mid] = min(p[k_max], p[k_mid] + 0.2)
-        more = wl.central_nonuniform(r, c, dp, dl)
-        bigger_c = wl.central_nonuniform(p, c * 1.5, dp, dl)
-        bigger_dl = wl.central_nonuniform(p, c, dp, dl * 10)
-        checks = {
-            "eps grows with max p_k (mu_K fixed)": up.eps > base.eps,
-            "delta grows with max p_k": up.delta > base.delta,
-            "eps falls as mu_K grows (max p_k fixed)": more.eps < base.eps or r[k_mid] == p[k_mid],
-            "eps grows with c": bigger_c.eps > base.eps,
-            "delta grows with delta_l": bigger_dl.delta > base.delta,
-        }
-        bad = [k for k, ok in checks.items() if not ok]
-        if bad:
-            mono_fail.append({"trial": trial, "K": K, "c": c, "failed": bad})
-        if trial < 3:
-            examples.append(
-                {
-                    "K": K,
-                    "c": c,
-                    "eps_c": base.eps,
-                    "delta_c": base.delta,
-                    "eps_c_max_p_raised": up.eps,
-                    "eps_c_mu_raised": more.eps,
-                }
-            )
+    return worst_red, n
+
+
+def _thm1_trial(rng) -> tuple[int, float, float, dict[str, bool], dict]:
+    """One random (p, c) of eq. 13: K, c, its float-vs-mpmath relative gap, the monotonicity checks stated
+    after Thm 1 (name -> whether it holds) and the example row."""
+    from accountants import wireless as wl
+
+    K = int(rng.integers(50, 500))
+    p = rng.uniform(0.3, 0.8, K)
+    c = float(rng.uniform(0.5, 8.0))
+    dp, dl = 1e-4, 1e-5
+    base = wl.central_nonuniform(p, c, dp, dl)
+    me, md = _eq13_mpmath(p, c, dp, dl)
+    rel_mp = max(abs(base.eps / me - 1), abs(base.delta / md - 1))
+    k_max, k_other = int(np.argmax(p)), int(np.argmin(p))
+    h = float(min(0.1, 1 - p[k_max], p[k_other]))
+    q = p.copy()  # raise the largest p_k, lower another by the same amount: μ_K fixed, max p_k up
+    q[k_max] += h
+    q[k_other] -= h
+    up = wl.central_nonuniform(q, c, dp, dl)
+    r = p.copy()  # raise a p_k below the maximum, keeping it below: max p_k fixed, μ_K up
+    k_mid = int(np.argsort(p)[K // 2])
+    r[k_mid] = min(p[k_max], p[k_mid] + 0.2)
+    more = wl.central_nonuniform(r, c, dp, dl)
+    bigger_c = wl.central_nonuniform(p, c * 1.5, dp, dl)
+    bigger_dl = wl.central_nonuniform(p, c, dp, dl * 10)
+    checks = {
+        "eps grows with max p_k (mu_K fixed)": up.eps > base.eps,
+        "delta grows with max p_k": up.delta > base.delta,
+        "eps falls as mu_K grows (max p_k fixed)": more.eps < base.eps or r[k_mid] == p[k_mid],
+        "eps grows with c": bigger_c.eps > base.eps,
+        "delta grows with delta_l": bigger_dl.delta > base.delta,
+    }
+    example = {
+        "K": K,
+        "c": c,
+        "eps_c": base.eps,
+        "delta_c": base.delta,
+        "eps_c_max_p_raised": up.eps,
+        "eps_c_mu_raised": more.eps,
+    }
+    return K, c, rel_mp, checks, example
+
+
+def _eq13_invalid_rejected() -> int:
+    """How many of three inputs outside eq. 13's validity range (μ_K ≤ βK, δ′ too small, δ′ = 1) are refused."""
+    from accountants import wireless as wl
+
     invalid_raised = 0
     for bad in [
         dict(p=[0.01] * 100, c=1.0, delta_prime=1e-5, delta_l=1e-5),  # μ_K ≤ βK
@@ -547,6 +546,31 @@ def _seif_thm1(ctx: RunContext) -> Outcome:
             wl.central_nonuniform(**bad)
         except PrivcheckUsageError:
             invalid_raised += 1
+    return invalid_raised
+
+
+@check("seif.thm1", "calculator")
+def _seif_thm1(ctx: RunContext) -> Outcome:
+    """Eq. 13 as printed: a calculator (the bound is evaluated, not proved; the mechanism is seif.thm1.mechanism).
+
+    Self-consistency: the float implementation against an independent 40-digit evaluation, the
+    reduction to eq. 14 for uniform p, the validity range of δ′ enforced, and the monotonicity the
+    paper states after Thm 1 ("the central privacy leakage depends on the user with the highest
+    sampling probability"): with μ_K fixed, ε_c and δ_c grow with max_k p_k; with max_k p_k fixed,
+    ε_c falls as μ_K grows (more aggregated noise); ε_c grows with c and δ_c with δ_ℓ.
+    """
+    rng = ctx.rng("thm1")
+    worst_red, n = _eq13_vs_eq14()
+    worst_mp, mono_fail, examples = 0.0, [], []
+    for trial in range(60):
+        K, c, rel_mp, checks, example = _thm1_trial(rng)
+        worst_mp = max(worst_mp, rel_mp)
+        bad = [k for k, ok in checks.items() if not ok]
+        if bad:
+            mono_fail.append({"trial": trial, "K": K, "c": c, "failed": bad})
+        if trial < 3:
+            examples.append(example)
+    invalid_raised = _eq13_invalid_rejected()
     consistent = worst_red <= 1e-12 and worst_mp <= 1e-12 and invalid_raised == 3
     verdict = "refuted" if mono_fail else ("computed" if consistent else "error")
     return Outcome(

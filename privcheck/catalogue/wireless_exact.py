@@ -96,6 +96,40 @@ def _row(cell: dict, r: wx.Thm1Comparison) -> dict:
     }
 
 
+#: the model, relation and tolerance of the Thm 1 check, stated in its details
+_THM1_TEXT = {
+    "model": "004 Sec. II: y = Σ_{i∈𝒦} g_i + Σ_{i∈𝒦} n_i + m (eq. 1, 6–8), n_i ~ N(0, σ² I_d), "
+    "m ~ N(0, N0 I_d), user i in 𝒦 w.p. p_i; the PS observes y only (𝒦 unknown, case (b))",
+    "relation": "paper's Def. 2 / App. B (eq. 28, 33–36): D′ = D without user k's data; under D′ user k "
+    "sends neither gradient nor artificial noise (Y_{−k}). Witness pair: other users' "
+    "gradients 0, g_k = L e_1. δ is H_{ε_c}(P_D ‖ P_D′) (eq. 12's direction); its value "
+    "for one pair is a lower bound on the mechanism's δ(ε_c).",
+    "why_d_matters": "P_D's components have noise variance s_{r+1}² = (r+1)σ² + N0 where P_D′'s have "
+    "s_r²: Lemma 4's step (35) applies the Gaussian-mechanism bound c/√|A| to two outputs "
+    "whose covariances differ, and ‖y‖² reveals the number of noise sources as d grows",
+    "tolerance": "violated when true δ − numerical error bound > δ_c; error bound = rigorous truncation "
+    "+ a-posteriori quadrature estimates (accountants.wireless_exact.hockey_stick)",
+}
+#: the "replace" relation tables: what they are (reported, not part of the verdict)
+_REPLACE_NOTE = (
+    "not the paper's relation: user k's gradient g → g′ within the L-ball (‖g − g′‖ ≤ 2L, "
+    "eq. 43), user k still sampled and still adds its noise, so no covariance change. "
+    "'set_known': a PS that knows 𝒦 (Sec. II case (a)) observes (𝒦, y); its exact δ is "
+    "accountants.wireless.local_exact_delta. Reported, not part of the verdict."
+)
+
+
+def _thm1_grid() -> dict:
+    """The grid of cells, in words (for the record)."""
+    return {
+        "tables": "K = 200, p ∈ {0.3, 0.9}, (L, σ²) ∈ {(1, .1), (.1, .1), (1, .8), (.2, .8)}, N0 = 1, "
+        "δ_ℓ = 1e−5, δ′ = 2e^{−2Kp²} + 1e−5, d ∈ " + str(_TABLE_DIMS) + " (7850 = single-layer NN on MNIST)",
+        "small_K": "(K, p) ∈ " + str(_SMALL) + ", σ² ∈ {0.1, 1}, N0 ∈ {0, 1}, L = 1, δ_ℓ = 1e−5, d ∈ " + str(_DIMS),
+        "non_uniform": "K = 20, p_k = 0.5..1.0 (linear), σ² = 1, N0 = 1, L = 1",
+        "fig3": "K = 20, p = 0.9, L = 2, σ² = 0.1, N0 = 1, d = 30, δ_ℓ = δ′ = 1e−5",
+    }
+
+
 @check("seif.thm1.mechanism", "exact")
 def _seif_thm1_mechanism(ctx: RunContext) -> Outcome:
     rows = []
@@ -118,36 +152,9 @@ def _seif_thm1_mechanism(ctx: RunContext) -> Outcome:
         for r in table_rows
         if (r["p"], r["L"], r["sigma2"]) == (headline["p"], headline["L"], headline["sigma2"])
     }
-    # the "replace" relation (gradient changed within the L-ball, eq. 43's sensitivity 2L), Table cells:
-    # from y alone at the largest d, and for a PS that knows the participating set (d-independent)
-    replace_rows = []
-    for r in table_rows:
-        if r["d"] != _TABLE_D_MNIST:
-            continue
-        pp, sg = [r["p"]] * r["K"], math.sqrt(r["sigma2"])
-        known = wl.local_exact_delta(pp, 0, r["L"], sg, r["eps_c"], r["N0"])
-        row = {
-            "group": r["group"],
-            "p": r["p"],
-            "L": r["L"],
-            "sigma2": r["sigma2"],
-            "d": r["d"],
-            "eps_c": r["eps_c"],
-            "delta_c": r["delta_c"],
-            "set_known": known,
-            "set_known_exceeds_delta_c": known > r["delta_c"],
-        }
-        if not ctx.quick:
-            y_only = wx.profile_delta("replace", pp, 0, r["L"], sg, r["N0"], r["d"], r["eps_c"])
-            row.update(
-                {
-                    "y_only": y_only.delta,
-                    "y_only_error": y_only.delta_error,
-                    "y_only_exceeds_delta_c": y_only.delta - y_only.delta_error > r["delta_c"],
-                }
-            )
-        replace_rows.append(row)
-    max_err = max(r["error_bound"] for r in rows)
+    # the "replace" relation (gradient changed within the L-ball, eq. 43's sensitivity 2L), Table cells at
+    # the largest d
+    replace_rows = [_replace_row(r, ctx.quick) for r in table_rows if r["d"] == _TABLE_D_MNIST]
     verdict = "refuted" if viol else ("inconclusive" if undecided else "holds")
     slack = min(r["delta_c"] - r["true_delta"] - r["error_bound"] for r in rows)
     return Outcome(
@@ -165,35 +172,40 @@ def _seif_thm1_mechanism(ctx: RunContext) -> Outcome:
             "min_slack_if_none_violated": None if viol else slack,
         },
         details={
-            "model": "004 Sec. II: y = Σ_{i∈𝒦} g_i + Σ_{i∈𝒦} n_i + m (eq. 1, 6–8), n_i ~ N(0, σ² I_d), "
-            "m ~ N(0, N0 I_d), user i in 𝒦 w.p. p_i; the PS observes y only (𝒦 unknown, case (b))",
-            "relation": "paper's Def. 2 / App. B (eq. 28, 33–36): D′ = D without user k's data; under D′ user k "
-            "sends neither gradient nor artificial noise (Y_{−k}). Witness pair: other users' "
-            "gradients 0, g_k = L e_1. δ is H_{ε_c}(P_D ‖ P_D′) (eq. 12's direction); its value "
-            "for one pair is a lower bound on the mechanism's δ(ε_c).",
-            "why_d_matters": "P_D's components have noise variance s_{r+1}² = (r+1)σ² + N0 where P_D′'s have "
-            "s_r²: Lemma 4's step (35) applies the Gaussian-mechanism bound c/√|A| to two outputs "
-            "whose covariances differ, and ‖y‖² reveals the number of noise sources as d grows",
-            "tolerance": "violated when true δ − numerical error bound > δ_c; error bound = rigorous truncation "
-            "+ a-posteriori quadrature estimates (accountants.wireless_exact.hockey_stick)",
-            "max_error_bound": max_err,
+            **_THM1_TEXT,
+            "max_error_bound": max(r["error_bound"] for r in rows),
             "headline_delta_by_d": by_d,
-            "replace_relation_tables": {
-                "rows": replace_rows,
-                "note": "not the paper's relation: user k's gradient g → g′ within the L-ball (‖g − g′‖ ≤ 2L, "
-                "eq. 43), user k still sampled and still adds its noise, so no covariance change. "
-                "'set_known': a PS that knows 𝒦 (Sec. II case (a)) observes (𝒦, y); its exact δ is "
-                "accountants.wireless.local_exact_delta. Reported, not part of the verdict.",
-            },
-            "grid": {
-                "tables": "K = 200, p ∈ {0.3, 0.9}, (L, σ²) ∈ {(1, .1), (.1, .1), (1, .8), (.2, .8)}, N0 = 1, "
-                "δ_ℓ = 1e−5, δ′ = 2e^{−2Kp²} + 1e−5, d ∈ " + str(_TABLE_DIMS) + " (7850 = single-layer NN on MNIST)",
-                "small_K": "(K, p) ∈ " + str(_SMALL) + ", σ² ∈ {0.1, 1}, N0 ∈ {0, 1}, L = 1, δ_ℓ = 1e−5, "
-                "d ∈ " + str(_DIMS),
-                "non_uniform": "K = 20, p_k = 0.5..1.0 (linear), σ² = 1, N0 = 1, L = 1",
-                "fig3": "K = 20, p = 0.9, L = 2, σ² = 0.1, N0 = 1, d = 30, δ_ℓ = δ′ = 1e−5",
-            },
+            "replace_relation_tables": {"rows": replace_rows, "note": _REPLACE_NOTE},
+            "grid": _thm1_grid(),
             "violations": viol[:12],
             "rows": rows,
         },
     )
+
+
+def _replace_row(r: dict, quick: bool) -> dict:
+    """One Table cell under the "replace" relation: the exact δ of a PS that knows the participating set
+    (d-independent) and, in the full run, the δ from y alone (with its numerical error)."""
+    pp, sg = [r["p"]] * r["K"], math.sqrt(r["sigma2"])
+    known = wl.local_exact_delta(pp, 0, r["L"], sg, r["eps_c"], r["N0"])
+    row = {
+        "group": r["group"],
+        "p": r["p"],
+        "L": r["L"],
+        "sigma2": r["sigma2"],
+        "d": r["d"],
+        "eps_c": r["eps_c"],
+        "delta_c": r["delta_c"],
+        "set_known": known,
+        "set_known_exceeds_delta_c": known > r["delta_c"],
+    }
+    if not quick:
+        y_only = wx.profile_delta("replace", pp, 0, r["L"], sg, r["N0"], r["d"], r["eps_c"])
+        row.update(
+            {
+                "y_only": y_only.delta,
+                "y_only_error": y_only.delta_error,
+                "y_only_exceeds_delta_c": y_only.delta - y_only.delta_error > r["delta_c"],
+            }
+        )
+    return row

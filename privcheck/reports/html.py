@@ -232,7 +232,37 @@ def records_to_html(
     records = list(records)
     quick = is_quick(records) if quick is None else quick
     groups = group_by_paper(records)
-    names = [v for v, n in verdict_counts(records).items() if n]
+    found = [r for r in records if r.verdict in FINDING_VERDICTS or r.verdict == "error" or not r.met_expectation]
+    cited = papers_for(r.source for r in records)
+    out = _head_lines(records, title, quick, fail_on)
+    nav = [("findings", f"Findings ({len(found)})")] if found else []
+    nav += [("figures", "Figures")] if figures and figures.figures else []
+    nav += [("sources", "Sources")] if cited else []
+    nav += [("records", "Records")]
+    out.append("<nav class='note'>" + " · ".join(f"<a href='#{a}'>{_e(t)}</a>" for a, t in nav) + "</nav>")
+    out += _counts_lines(records, groups)
+    if found:
+        out.append("<h2 id='findings'>Findings</h2>")
+        for r in found:
+            out += _finding_lines(r, figures)
+    for paper, recs in groups.items():
+        head = PAPERS[paper].label() if paper in PAPERS else paper
+        out.append(f"<h2 id='paper-{_e(paper)}'>{_e(head)} <small class='note'>{_e(summary_line(recs))}</small></h2>")
+        out.append(_paper_table(recs))
+    out += _figure_lines(figures, images)
+    if cited:
+        out.append("<h2 id='sources'>Sources</h2><ol class='papers'>")
+        for p in cited:
+            out.append(f"<li><b>[{_e(p.key)}]</b> {_e(p.authors)}. <i>{_e(p.title)}</i>. {_e(p.venue)}.</li>")
+        out.append("</ol>")
+    out.append("<h2 id='records'>Records</h2>")
+    out += [_record_details(r) for r in records]
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _head_lines(records: list[VerdictRecord], title: str, quick: bool, fail_on: Sequence[str]) -> list[str]:
+    """The document head, the title, the run summary, the --quick banner and the note on verdicts."""
     out = [
         "<!DOCTYPE html>",
         "<html lang='en'><head><meta charset='utf-8'>",
@@ -253,18 +283,17 @@ def records_to_html(
         + (f"; this run fails on: {_e(', '.join(fail_on))}" if fail_on else "")
         + ". Monte Carlo <b>holds</b> means no violation detected.</p>"
     )
-    found = [r for r in records if r.verdict in FINDING_VERDICTS or r.verdict == "error" or not r.met_expectation]
-    cited = papers_for(r.source for r in records)
-    nav = [("findings", f"Findings ({len(found)})")] if found else []
-    nav += [("figures", "Figures")] if figures and figures.figures else []
-    nav += [("sources", "Sources")] if cited else []
-    nav += [("records", "Records")]
-    out.append("<nav class='note'>" + " · ".join(f"<a href='#{a}'>{_e(t)}</a>" for a, t in nav) + "</nav>")
-    out.append(
+    return out
+
+
+def _counts_lines(records: list[VerdictRecord], groups: dict[str, list[VerdictRecord]]) -> list[str]:
+    """The table of verdict counts per paper (one column per verdict that occurs)."""
+    names = [v for v, n in verdict_counts(records).items() if n]
+    out = [
         "<div class='scroll'><table class='counts'><tr><th>paper</th>"
         + "".join(f"<th class='v'>{_e(v)}</th>" for v in names)
         + "</tr>"
-    )
+    ]
     for paper, recs in groups.items():
         counts = verdict_counts(recs)
         label = PAPERS[paper].label() if paper in PAPERS else paper
@@ -274,68 +303,66 @@ def records_to_html(
             + "</tr>"
         )
     out.append("</table></div>")
-    if found:
-        out.append("<h2 id='findings'>Findings</h2>")
-        for r in found:
-            out.append(
-                f"<div class='finding'><h3>{_verdict(r.verdict)} <a href='#{_e(_anchor(r))}'>"
-                f"<code>{_e(r.id)}</code></a> [{_e(method_label(r))}]</h3>"
-                f"<div class='note'>{_e(cited_source(r))}</div>"
-            )
-            figs_of = [f for f in (figures.figures if figures else []) if f.record == _anchor(r)]
-            if figs_of:
-                out.append(
-                    "<div class='note'>"
-                    + ", ".join(f"<a href='#fig-{_e(f.filename)}'>figure: {_e(f.title)}</a>" for f in figs_of)
-                    + "</div>"
-                )
-            if r.verdict == "error":
-                out.append(f"<p><code>{_e(error_message(r))}</code></p>")
-            else:
-                if r.expect is not None and not r.met_expectation:
-                    out.append(f"<p><b>expected {_e(r.expect)}</b></p>")
-                out.append(_sides(r))
-            if reason_text(r):
-                out.append(f"<p class='reason'>reason: {_e(reason_text(r))}</p>")
-            out.append("</div>")
-    for paper, recs in groups.items():
-        head = PAPERS[paper].label() if paper in PAPERS else paper
-        out.append(f"<h2 id='paper-{_e(paper)}'>{_e(head)} <small class='note'>{_e(summary_line(recs))}</small></h2>")
-        out.append(_paper_table(recs))
-    if figures and (figures.figures or figures.notes):
-        out.append("<h2 id='figures'>Figures</h2>")
-        for f in figures.figures:
-            src = (images or {}).get(f.filename, f.filename)
-            out.append(
-                f"<figure id='fig-{_e(f.filename)}'><div class='fig'><img src='{_e(src)}' alt='{_e(f.title)}'>"
-                f"</div><figcaption><b>{_e(f.title)}.</b> {_e(f.caption)}</figcaption></figure>"
-            )
-        for n in figures.notes:
-            out.append(f"<p class='note'>Note: {_e(n)}</p>")
-    if cited:
-        out.append("<h2 id='sources'>Sources</h2><ol class='papers'>")
-        for p in cited:
-            out.append(f"<li><b>[{_e(p.key)}]</b> {_e(p.authors)}. <i>{_e(p.title)}</i>. {_e(p.venue)}.</li>")
-        out.append("</ol>")
-    out.append("<h2 id='records'>Records</h2>")
-    for r in records:
-        head = f"{_verdict(r.verdict)} <code>{_e(r.id)}</code> [{_e(method_label(r))}]"
-        if r.verdict == "error":
-            head += f": {_e(error_message(r))}"
-        meta = {"source": cited_source(r), "seed": r.seed, "samples": r.samples, "seconds": r.seconds}
-        if r.expect is not None:
-            meta["expect"] = r.expect
-        body = [details_html(meta), _sides(r)]
-        if isinstance(r.details, dict) and r.details:
-            body.append("<h3>details</h3>" + details_html(r.details))
-            if r.verdict == "error" and r.details.get("traceback"):
-                body.append(f"<pre>{_e(r.details['traceback'])}</pre>")
+    return out
+
+
+def _finding_lines(r: VerdictRecord, figures: FigureSet | None) -> list[str]:
+    """One finding: verdict and claim, its source, links to its figures, both sides (or the error), the reason."""
+    out = [
+        f"<div class='finding'><h3>{_verdict(r.verdict)} <a href='#{_e(_anchor(r))}'>"
+        f"<code>{_e(r.id)}</code></a> [{_e(method_label(r))}]</h3>"
+        f"<div class='note'>{_e(cited_source(r))}</div>"
+    ]
+    figs_of = [f for f in (figures.figures if figures else []) if f.record == _anchor(r)]
+    if figs_of:
         out.append(
-            f"<details id='{_e(_anchor(r))}'><summary>{head}</summary>"
-            f"<div class='scroll'>{''.join(body)}</div></details>"
+            "<div class='note'>"
+            + ", ".join(f"<a href='#fig-{_e(f.filename)}'>figure: {_e(f.title)}</a>" for f in figs_of)
+            + "</div>"
         )
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    if r.verdict == "error":
+        out.append(f"<p><code>{_e(error_message(r))}</code></p>")
+    else:
+        if r.expect is not None and not r.met_expectation:
+            out.append(f"<p><b>expected {_e(r.expect)}</b></p>")
+        out.append(_sides(r))
+    if reason_text(r):
+        out.append(f"<p class='reason'>reason: {_e(reason_text(r))}</p>")
+    out.append("</div>")
+    return out
+
+
+def _figure_lines(figures: FigureSet | None, images: dict[str, str] | None) -> list[str]:
+    """The figures section (each image by its ``data:`` URI from ``images``, else its file name) and its notes."""
+    if not (figures and (figures.figures or figures.notes)):
+        return []
+    out = ["<h2 id='figures'>Figures</h2>"]
+    for f in figures.figures:
+        src = (images or {}).get(f.filename, f.filename)
+        out.append(
+            f"<figure id='fig-{_e(f.filename)}'><div class='fig'><img src='{_e(src)}' alt='{_e(f.title)}'>"
+            f"</div><figcaption><b>{_e(f.title)}.</b> {_e(f.caption)}</figcaption></figure>"
+        )
+    out += [f"<p class='note'>Note: {_e(n)}</p>" for n in figures.notes]
+    return out
+
+
+def _record_details(r: VerdictRecord) -> str:
+    """One record as a collapsed ``<details>``: verdict and id, its metadata, both sides and all its details."""
+    head = f"{_verdict(r.verdict)} <code>{_e(r.id)}</code> [{_e(method_label(r))}]"
+    if r.verdict == "error":
+        head += f": {_e(error_message(r))}"
+    meta = {"source": cited_source(r), "seed": r.seed, "samples": r.samples, "seconds": r.seconds}
+    if r.expect is not None:
+        meta["expect"] = r.expect
+    body = [details_html(meta), _sides(r)]
+    if isinstance(r.details, dict) and r.details:
+        body.append("<h3>details</h3>" + details_html(r.details))
+        if r.verdict == "error" and r.details.get("traceback"):
+            body.append(f"<pre>{_e(r.details['traceback'])}</pre>")
+    return (
+        f"<details id='{_e(_anchor(r))}'><summary>{head}</summary><div class='scroll'>{''.join(body)}</div></details>"
+    )
 
 
 def write_html(

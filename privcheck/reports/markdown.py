@@ -76,18 +76,7 @@ def records_to_markdown(
     records = list(records)
     quick = is_quick(records) if quick is None else quick
     groups = group_by_paper(records)
-    lines = [f"# {title}", ""]
-    if quick:
-        lines += [f"> **{QUICK_NOTE}.** Monte Carlo checks ran with smaller samples.", ""]
-    lines += [
-        run_summary(records, quick=False) + ".",
-        "",
-        "Built-in claims expect no verdict: a **refuted** published claim is a finding about the paper, "
-        "not a failure of the run"
-        + (f"; this run fails on: {', '.join(fail_on)}" if fail_on else "")
-        + ". Monte Carlo *holds* means no violation detected.",
-        "",
-    ]
+    lines = _head_lines(records, title, quick, fail_on)
     lines.append("| paper | verdicts |")
     lines.append("|---|---|")
     for paper, recs in groups.items():
@@ -98,41 +87,9 @@ def records_to_markdown(
     if found:
         lines += ["## Findings", ""]
         for r in found:
-            lines += [f"### `{r.id}` [{method_label(r)}] — {r.verdict}", "", f"{_md(cited_source(r))}", ""]
-            if r.verdict == "error":
-                lines += [f"Error: `{_cell(error_message(r))}`", ""]
-            else:
-                if r.expect is not None and not r.met_expectation:
-                    lines += [f"**expected {r.expect}**", ""]
-                lines += _sides(r)
-            if reason_text(r):
-                lines += [f"Reason: {_md(reason_text(r))}", ""]
+            lines += _finding_lines(r)
     for paper, recs in groups.items():
-        head = PAPERS[paper].label() if paper in PAPERS else paper
-        lines += [
-            f"## {head}",
-            "",
-            "| claim | method | verdict | claimed | measured | interval | s |",
-            "|---|---|---|---|---|---|---|",
-        ]
-        for r in recs:
-            lines.append(
-                "| "
-                + " | ".join(
-                    _cell(x)
-                    for x in (
-                        f"`{r.id}`",
-                        method_label(r),
-                        _verdict_cell(r),
-                        short(r.claimed, 60),
-                        short(r.measured, 60),
-                        interval_text(r),
-                        f"{r.seconds:.2f}",
-                    )
-                )
-                + " |"
-            )
-        lines.append("")
+        lines += _paper_table(PAPERS[paper].label() if paper in PAPERS else paper, recs)
     if figures and (figures.figures or figures.notes):
         lines += ["## Figures", ""]
         for f in figures.figures:
@@ -152,13 +109,70 @@ def records_to_markdown(
     if notable:
         lines += ["## Details of the checks that did not hold", ""]
         for r in notable:
-            lines += [f"<details><summary><code>{r.id}</code> [{method_label(r)}] — {r.verdict}</summary>", ""]
-            meta = {"source": cited_source(r), "seed": r.seed, "samples": r.samples, "seconds": r.seconds}
-            lines += details_markdown(meta)
-            if isinstance(r.details, dict) and r.details:
-                lines += ["- **details**:"] + details_markdown(r.details, indent=1)
-            lines += ["", "</details>", ""]
+            lines += _details_lines(r)
     return "\n".join(lines) + "\n"
+
+
+def _head_lines(records: list[VerdictRecord], title: str, quick: bool, fail_on: Sequence[str]) -> list[str]:
+    """The title, the --quick banner, the run summary and the note on verdicts."""
+    lines = [f"# {title}", ""]
+    if quick:
+        lines += [f"> **{QUICK_NOTE}.** Monte Carlo checks ran with smaller samples.", ""]
+    return lines + [
+        run_summary(records, quick=False) + ".",
+        "",
+        "Built-in claims expect no verdict: a **refuted** published claim is a finding about the paper, "
+        "not a failure of the run"
+        + (f"; this run fails on: {', '.join(fail_on)}" if fail_on else "")
+        + ". Monte Carlo *holds* means no violation detected.",
+        "",
+    ]
+
+
+def _finding_lines(r: VerdictRecord) -> list[str]:
+    """One finding: claim and verdict, its source, both sides (or the error) and the reason."""
+    lines = [f"### `{r.id}` [{method_label(r)}] — {r.verdict}", "", f"{_md(cited_source(r))}", ""]
+    if r.verdict == "error":
+        lines += [f"Error: `{_cell(error_message(r))}`", ""]
+    else:
+        if r.expect is not None and not r.met_expectation:
+            lines += [f"**expected {r.expect}**", ""]
+        lines += _sides(r)
+    if reason_text(r):
+        lines += [f"Reason: {_md(reason_text(r))}", ""]
+    return lines
+
+
+def _paper_table(head: str, recs: list[VerdictRecord]) -> list[str]:
+    """One paper's section: its heading and one table row per record."""
+    lines = [
+        f"## {head}",
+        "",
+        "| claim | method | verdict | claimed | measured | interval | s |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in recs:
+        cells = (
+            f"`{r.id}`",
+            method_label(r),
+            _verdict_cell(r),
+            short(r.claimed, 60),
+            short(r.measured, 60),
+            interval_text(r),
+            f"{r.seconds:.2f}",
+        )
+        lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+    return lines + [""]
+
+
+def _details_lines(r: VerdictRecord) -> list[str]:
+    """A check that did not hold, collapsed: its metadata and all its details."""
+    lines = [f"<details><summary><code>{r.id}</code> [{method_label(r)}] — {r.verdict}</summary>", ""]
+    meta = {"source": cited_source(r), "seed": r.seed, "samples": r.samples, "seconds": r.seconds}
+    lines += details_markdown(meta)
+    if isinstance(r.details, dict) and r.details:
+        lines += ["- **details**:"] + details_markdown(r.details, indent=1)
+    return lines + ["", "</details>", ""]
 
 
 def write_markdown(

@@ -701,79 +701,71 @@ def write_figures(
             )
         )
     for r in records:
-        if r.id == K_SLOPE_ID and r.method == "scaling":
-            data, note = k_slope_data(r)
-            if note:
-                out.notes.append(note)
-            if data is not None:
-                fn = name(f"{r.id}_{r.method}")
-                plot_k_slope(data, os.path.join(directory, fn))
-                out.figures.append(
-                    Figure(
-                        fn,
-                        "004 Lemma 1: ε_c against K",
-                        "ε_c of eq. 16 on log axes with the fitted K-slope; the claim is O(K^{−3/4}).",
-                        _record_anchor(r),
-                    )
-                )
-        elif r.id == FIG3_ID:
-            data, note = figure3_data(r)
-            if data is None:
-                out.notes.append(note)
-            else:
-                fn = name(f"{r.id}_{r.method}")
-                plot_figure3(data, os.path.join(directory, fn), r.verdict)
-                out.figures.append(
-                    Figure(
-                        fn,
-                        "003 Figure 3",
-                        "Mean TV distance between the estimate and the data "
-                        "(with intervals) and communication cost, against the sampling probability π.",
-                        _record_anchor(r),
-                    )
-                )
-        elif audit_curve_data(r) or tradeoff_data(r) is not None:
-            out.figures.extend(_write_curve_figures(r, directory, name))
-        elif curve_figures(r):
-            for i, fig in enumerate(curve_figures(r)):
-                fn = name(f"{r.id}_{r.method}_curve{i + 1}")
-                plot_curves(fig, os.path.join(directory, fn), r.verdict)
-                out.figures.append(
-                    Figure(
-                        fn,
-                        fig.get("title") or f"{r.id} [{r.method}]",
-                        f"{fig.get('statement', '')} (check verdict: {r.verdict}; bands: {fig.get('band', 'none')}).",
-                        _record_anchor(r),
-                    )
-                )
-        else:
-            rows = estimator_components(r) if r.kind == "estimator" and r.verdict != "error" else []
-            fn = name(f"{r.id}_{r.method}_{r.part}" if r.part else f"{r.id}_{r.method}")
-            if rows:
-                plot_estimator(r, rows, os.path.join(directory, fn))
-                out.figures.append(
-                    Figure(
-                        fn,
-                        f"{r.id} [{r.method}]: bias and variance",
-                        "Bias intervals (left, 0 marked) and variance intervals relative to the "
-                        "claimed variance (right, 1 marked), per scenario.",
-                        _record_anchor(r),
-                    )
-                )
-            elif r.verdict == "refuted" and comparison_data(r):
-                plot_comparison(r, comparison_data(r), os.path.join(directory, fn))
-                out.figures.append(
-                    Figure(
-                        fn,
-                        f"{r.id} [{r.method}]: claimed against measured",
-                        "The claim (hollow squares) and the measurements (filled markers) per case, on the same axis.",
-                        _record_anchor(r),
-                    )
-                )
-            elif r.kind == "estimator" and r.verdict != "error" and plot_interval(r, os.path.join(directory, fn)):
-                out.figures.append(
-                    Figure(
-                        fn, f"{r.id} [{r.method}]: interval", "The check's interval and the claim.", _record_anchor(r)
-                    )
-                )
+        _record_figures(r, directory, name, out)
     return out
+
+
+def _record_figures(r: VerdictRecord, directory: str, name: Callable[[str], str], out: FigureSet) -> None:
+    """Draw the figures of one record into ``directory`` and add them (or a note on missing data) to ``out``:
+    the K-slope, Figure 3, audit / trade-off curves, a check's own curves, or an estimator / comparison /
+    interval figure, whichever the record supports first."""
+    if r.id == K_SLOPE_ID and r.method == "scaling":
+        data, note = k_slope_data(r)
+        if note:
+            out.notes.append(note)
+        if data is not None:
+            fn = name(f"{r.id}_{r.method}")
+            plot_k_slope(data, os.path.join(directory, fn))
+            caption = "ε_c of eq. 16 on log axes with the fitted K-slope; the claim is O(K^{−3/4})."
+            out.figures.append(Figure(fn, "004 Lemma 1: ε_c against K", caption, _record_anchor(r)))
+    elif r.id == FIG3_ID:
+        data3, note = figure3_data(r)
+        if data3 is None:
+            out.notes.append(note)
+        else:
+            fn = name(f"{r.id}_{r.method}")
+            plot_figure3(data3, os.path.join(directory, fn), r.verdict)
+            caption = (
+                "Mean TV distance between the estimate and the data "
+                "(with intervals) and communication cost, against the sampling probability π."
+            )
+            out.figures.append(Figure(fn, "003 Figure 3", caption, _record_anchor(r)))
+    elif audit_curve_data(r) or tradeoff_data(r) is not None:
+        out.figures.extend(_write_curve_figures(r, directory, name))
+    elif curve_figures(r):
+        for i, fig in enumerate(curve_figures(r)):
+            fn = name(f"{r.id}_{r.method}_curve{i + 1}")
+            plot_curves(fig, os.path.join(directory, fn), r.verdict)
+            title = fig.get("title") or f"{r.id} [{r.method}]"
+            caption = f"{fig.get('statement', '')} (check verdict: {r.verdict}; bands: {fig.get('band', 'none')})."
+            out.figures.append(Figure(fn, title, caption, _record_anchor(r)))
+    else:
+        figure = _check_figure(r, directory, name(f"{r.id}_{r.method}_{r.part}" if r.part else f"{r.id}_{r.method}"))
+        if figure is not None:
+            out.figures.append(figure)
+
+
+def _check_figure(r: VerdictRecord, directory: str, fn: str) -> Figure | None:
+    """An estimator's bias/variance intervals, a refuted check's claimed-against-measured, or an estimator's
+    interval against its claim, drawn as ``fn`` (None when the record supports none of them)."""
+    rows = estimator_components(r) if r.kind == "estimator" and r.verdict != "error" else []
+    if rows:
+        plot_estimator(r, rows, os.path.join(directory, fn))
+        return Figure(
+            fn,
+            f"{r.id} [{r.method}]: bias and variance",
+            "Bias intervals (left, 0 marked) and variance intervals relative to the "
+            "claimed variance (right, 1 marked), per scenario.",
+            _record_anchor(r),
+        )
+    if r.verdict == "refuted" and comparison_data(r):
+        plot_comparison(r, comparison_data(r), os.path.join(directory, fn))
+        return Figure(
+            fn,
+            f"{r.id} [{r.method}]: claimed against measured",
+            "The claim (hollow squares) and the measurements (filled markers) per case, on the same axis.",
+            _record_anchor(r),
+        )
+    if r.kind == "estimator" and r.verdict != "error" and plot_interval(r, os.path.join(directory, fn)):
+        return Figure(fn, f"{r.id} [{r.method}]: interval", "The check's interval and the claim.", _record_anchor(r))
+    return None

@@ -325,57 +325,30 @@ def _recovery_curve(ex, ns, d, R, seed, alpha, methods, s):
     return curve, maj
 
 
-@check("spriFed.omp.recovery", "mc")
-def _recovery(ctx: RunContext) -> Outcome:
-    from estimators.spriFed_omp import experiments as ex
+def _growth_test(points: list[dict]) -> dict:
+    """Whether majority recovery grows with n along one method's curve: contradicted by any later n whose
+    interval lies wholly below an earlier one's, supported when the last interval lies above the first."""
+    ivs = [c["majority"]["interval"] for c in points]
+    drops = [
+        (points[i]["n"], points[j]["n"])
+        for i in range(len(ivs))
+        for j in range(i + 1, len(ivs))
+        if ivs[j][1] < ivs[i][0]
+    ]
+    rise = ivs[-1][0] > ivs[0][1]
+    return {
+        "decision": "contradicts" if drops else "supports" if rise else "undecided",
+        "significant_decreases": drops,
+        "first_interval": ivs[0],
+        "last_interval": ivs[-1],
+    }
 
-    R, note = _trials(ctx, 24, 8)
-    seed = seed_for(ctx, "rec")
-    s = ex.SETUP["s"]
-    ns, d0 = (100, 200, 400, 800, 1600), 200
-    methods = ("omp", "grad")
-    # intervals: 2 methods × 5 n at d0, 2 at 10·d0, paired σₑ test 1 → Bonferroni over all of them
-    alpha = bonferroni_alpha(1 - ctx.confidence, len(methods) * (len(ns) + 1) + 1 + len(methods))
-    curve, maj = _recovery_curve(ex, ns, d0, R, seed, alpha, methods, s)
-    tests = {}
-    for m in methods:
-        ivs = [c["majority"]["interval"] for c in curve[m]]
-        drops = [
-            (curve[m][i]["n"], curve[m][j]["n"])
-            for i in range(len(ivs))
-            for j in range(i + 1, len(ivs))
-            if ivs[j][1] < ivs[i][0]
-        ]
-        rise = ivs[-1][0] > ivs[0][1]
-        tests[f"{m}: majority recovery grows with n (d={d0})"] = {
-            "decision": "contradicts" if drops else "supports" if rise else "undecided",
-            "significant_decreases": drops,
-            "first_interval": ivs[0],
-            "last_interval": ivs[-1],
-        }
-    # n needed grows slowly: n0 = smallest n whose majority-recovery interval lies above ½ at d0; then 2·n0 at 10·d0
-    d1 = 10 * d0
-    needed = {}
-    for m in methods:
-        n0 = next((c["n"] for c in curve[m] if c["majority"]["interval"][0] > 0.5), None)
-        if n0 is None:
-            tests[f"{m}: doubling n suffices for d×10"] = {
-                "decision": "undecided",
-                "reason": f"no n in {ns} recovers a majority at d={d0}",
-            }
-            continue
-        tr = ex.trials(2 * n0, d1, (m,), R, ex.SETUP, seed, key="rec10")
-        k = sum(t.recovered[m] >= maj for t in tr)
-        p = _proportion(k, R, alpha)
-        needed[m] = {"n0": n0, "d0": d0, "n1": 2 * n0, "d1": d1, "majority_at_n1_d1": p}
-        lo, hi = p["interval"]
-        tests[f"{m}: doubling n suffices for d×10"] = {
-            "decision": "supports" if lo > 0.5 else "contradicts" if hi < 0.5 else "undecided",
-            **needed[m],
-        }
-    # σₑ robustness: same X, β and error direction at σₑ = 0.1 and 1.0; drop in recovered elements, paired
-    n2, d2, se = 400, 1000, (0.1, 1.0)
-    drops = {m: [] for m in methods}
+
+def _sigma_e_drops(ex, methods, R: int, seed, se: tuple[float, float]) -> dict[str, list]:
+    """σₑ robustness: per trial, the same X, β and error direction at σₑ = se[0] and se[1] (n = 400, d = 1000);
+    per method, the drop in recovered basis elements (paired)."""
+    n2, d2 = 400, 1000
+    drops: dict[str, list] = {m: [] for m in methods}
     for t in range(R):
         per = {}
         for sig in se:
@@ -386,10 +359,36 @@ def _recovery(ctx: RunContext) -> Outcome:
                 )
         for m in methods:
             drops[m].append(per[(m, se[0])] - per[(m, se[1])])
-    tests["grad loses fewer basis elements than omp when σₑ grows"] = sign_test(
-        *_paired(drops["grad"], drops["omp"]), alpha
-    )
-    figure = {
+    return drops
+
+
+def _doubling_tests(ex, curve: dict, methods, ns, d0: int, R: int, seed, maj: int, alpha: float, tests: dict) -> dict:
+    """Whether doubling n suffices for d×10, per method: n0 = the smallest n of the curve whose majority-recovery
+    interval lies above ½ at d0 (chosen on those trials), then fresh trials at (2·n0, 10·d0). Adds one test per
+    method to ``tests``; returns the (n0, n1, d1, proportion) of each method that had an n0."""
+    needed = {}
+    for m in methods:
+        n0 = next((c["n"] for c in curve[m] if c["majority"]["interval"][0] > 0.5), None)
+        if n0 is None:
+            tests[f"{m}: doubling n suffices for d×10"] = {
+                "decision": "undecided",
+                "reason": f"no n in {ns} recovers a majority at d={d0}",
+            }
+            continue
+        tr = ex.trials(2 * n0, 10 * d0, (m,), R, ex.SETUP, seed, key="rec10")
+        p = _proportion(sum(t.recovered[m] >= maj for t in tr), R, alpha)
+        needed[m] = {"n0": n0, "d0": d0, "n1": 2 * n0, "d1": 10 * d0, "majority_at_n1_d1": p}
+        lo, hi = p["interval"]
+        tests[f"{m}: doubling n suffices for d×10"] = {
+            "decision": "supports" if lo > 0.5 else "contradicts" if hi < 0.5 else "undecided",
+            **needed[m],
+        }
+    return needed
+
+
+def _recovery_figure(curve: dict, methods, ns, d0: int, maj: int, s: int) -> dict:
+    """The figure of majority recovery against n at d0 (Figs. 3–4), with Clopper–Pearson intervals."""
+    return {
         "title": f"002 Figs. 3–4: majority recovery (≥ {maj} of s = {s}) vs n (d = {d0})",
         "x": list(ns),
         "xlabel": "n (clients)",
@@ -405,6 +404,28 @@ def _recovery(ctx: RunContext) -> Outcome:
         "statement": "paper: recovery grows with n; the n needed grows much slower than d; "
         "SPriFed-OMP-GRAD is more robust to larger σₑ",
     }
+
+
+@check("spriFed.omp.recovery", "mc")
+def _recovery(ctx: RunContext) -> Outcome:
+    from estimators.spriFed_omp import experiments as ex
+
+    R, note = _trials(ctx, 24, 8)
+    seed = seed_for(ctx, "rec")
+    s = ex.SETUP["s"]
+    ns, d0 = (100, 200, 400, 800, 1600), 200
+    methods = ("omp", "grad")
+    # intervals: 2 methods × 5 n at d0, 2 at 10·d0, paired σₑ test 1 → Bonferroni over all of them
+    alpha = bonferroni_alpha(1 - ctx.confidence, len(methods) * (len(ns) + 1) + 1 + len(methods))
+    curve, maj = _recovery_curve(ex, ns, d0, R, seed, alpha, methods, s)
+    tests = {f"{m}: majority recovery grows with n (d={d0})": _growth_test(curve[m]) for m in methods}
+    needed = _doubling_tests(ex, curve, methods, ns, d0, R, seed, maj, alpha, tests)
+    se = (0.1, 1.0)
+    drops = _sigma_e_drops(ex, methods, R, seed, se)
+    tests["grad loses fewer basis elements than omp when σₑ grows"] = sign_test(
+        *_paired(drops["grad"], drops["omp"]), alpha
+    )
+    figure = _recovery_figure(curve, methods, ns, d0, maj, s)
     return Outcome(
         verdict=_verdict(tests),
         claimed="recovery grows with n; doubling n suffices for d×10; -GRAD more robust to larger σₑ",

@@ -26,9 +26,8 @@ def _ad(label: str, build: str, events: tuple[Ev, ...], target: str = "eps", at:
     )
 
 
-def autodp_rdp_queries(ctx: RunContext) -> list[Query]:
-    """autodp's RDP-based mechanisms and compositions (Poisson subsampling: add/remove)."""
-    T = _steps(ctx, 10_000, 1_000)
+def _ad_basic_queries() -> list[Query]:
+    """autodp's Gaussian, Laplace, randomized-response and pure-DP mechanisms and their compositions."""
     p01, p1 = math.exp(0.1) / (1 + math.exp(0.1)), math.e / (1 + math.e)
     return [
         _ad(
@@ -54,45 +53,39 @@ def autodp_rdp_queries(ctx: RunContext) -> list[Query]:
             f"mz.RandresponseMechanism(p={p1!r})], [10, 5, 20])",
             (gaussian(2.0, count=10), laplace(1.0, 5), rr(1.0, 2, 20)),
         ),
+    ]
+
+
+def _noisy_sgd(q: float, s: float, n: int, label: str, **kw) -> Query:
+    """autodp's NoisySGD_Mechanism: ``n`` Poisson(``q``)-subsampled Gaussians of noise multiplier ``s``."""
+    build = f"mz.NoisySGD_Mechanism(prob={q!r}, sigma={s!r}, niter={n})"
+    return _ad(label, build, (subsampled_gaussian(q, s, n),), **kw)
+
+
+def autodp_rdp_queries(ctx: RunContext) -> list[Query]:
+    """autodp's RDP-based mechanisms and compositions (Poisson subsampling: add/remove)."""
+    T = _steps(ctx, 10_000, 1_000)
+    qs = _ad_basic_queries() + [
         _ad(
             f"SubsampleGaussianMechanism q=0.01 σ=1.1 T={T}, characteristic-function (phi) accountant",
             f"mz.SubsampleGaussianMechanism({{'prob': 0.01, 'sigma': 1.1, 'coeff': {T}}}, phi_off=False)",
             (subsampled_gaussian(0.01, 1.1, T),),
             note="known pitfall: broken in 0.2.3.1",
         ),
-        _ad(
-            f"NoisySGD_Mechanism q=0.01 σ=1.1 T={T}",
-            f"mz.NoisySGD_Mechanism(prob=0.01, sigma=1.1, niter={T})",
-            (subsampled_gaussian(0.01, 1.1, T),),
-        ),
-        _ad(
-            "NoisySGD_Mechanism q=0.001 σ=0.8 T=100000 (long horizon)",
-            "mz.NoisySGD_Mechanism(prob=0.001, sigma=0.8, niter=100000)",
-            (subsampled_gaussian(0.001, 0.8, 100_000),),
-        ),
-        _ad(
-            "NoisySGD_Mechanism q=0.01 σ=1.1 T=10000 at δ=1e-12 (tiny δ)",
-            "mz.NoisySGD_Mechanism(prob=0.01, sigma=1.1, niter=10000)",
-            (subsampled_gaussian(0.01, 1.1, 10_000),),
-            at=1e-12,
-        ),
+        _noisy_sgd(0.01, 1.1, T, f"NoisySGD_Mechanism q=0.01 σ=1.1 T={T}"),
+        _noisy_sgd(0.001, 0.8, 100_000, "NoisySGD_Mechanism q=0.001 σ=0.8 T=100000 (long horizon)"),
+        _noisy_sgd(0.01, 1.1, 10_000, "NoisySGD_Mechanism q=0.01 σ=1.1 T=10000 at δ=1e-12 (tiny δ)", at=1e-12),
         _ad(
             "100 × PureDP_Mechanism ε=1 (large ε)",
             "tz.Composition()([mz.PureDP_Mechanism(eps=1.0)], [100])",
             (pure(1.0, 100),),
         ),
-    ] + (
-        []
-        if ctx.quick
-        else [
-            _ad(
-                f"NoisySGD_Mechanism q={q} σ={s} T={n} (large-ε regime)",
-                f"mz.NoisySGD_Mechanism(prob={q!r}, sigma={s!r}, niter={n})",
-                (subsampled_gaussian(q, s, n),),
-            )
-            for q, s, n in LARGE_EPS_DPSGD
-        ]
-    )
+    ]
+    if ctx.quick:
+        return qs
+    return qs + [
+        _noisy_sgd(q, s, n, f"NoisySGD_Mechanism q={q} σ={s} T={n} (large-ε regime)") for q, s, n in LARGE_EPS_DPSGD
+    ]
 
 
 def autodp_gaussian_queries(ctx: RunContext) -> list[Query]:

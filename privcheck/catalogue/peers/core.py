@@ -95,32 +95,9 @@ def judge(q: Query, certify: Callable = None) -> dict:
     certified interval for these events).
     """
     certify = certify or certified
-    row: dict = {
-        "query": q.label,
-        "role": q.role,
-        "relation": q.relation,
-        ("delta" if q.target == "eps" else "eps"): q.at,
-    }
-    if q.note:
-        row["note"] = q.note
-    out = io.StringIO()
-    logged: list[str] = []
-    try:
-        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(out), _captured_logs(logged):
-            warnings.simplefilter("always")
-            value = float(q.ask())
-    except Exception as exc:  # the library's failure is a finding, not our error
-        row.update(status="no_answer", answer=None, error=f"{type(exc).__name__}: {exc}"[:300], code=q.code)
-        return row
-    if out.getvalue().strip():
-        row["library_printed"] = out.getvalue().strip()[:200]
-    if logged:
-        row["library_log"] = sorted(set(logged))[:3]
-    if caught:
-        row["library_warnings"] = sorted({f"{w.category.__name__}: {w.message}"[:160] for w in caught})[:3]
-    row["answer"] = _short(value)
-    if math.isnan(value):
-        row.update(status="no_answer", error="NaN", code=q.code)
+    row = _row_head(q)
+    value = _ask(q, row)
+    if value is None:
         return row
     if q.role == "calibration":
         events = tuple(q.events_for(value))
@@ -141,83 +118,155 @@ def judge(q: Query, certify: Callable = None) -> dict:
         cert = _finer(events, q.relation, target, q.at) or cert  # strictly inside: try to decide it
     row["certified"] = [cert.lower, cert.upper]
     row["certified_by"] = cert.method
-    lo, up = cert.lower, cert.upper
-    floor = lo - REL_FLOAT * abs(lo)
-    ceil_ = up + REL_FLOAT * abs(up)
-    if q.role == "approximation":
-        pos = "below" if value < floor else ("above" if value > ceil_ else "inside")
-        row.update(
-            status="miss" if pos == "below" else "approximation",
-            position=pos,
-            note=(row.get("note", "") + "; " if row.get("note") else "")
-            + "documented approximation, not a bound"
-            + ("; BELOW the truth: the label explains the miss, it does not excuse it" if pos == "below" else ""),
-        )
-        if pos == "below":
-            row["below_truth_by"] = lo - value
-            row["reproducer"] = q.code + "\n# privcheck's certified interval (" + cert.method + "):\n" + cert.code
-        return row
-    if q.role == "calibration":
-        claimed = float(q.claim_eps)
-        row["achieved_eps"] = [lo, up]
-        if q.approximate:
-            short = lo > claimed + REL_FLOAT * abs(claimed)
-            row.update(
-                status="miss" if short else "approximation",
-                position="below" if short else "inside",
-                note="calibrated with a documented approximation, not a bound"
-                + (
-                    "; the target ε is NOT achieved: the label explains the miss, it does not excuse it"
-                    if short
-                    else ""
-                ),
-            )
-            if short:
-                row["excess"] = lo - claimed
-                row["reproducer"] = q.code + "\n# privcheck's certified interval (" + cert.method + "):\n" + cert.code
-            return row
-        if lo > claimed + q.tolerance + REL_FLOAT * abs(claimed):
-            row.update(status="refuted", excess=lo - claimed)
-        else:
-            row.update(status="holds", budget_unused=claimed - up)
-            if lo > claimed:
-                row["within_documented_tolerance"] = {"tolerance": q.tolerance, "excess": lo - claimed}
-        if q.tolerance:
-            row["documented_tolerance"] = q.tolerance
-    elif q.role == "upper":
-        if value == math.inf:
-            row.update(
-                status="vacuous",
-                note=(row.get("note", "") + "; " if row.get("note") else "") + "inf: a valid but vacuous upper bound",
-            )
-            return row
-        if value + q.tolerance < floor:
-            row.update(status="refuted", below_certified_lower_by=lo - value)
-        elif value + q.tolerance >= up - REL_DECIDE * abs(up):
-            slack = value - up
-            row.update(status="holds", slack=slack, slack_rel=(slack / up if up > 0 else None))
-        else:
-            row.update(
-                status="undecided",
-                position="inside",
-                reason=f"undecided: the answer lies strictly inside the certified interval [{lo:.6g}, {up:.6g}]"
-                " (it may be below the exact value; only an answer at or above the upper end is safe)",
-            )
-    else:  # lower bound
-        if value - q.tolerance > ceil_:
-            row.update(status="refuted", above_certified_upper_by=value - up)
-        elif value - q.tolerance <= lo + REL_DECIDE * abs(lo):
-            row.update(status="holds", slack=lo - value)
-        else:
-            row.update(
-                status="undecided",
-                position="inside",
-                reason=f"undecided: the lower bound lies strictly inside the certified interval [{lo:.6g}, "
-                f"{up:.6g}] (it may be above the exact value; only one at or below the lower end is safe)",
-            )
-    if row["status"] == "refuted":
-        row["reproducer"] = q.code + "\n# privcheck's certified interval (" + cert.method + "):\n" + cert.code
+    _PLACE[q.role](q, value, cert, row)
     return row
+
+
+def _row_head(q: Query) -> dict:
+    """The row's first fields: what was asked, its role and relation, and the δ (or ε) it was asked at."""
+    row: dict = {
+        "query": q.label,
+        "role": q.role,
+        "relation": q.relation,
+        ("delta" if q.target == "eps" else "eps"): q.at,
+    }
+    if q.note:
+        row["note"] = q.note
+    return row
+
+
+def _ask(q: Query, row: dict) -> float | None:
+    """Ask the library, recording in ``row`` what it printed, logged and warned and its answer; None (the row
+    then says ``no_answer``) when it raised or returned NaN."""
+    out = io.StringIO()
+    logged: list[str] = []
+    try:
+        with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stdout(out), _captured_logs(logged):
+            warnings.simplefilter("always")
+            value = float(q.ask())
+    except Exception as exc:  # the library's failure is a finding, not our error
+        row.update(status="no_answer", answer=None, error=f"{type(exc).__name__}: {exc}"[:300], code=q.code)
+        return None
+    if out.getvalue().strip():
+        row["library_printed"] = out.getvalue().strip()[:200]
+    if logged:
+        row["library_log"] = sorted(set(logged))[:3]
+    if caught:
+        row["library_warnings"] = sorted({f"{w.category.__name__}: {w.message}"[:160] for w in caught})[:3]
+    row["answer"] = _short(value)
+    if math.isnan(value):
+        row.update(status="no_answer", error="NaN", code=q.code)
+        return None
+    return value
+
+
+def _reproducer(q: Query, cert) -> str:
+    """The library call followed by privcheck's certified interval: the code that shows a refutation."""
+    return q.code + "\n# privcheck's certified interval (" + cert.method + "):\n" + cert.code
+
+
+def _noted(row: dict, text: str) -> str:
+    """The row's note (if any) followed by ``text``."""
+    return (row.get("note", "") + "; " if row.get("note") else "") + text
+
+
+def _place_approximation(q: Query, value: float, cert, row: dict) -> None:
+    """A documented approximation: inside or above the interval it is labelled; below it is a miss."""
+    lo, up = cert.lower, cert.upper
+    floor, ceil_ = lo - REL_FLOAT * abs(lo), up + REL_FLOAT * abs(up)
+    pos = "below" if value < floor else ("above" if value > ceil_ else "inside")
+    below = "; BELOW the truth: the label explains the miss, it does not excuse it" if pos == "below" else ""
+    row.update(
+        status="miss" if pos == "below" else "approximation",
+        position=pos,
+        note=_noted(row, "documented approximation, not a bound") + below,
+    )
+    if pos == "below":
+        row["below_truth_by"] = lo - value
+        row["reproducer"] = _reproducer(q, cert)
+
+
+def _place_calibration(q: Query, value: float, cert, row: dict) -> None:
+    """A calibrated parameter: refuted when its certified ε exceeds the target (+ the documented tolerance); one
+    calibrated by a documented approximation misses instead of being refuted."""
+    lo, up = cert.lower, cert.upper
+    claimed = float(q.claim_eps)
+    row["achieved_eps"] = [lo, up]
+    if q.approximate:
+        short = lo > claimed + REL_FLOAT * abs(claimed)
+        missed = "; the target ε is NOT achieved: the label explains the miss, it does not excuse it"
+        row.update(
+            status="miss" if short else "approximation",
+            position="below" if short else "inside",
+            note="calibrated with a documented approximation, not a bound" + (missed if short else ""),
+        )
+        if short:
+            row["excess"] = lo - claimed
+            row["reproducer"] = _reproducer(q, cert)
+        return
+    if lo > claimed + q.tolerance + REL_FLOAT * abs(claimed):
+        row.update(status="refuted", excess=lo - claimed)
+    else:
+        row.update(status="holds", budget_unused=claimed - up)
+        if lo > claimed:
+            row["within_documented_tolerance"] = {"tolerance": q.tolerance, "excess": lo - claimed}
+    if q.tolerance:
+        row["documented_tolerance"] = q.tolerance
+    _add_reproducer(q, cert, row)
+
+
+def _place_upper(q: Query, value: float, cert, row: dict) -> None:
+    """An upper bound: below the certified lower end refuted, at or above the upper end holds, inside undecided;
+    inf is vacuous."""
+    lo, up = cert.lower, cert.upper
+    if value == math.inf:
+        row.update(status="vacuous", note=_noted(row, "inf: a valid but vacuous upper bound"))
+        return
+    if value + q.tolerance < lo - REL_FLOAT * abs(lo):
+        row.update(status="refuted", below_certified_lower_by=lo - value)
+    elif value + q.tolerance >= up - REL_DECIDE * abs(up):
+        slack = value - up
+        row.update(status="holds", slack=slack, slack_rel=(slack / up if up > 0 else None))
+    else:
+        row.update(
+            status="undecided",
+            position="inside",
+            reason=f"undecided: the answer lies strictly inside the certified interval [{lo:.6g}, {up:.6g}]"
+            " (it may be below the exact value; only an answer at or above the upper end is safe)",
+        )
+    _add_reproducer(q, cert, row)
+
+
+def _place_lower(q: Query, value: float, cert, row: dict) -> None:
+    """A lower bound: above the certified upper end refuted, at or below the lower end holds, inside undecided."""
+    lo, up = cert.lower, cert.upper
+    if value - q.tolerance > up + REL_FLOAT * abs(up):
+        row.update(status="refuted", above_certified_upper_by=value - up)
+    elif value - q.tolerance <= lo + REL_DECIDE * abs(lo):
+        row.update(status="holds", slack=lo - value)
+    else:
+        row.update(
+            status="undecided",
+            position="inside",
+            reason=f"undecided: the lower bound lies strictly inside the certified interval [{lo:.6g}, "
+            f"{up:.6g}] (it may be above the exact value; only one at or below the lower end is safe)",
+        )
+    _add_reproducer(q, cert, row)
+
+
+def _add_reproducer(q: Query, cert, row: dict) -> None:
+    """A refuted row carries the code that shows it."""
+    if row["status"] == "refuted":
+        row["reproducer"] = _reproducer(q, cert)
+
+
+#: how an answer of each role is placed against its certified interval
+_PLACE: dict[str, Callable[[Query, float, object, dict], None]] = {
+    "approximation": _place_approximation,
+    "calibration": _place_calibration,
+    "upper": _place_upper,
+    "lower": _place_lower,
+}
 
 
 #: an answer inside a PLD interval is judged again on a finer grid only this far (share of the width) from both

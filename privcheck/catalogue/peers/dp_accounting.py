@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from privcheck.catalogue.peers.core import Query, RunContext, _Peer, _q, _rr_noise, _steps, register
 from privcheck.catalogue.peers.events import (
     CALIBRATION_TARGETS,
@@ -36,27 +38,19 @@ def _dpa_pld(
     return _q(label, body, expr, events=events, relation=relation, target=target, at=at, role="upper", **kw)
 
 
-def dp_accounting_pld_queries(ctx: RunContext) -> list[Query]:
-    """dp_accounting's PLDAccountant (pessimistic PLD, interval 1e-4) and its PLD objects."""
-    T = _steps(ctx, 10_000, 1_000)
-    sg = f"dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.1)), {T})"
-    p01, p1 = _rr_noise(0.1, 2), _rr_noise(1.0, 4)
-    qs = [
-        _dpa_pld("Gaussian σ=1, ε(δ=1e-5)", "dpa.GaussianDpEvent(1.0)", (gaussian(1.0),)),
-        _dpa_pld("Gaussian σ=1, δ(ε=1)", "dpa.GaussianDpEvent(1.0)", (gaussian(1.0),), target="delta", at=1.0),
+def _pld_gaussian_queries() -> list[Query]:
+    """PLDAccountant on Gaussian compositions: both targets, tiny δ, mixed σ, replace-one."""
+    g1 = "dpa.GaussianDpEvent(1.0)"
+    return [
+        _dpa_pld("Gaussian σ=1, ε(δ=1e-5)", g1, (gaussian(1.0),)),
+        _dpa_pld("Gaussian σ=1, δ(ε=1)", g1, (gaussian(1.0),), target="delta", at=1.0),
         _dpa_pld(
             "100 × Gaussian σ=10",
             "dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(10.0), 100)",
             (gaussian(10.0, count=100),),
         ),
-        _dpa_pld("Gaussian σ=1 at δ=1e-12", "dpa.GaussianDpEvent(1.0)", (gaussian(1.0),), at=1e-12),
-        _dpa_pld(
-            "Gaussian σ=1 at δ=1e-50",
-            "dpa.GaussianDpEvent(1.0)",
-            (gaussian(1.0),),
-            at=1e-50,
-            note="known pitfall: inf below ~1e-20",
-        ),
+        _dpa_pld("Gaussian σ=1 at δ=1e-12", g1, (gaussian(1.0),), at=1e-12),
+        _dpa_pld("Gaussian σ=1 at δ=1e-50", g1, (gaussian(1.0),), at=1e-50, note="known pitfall: inf below ~1e-20"),
         _dpa_pld(
             "10 × Gaussian σ=2 + 50 × Gaussian σ=5",
             "dpa.ComposedDpEvent([dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(2.0), 10), "
@@ -71,6 +65,13 @@ def dp_accounting_pld_queries(ctx: RunContext) -> list[Query]:
             relation="replace_one",
             note="REPLACE_ONE shifts both means by the sensitivity: neighbouring distance 2",
         ),
+    ]
+
+
+def _pld_discrete_queries() -> list[Query]:
+    """PLDAccountant on Laplace, randomized response (with counts and one by one) and discrete Laplace."""
+    p01, p1 = _rr_noise(0.1, 2), _rr_noise(1.0, 4)
+    return [
         _dpa_pld("Laplace b=1", "dpa.LaplaceDpEvent(1.0)", (laplace(1.0),)),
         _dpa_pld("Laplace b=1, δ(ε=0.5)", "dpa.LaplaceDpEvent(1.0)", (laplace(1.0),), target="delta", at=0.5),
         _dpa_pld("10 × Laplace b=2", "dpa.SelfComposedDpEvent(dpa.LaplaceDpEvent(2.0), 10)", (laplace(2.0, 10),)),
@@ -105,92 +106,105 @@ def dp_accounting_pld_queries(ctx: RunContext) -> list[Query]:
             "dpa.SelfComposedDpEvent(dpa.dp_event.DiscreteLaplaceDpEvent(1.0, 1), 10)",
             (discrete_laplace(1.0, 1, 10),),
         ),
-        _dpa_pld(f"DP-SGD q=0.01 σ=1.1 T={T}", sg, (subsampled_gaussian(0.01, 1.1, T),)),
+    ]
+
+
+def _pld_dpsgd(q: float, s: float, n: int, label: str, **kw) -> Query:
+    """PLDAccountant on DP-SGD: ``n`` Poisson(``q``)-subsampled Gaussians of noise multiplier ``s``."""
+    event = f"dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent({q!r}, dpa.GaussianDpEvent({s!r})), {n})"
+    return _dpa_pld(label, event, (subsampled_gaussian(q, s, n),), **kw)
+
+
+def _pld_subsampled_queries(T: int, quick: bool) -> list[Query]:
+    """PLDAccountant on subsampled mechanisms; the full run adds tiny δ, large ε and long runs."""
+    qs = [
+        _pld_dpsgd(0.01, 1.1, T, f"DP-SGD q=0.01 σ=1.1 T={T}"),
         _dpa_pld(
             "100 × Poisson(q=0.1) Laplace b=1",
             "dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.1, dpa.LaplaceDpEvent(1.0)), 100)",
             (subsampled_laplace(0.1, 1.0, 100),),
         ),
     ]
-    if not ctx.quick:
-        qs += [
-            _dpa_pld(f"DP-SGD q=0.01 σ=1.1 T={T} at δ=1e-12", sg, (subsampled_gaussian(0.01, 1.1, T),), at=1e-12),
-            _dpa_pld(
-                f"DP-SGD q=0.01 σ=1.1 T={T}, δ(ε=5)", sg, (subsampled_gaussian(0.01, 1.1, T),), target="delta", at=5.0
-            ),
-        ]
-    if not ctx.quick:
-        for q, s, n in LARGE_EPS_DPSGD + (LONG_RUN_DPSGD,):
-            regime = "large-ε regime" if q >= 0.5 else "long run"
-            qs.append(
-                _dpa_pld(
-                    f"DP-SGD q={q} σ={s} T={n} ({regime})",
-                    f"dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent({q!r}, dpa.GaussianDpEvent({s!r})), {n})",
-                    (subsampled_gaussian(q, s, n),),
-                )
-            )
-    if not ctx.quick:  # large ε: one Gaussian at σ = 0.3 (ε ≈ 19 at δ = 1e-5; 26 at 1e-10)
-        qs += [
-            _dpa_pld(f"Gaussian σ=0.3 at δ={d:g} (large ε)", "dpa.GaussianDpEvent(0.3)", (gaussian(0.3),), at=d)
-            for d in (1e-5, 1e-10)
-        ]
-    objs = "from dp_accounting.pld import privacy_loss_distribution as pld\n"
-    qs.append(
-        _q(
+    if quick:
+        return qs
+    qs += [
+        _pld_dpsgd(0.01, 1.1, T, f"DP-SGD q=0.01 σ=1.1 T={T} at δ=1e-12", at=1e-12),
+        _pld_dpsgd(0.01, 1.1, T, f"DP-SGD q=0.01 σ=1.1 T={T}, δ(ε=5)", target="delta", at=5.0),
+    ]
+    for q, s, n in LARGE_EPS_DPSGD + (LONG_RUN_DPSGD,):
+        regime = "large-ε regime" if q >= 0.5 else "long run"
+        qs.append(_pld_dpsgd(q, s, n, f"DP-SGD q={q} σ={s} T={n} ({regime})"))
+    # large ε: one Gaussian at σ = 0.3 (ε ≈ 19 at δ = 1e-5; 26 at 1e-10)
+    return qs + [
+        _dpa_pld(f"Gaussian σ=0.3 at δ={d:g} (large ε)", "dpa.GaussianDpEvent(0.3)", (gaussian(0.3),), at=d)
+        for d in (1e-5, 1e-10)
+    ]
+
+
+_OBJS = "from dp_accounting.pld import privacy_loss_distribution as pld\n"
+_OPTIMISTIC = "pessimistic_estimate=False: the optimistic discretisation, a lower bound"
+
+
+def _pld_object(label: str, body: str, expr: str, events: tuple[Ev, ...], at: float, role: str, note: str = ""):
+    """A query of dp_accounting's PLD objects (``privacy_loss_distribution``) for ε at δ = ``at``."""
+    return _q(
+        label, _OBJS + body, expr, events=events, relation="add_remove", target="eps", at=at, role=role, note=note
+    )
+
+
+def _pld_object_queries() -> list[Query]:
+    """dp_accounting's PLD objects: the optimistic discretisation (a lower bound), a coarse grid, a mix."""
+    g10 = (gaussian(10.0, count=100),)
+    return [
+        _pld_object(
             "PLD object, optimistic: DP-SGD q=0.01 σ=1.1 T=10000 at δ=1e-10 (long horizon, tiny δ)",
-            objs + "p = pld.from_gaussian_mechanism(1.1, sampling_prob=0.01, pessimistic_estimate=False, "
+            "p = pld.from_gaussian_mechanism(1.1, sampling_prob=0.01, pessimistic_estimate=False, "
             "use_connect_dots=False).self_compose(10000)\n",
             "p.get_epsilon_for_delta(1e-10)",
-            events=(subsampled_gaussian(0.01, 1.1, 10_000),),
-            relation="add_remove",
-            target="eps",
-            at=1e-10,
-            role="lower",
-            note="pessimistic_estimate=False: the optimistic discretisation, a lower bound (its reported lower end)",
-        )
-    )
-    qs += [
-        _q(
-            "PLD object, optimistic: 100 × Gaussian σ=10",
-            objs + "p = pld.from_gaussian_mechanism(10.0, pessimistic_estimate=False).self_compose(100)\n",
-            "p.get_epsilon_for_delta(1e-05)",
-            events=(gaussian(10.0, count=100),),
-            relation="add_remove",
-            target="eps",
-            at=1e-5,
-            role="lower",
-            note="pessimistic_estimate=False: the optimistic discretisation, a lower bound",
+            (subsampled_gaussian(0.01, 1.1, 10_000),),
+            1e-10,
+            "lower",
+            _OPTIMISTIC + " (its reported lower end)",
         ),
-        _q(
-            "PLD object, coarse interval 0.05: 100 × Gaussian σ=10",
-            objs + "p = pld.from_gaussian_mechanism(10.0, value_discretization_interval=0.05).self_compose(100)\n",
+        _pld_object(
+            "PLD object, optimistic: 100 × Gaussian σ=10",
+            "p = pld.from_gaussian_mechanism(10.0, pessimistic_estimate=False).self_compose(100)\n",
             "p.get_epsilon_for_delta(1e-05)",
-            events=(gaussian(10.0, count=100),),
-            relation="add_remove",
-            target="eps",
-            at=1e-5,
-            role="upper",
+            g10,
+            1e-5,
+            "lower",
+            _OPTIMISTIC,
+        ),
+        _pld_object(
+            "PLD object, coarse interval 0.05: 100 × Gaussian σ=10",
+            "p = pld.from_gaussian_mechanism(10.0, value_discretization_interval=0.05).self_compose(100)\n",
+            "p.get_epsilon_for_delta(1e-05)",
+            g10,
+            1e-5,
+            "upper",
+        ),
+        _pld_object(
+            "PLD objects: Gaussian σ=2 + Laplace b=1 + RR ε=1",
+            "p = pld.from_gaussian_mechanism(2.0).compose(pld.from_laplace_mechanism(1.0))"
+            f".compose(pld.from_randomized_response({_rr_noise(1.0, 2)!r}, 2))\n",
+            "p.get_epsilon_for_delta(1e-5)",
+            (gaussian(2.0), laplace(1.0), rr(1.0, 2)),
+            1e-5,
+            "upper",
+            "the accountant object refuses this mix; built from PLD objects",
         ),
     ]
-    mixed = (
-        "from dp_accounting.pld import privacy_loss_distribution as pld\n"
-        "p = pld.from_gaussian_mechanism(2.0).compose(pld.from_laplace_mechanism(1.0))"
-        f".compose(pld.from_randomized_response({_rr_noise(1.0, 2)!r}, 2))\n"
+
+
+def dp_accounting_pld_queries(ctx: RunContext) -> list[Query]:
+    """dp_accounting's PLDAccountant (pessimistic PLD, interval 1e-4) and its PLD objects."""
+    T = _steps(ctx, 10_000, 1_000)
+    return (
+        _pld_gaussian_queries()
+        + _pld_discrete_queries()
+        + _pld_subsampled_queries(T, ctx.quick)
+        + _pld_object_queries()
     )
-    qs.append(
-        _q(
-            "PLD objects: Gaussian σ=2 + Laplace b=1 + RR ε=1",
-            mixed,
-            "p.get_epsilon_for_delta(1e-5)",
-            events=(gaussian(2.0), laplace(1.0), rr(1.0, 2)),
-            relation="add_remove",
-            target="eps",
-            at=1e-5,
-            role="upper",
-            note="the accountant object refuses this mix; built from PLD objects",
-        )
-    )
-    return qs
 
 
 def _dpa_rdp(
@@ -274,118 +288,89 @@ def dp_accounting_rdp_queries(ctx: RunContext) -> list[Query]:
     )
 
 
+_RA = "from dp_accounting.rdp import rdp_privacy_accountant as ra\n"
+_PA = "from dp_accounting.pld import pld_privacy_accountant as pa\n"
+_CAL_HEAD = "import dp_accounting as dpa\nfrom dp_accounting.pld import accountant as pacc, common\n"
+
+
+def _calibration(label: str, expr: str, claim_eps: float, events_for: Callable, at: float = 1e-5, imports: str = ""):
+    """A calibration query: ``expr`` returns a parameter that should achieve ``claim_eps`` at δ = ``at``."""
+    return _q(
+        label,
+        _CAL_HEAD + imports,
+        expr,
+        relation="add_remove",
+        target="eps",
+        at=at,
+        role="calibration",
+        claim_eps=claim_eps,
+        events_for=events_for,
+    )
+
+
+def _gaussian_eps(sigma: float, delta: str) -> Query:
+    """dp_accounting's analytic Gaussian ε(δ) (an upper bound); ``delta`` as written in the label and the code."""
+    return _q(
+        f"get_epsilon_gaussian(σ={sigma:g}, δ={delta})",
+        _CAL_HEAD,
+        f"dpa.get_epsilon_gaussian({sigma!r}, {delta})",
+        events=(gaussian(sigma),),
+        relation="add_remove",
+        target="eps",
+        at=float(delta),
+        role="upper",
+    )
+
+
+def _dpsgd_calibration(accountant: str, imports: str, steps: int, eps: float) -> Query:
+    """calibrate_dp_mechanism(``accountant``) of DP-SGD q=0.01 over ``steps`` steps to (``eps``, 1e-5)."""
+    return _calibration(
+        f"calibrate_dp_mechanism({accountant}, DP-SGD q=0.01 T={steps}, ({eps:g}, 1e-5))",
+        f"dpa.calibrate_dp_mechanism({imports.split()[-1]}.{accountant}, lambda z: dpa.SelfComposedDpEvent("
+        f"dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(z)), {steps}), {eps!r}, 1e-5)",
+        eps,
+        lambda z: (subsampled_gaussian(0.01, z, steps),),
+        imports=imports,
+    )
+
+
 def dp_accounting_calibration_queries(ctx: RunContext) -> list[Query]:
     """dp_accounting's calibration helpers: analytic Gaussian, PLD smallest noise, calibrate_dp_mechanism."""
     T = _steps(ctx, 10_000, 1_000)
-    head = "import dp_accounting as dpa\nfrom dp_accounting.pld import accountant as pacc, common\n"
+    P = "common.DifferentialPrivacyParameters(1.0, 1e-5)"
     qs = [
-        _q(
-            "get_sigma_gaussian(ε=1, δ=1e-5)",
-            head,
-            "dpa.get_sigma_gaussian(1.0, 1e-5)",
-            relation="add_remove",
-            target="eps",
-            at=1e-5,
-            role="calibration",
-            claim_eps=1.0,
-            events_for=lambda s: (gaussian(s),),
+        _calibration("get_sigma_gaussian(ε=1, δ=1e-5)", "dpa.get_sigma_gaussian(1.0, 1e-5)", 1.0, _gaussian_of),
+        _gaussian_eps(1.0, "1e-5"),
+        _gaussian_eps(1.0, "1e-50"),
+        _calibration(
+            "get_sigma_gaussian(ε=15, δ=1e-50)", "dpa.get_sigma_gaussian(15.0, 1e-50)", 15.0, _gaussian_of, at=1e-50
         ),
-        _q(
-            "get_epsilon_gaussian(σ=1, δ=1e-5)",
-            head,
-            "dpa.get_epsilon_gaussian(1.0, 1e-5)",
-            events=(gaussian(1.0),),
-            relation="add_remove",
-            target="eps",
-            at=1e-5,
-            role="upper",
-        ),
-        _q(
-            "get_epsilon_gaussian(σ=1, δ=1e-50)",
-            head,
-            "dpa.get_epsilon_gaussian(1.0, 1e-50)",
-            events=(gaussian(1.0),),
-            relation="add_remove",
-            target="eps",
-            at=1e-50,
-            role="upper",
-        ),
-        _q(
-            "get_sigma_gaussian(ε=15, δ=1e-50)",
-            head,
-            "dpa.get_sigma_gaussian(15.0, 1e-50)",
-            relation="add_remove",
-            target="eps",
-            at=1e-50,
-            role="calibration",
-            claim_eps=15.0,
-            events_for=lambda s: (gaussian(s),),
-        ),
-        _q(
+        _calibration(
             "PLD get_smallest_gaussian_noise((1, 1e-5), 10 queries)",
-            head,
-            "pacc.get_smallest_gaussian_noise(common.DifferentialPrivacyParameters(1.0, 1e-5), 10)",
-            relation="add_remove",
-            target="eps",
-            at=1e-5,
-            role="calibration",
-            claim_eps=1.0,
-            events_for=lambda s: (gaussian(s, count=10),),
+            f"pacc.get_smallest_gaussian_noise({P}, 10)",
+            1.0,
+            lambda s: (gaussian(s, count=10),),
         ),
-        _q(
+        _calibration(
             "PLD get_smallest_laplace_noise((1, 1e-5), 5 queries)",
-            head,
-            "pacc.get_smallest_laplace_noise(common.DifferentialPrivacyParameters(1.0, 1e-5), 5)",
-            relation="add_remove",
-            target="eps",
-            at=1e-5,
-            role="calibration",
-            claim_eps=1.0,
-            events_for=lambda b: (laplace(b, 5),),
+            f"pacc.get_smallest_laplace_noise({P}, 5)",
+            1.0,
+            lambda b: (laplace(b, 5),),
         ),
-        _q(
-            f"calibrate_dp_mechanism(RdpAccountant, DP-SGD q=0.01 T={T}, (5, 1e-5))",
-            head + "from dp_accounting.rdp import rdp_privacy_accountant as ra\n",
-            f"dpa.calibrate_dp_mechanism(ra.RdpAccountant, lambda z: dpa.SelfComposedDpEvent("
-            f"dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(z)), {T}), 5.0, 1e-5)",
-            relation="add_remove",
-            target="eps",
-            at=1e-5,
-            role="calibration",
-            claim_eps=5.0,
-            events_for=lambda z: (subsampled_gaussian(0.01, z, T),),
-        ),
+        _dpsgd_calibration("RdpAccountant", _RA, T, 5.0),
     ]
-    if not ctx.quick:
-        qs += [
-            _q(
-                f"get_sigma_gaussian(ε={e}, δ=1e-5)",
-                head,
-                f"dpa.get_sigma_gaussian({e!r}, 1e-5)",
-                relation="add_remove",
-                target="eps",
-                at=1e-5,
-                role="calibration",
-                claim_eps=e,
-                events_for=lambda s: (gaussian(s),),
-            )
-            for e in CALIBRATION_TARGETS + (50.0,)
-        ]
-        qs.append(
-            _q(
-                "calibrate_dp_mechanism(PLDAccountant, DP-SGD q=0.01 T=200, (1, 1e-5))",
-                head + "from dp_accounting.pld import pld_privacy_accountant as pa\n",
-                "dpa.calibrate_dp_mechanism(pa.PLDAccountant, lambda z: dpa.SelfComposedDpEvent("
-                "dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(z)), 200), 1.0, 1e-5)",
-                relation="add_remove",
-                target="eps",
-                at=1e-5,
-                role="calibration",
-                claim_eps=1.0,
-                events_for=lambda z: (subsampled_gaussian(0.01, z, 200),),
-            )
-        )
-    return qs
+    if ctx.quick:
+        return qs
+    qs += [
+        _calibration(f"get_sigma_gaussian(ε={e}, δ=1e-5)", f"dpa.get_sigma_gaussian({e!r}, 1e-5)", e, _gaussian_of)
+        for e in CALIBRATION_TARGETS + (50.0,)
+    ]
+    return qs + [_dpsgd_calibration("PLDAccountant", _PA, 200, 1.0)]
+
+
+def _gaussian_of(sigma: float) -> tuple[Ev, ...]:
+    """The events a calibrated Gaussian noise scale ``sigma`` implies: one Gaussian."""
+    return (gaussian(sigma),)
 
 
 def dp_accounting_advanced_queries(ctx: RunContext) -> list[Query]:

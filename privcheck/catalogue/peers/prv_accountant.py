@@ -55,103 +55,108 @@ def _prv_triplet(
     ]
 
 
-def prv_queries(ctx: RunContext) -> list[Query]:
-    """prv_accountant's PRVAccountant: compute_epsilon / compute_delta (lower, estimate, upper)."""
-    T = _steps(ctx, 10_000, 1_000)
-    sg = "PoissonSubsampledGaussianMechanism(sampling_probability=0.01, noise_multiplier=1.1)"
-    qs = _prv_triplet(f"DP-SGD q=0.01 σ=1.1 T={T}", sg, [T], (subsampled_gaussian(0.01, 1.1, T),))
-    qs += _prv_triplet(
+def _sg(q: float, s: float) -> str:
+    """prv's PoissonSubsampledGaussianMechanism with sampling probability ``q`` and noise multiplier ``s``."""
+    return f"PoissonSubsampledGaussianMechanism(sampling_probability={q!r}, noise_multiplier={s!r})"
+
+
+#: the long-horizon DP-SGD mechanism as written in its reproducer (q = 1e-3)
+_SG_LONG = "PoissonSubsampledGaussianMechanism(sampling_probability=1e-3, noise_multiplier=0.8)"
+_G1 = "GaussianMechanism(noise_multiplier=1.0)"
+_PURE1 = "PureDPMechanism(eps=1.0)"
+
+#: the compositions every run asks: (label, prvs, counts, events, keyword arguments of :func:`_prv_triplet`)
+_ALWAYS: list[tuple] = [
+    (
         "Gaussian σ=1 at δ=1e-12",
-        "GaussianMechanism(noise_multiplier=1.0)",
+        _G1,
         [1],
         (gaussian(1.0),),
-        at=1e-12,
-        note="known: estimate 7.2377 < exact 7.2385",
-    )
-    qs += _prv_triplet(
-        "100 × Gaussian σ=10", "GaussianMechanism(noise_multiplier=10.0)", [100], (gaussian(10.0, count=100),)
-    )
-    qs += _prv_triplet(
+        dict(at=1e-12, note="known: estimate 7.2377 < exact 7.2385"),
+    ),
+    ("100 × Gaussian σ=10", "GaussianMechanism(noise_multiplier=10.0)", [100], (gaussian(10.0, count=100),), {}),
+    (
         "10 × Gaussian σ=2 + 20 × Laplace b=2 + 50 × pure ε=0.1",
         "GaussianMechanism(noise_multiplier=2.0), LaplaceMechanism(mu=0.5), PureDPMechanism(eps=0.1)",
         [10, 20, 50],
         (gaussian(2.0, count=10), laplace(2.0, 20), pure(0.1, 50)),
-    )
-    qs += _prv_triplet("400 × pure ε=0.1", "PureDPMechanism(eps=0.1)", [400], (pure(0.1, 400),))
-    qs += _prv_triplet(
-        "100 × pure ε=1 (large ε)", "PureDPMechanism(eps=1.0)", [100], (pure(1.0, 100),), note="large total ε"
-    )
-    qs += _prv_triplet(
+        {},
+    ),
+    ("400 × pure ε=0.1", "PureDPMechanism(eps=0.1)", [400], (pure(0.1, 400),), {}),
+    ("100 × pure ε=1 (large ε)", _PURE1, [100], (pure(1.0, 100),), dict(note="large total ε")),
+    (
         "100 × pure ε=1, δ(ε=20) (large ε)",
-        "PureDPMechanism(eps=1.0)",
+        _PURE1,
         [100],
         (pure(1.0, 100),),
-        target="delta",
-        at=20.0,
-        note="large total ε",
-    )
-    qs += _prv_triplet(
+        dict(target="delta", at=20.0, note="large total ε"),
+    ),
+    (
         "50 × (0.5, 1e-6)-DP at δ=1e-4",
         "ApproximateDPMechanism(epsilon=0.5, delta=1e-6)",
         [50],
         (approx(0.5, 1e-6, 50),),
-        at=1e-4,
-    )
-    if not ctx.quick:
-        qs += _prv_triplet(
+        dict(at=1e-4),
+    ),
+]
+
+#: the full run's extremes after the DP-SGD rows: large ε, tiny δ, long horizons (same layout as :data:`_ALWAYS`)
+_FULL_TAIL: list[tuple] = [
+    ("100 × pure ε=1 at δ=1e-12 (large ε, tiny δ)", _PURE1, [100], (pure(1.0, 100),), dict(at=1e-12)),
+    ("Gaussian σ=0.3 (large ε)", "GaussianMechanism(noise_multiplier=0.3)", [1], (gaussian(0.3),), {}),
+    ("Gaussian σ=1, δ(ε=1)", _G1, [1], (gaussian(1.0),), dict(target="delta", at=1.0)),
+    ("100 × Laplace b=0.5 (large ε)", "LaplaceMechanism(mu=2.0)", [100], (laplace(0.5, 100),), {}),
+    (
+        "DP-SGD q=1e-3 σ=0.8 T=1e5 (long horizon)",
+        _SG_LONG,
+        [100_000],
+        (subsampled_gaussian(1e-3, 0.8, 100_000),),
+        dict(eps_error=0.1),
+    ),
+    (
+        "DP-SGD q=1e-3 σ=0.8 T=1e6",
+        _SG_LONG,
+        [1_000_000],
+        (subsampled_gaussian(1e-3, 0.8, 1_000_000),),
+        dict(eps_error=0.1),
+    ),
+]
+
+
+def _full_run_rows(T: int) -> list[tuple]:
+    """The full run's rows (layout of :data:`_ALWAYS`): tiny δ, DP-SGD at T steps and in the large-ε regime."""
+    sg = (subsampled_gaussian(0.01, 1.1, T),)
+    rows: list[tuple] = [
+        (
             "Gaussian σ=1 at δ=1e-16",
-            "GaussianMechanism(noise_multiplier=1.0)",
+            _G1,
             [1],
             (gaussian(1.0),),
-            at=1e-16,
-            note="tiny δ: absolute error bounds dominate",
+            dict(at=1e-16, note="tiny δ: absolute error bounds dominate"),
+        ),
+        (f"DP-SGD q=0.01 σ=1.1 T={T} at δ=1e-12", _sg(0.01, 1.1), [T], sg, dict(at=1e-12)),
+        (f"DP-SGD q=0.01 σ=1.1 T={T}, δ(ε=5)", _sg(0.01, 1.1), [T], sg, dict(target="delta", at=5.0)),
+    ]
+    rows += [
+        (
+            f"DP-SGD q={q} σ={s} T={n} (large-ε regime)",
+            _sg(q, s),
+            [n],
+            (subsampled_gaussian(q, s, n),),
+            dict(eps_error=0.1),
         )
-        qs += _prv_triplet(
-            f"DP-SGD q=0.01 σ=1.1 T={T} at δ=1e-12", sg, [T], (subsampled_gaussian(0.01, 1.1, T),), at=1e-12
-        )
-        qs += _prv_triplet(
-            f"DP-SGD q=0.01 σ=1.1 T={T}, δ(ε=5)", sg, [T], (subsampled_gaussian(0.01, 1.1, T),), target="delta", at=5.0
-        )
-        for q, s, n in LARGE_EPS_DPSGD:
-            qs += _prv_triplet(
-                f"DP-SGD q={q} σ={s} T={n} (large-ε regime)",
-                f"PoissonSubsampledGaussianMechanism(sampling_probability={q!r}, noise_multiplier={s!r})",
-                [n],
-                (subsampled_gaussian(q, s, n),),
-                eps_error=0.1,
-            )
-        qs += _prv_triplet(
-            "100 × pure ε=1 at δ=1e-12 (large ε, tiny δ)",
-            "PureDPMechanism(eps=1.0)",
-            [100],
-            (pure(1.0, 100),),
-            at=1e-12,
-        )
-        qs += _prv_triplet("Gaussian σ=0.3 (large ε)", "GaussianMechanism(noise_multiplier=0.3)", [1], (gaussian(0.3),))
-        qs += _prv_triplet(
-            "Gaussian σ=1, δ(ε=1)",
-            "GaussianMechanism(noise_multiplier=1.0)",
-            [1],
-            (gaussian(1.0),),
-            target="delta",
-            at=1.0,
-        )
-        qs += _prv_triplet("100 × Laplace b=0.5 (large ε)", "LaplaceMechanism(mu=2.0)", [100], (laplace(0.5, 100),))
-        qs += _prv_triplet(
-            "DP-SGD q=1e-3 σ=0.8 T=1e5 (long horizon)",
-            "PoissonSubsampledGaussianMechanism(sampling_probability=1e-3, noise_multiplier=0.8)",
-            [100_000],
-            (subsampled_gaussian(1e-3, 0.8, 100_000),),
-            eps_error=0.1,
-        )
-        qs += _prv_triplet(
-            "DP-SGD q=1e-3 σ=0.8 T=1e6",
-            "PoissonSubsampledGaussianMechanism(sampling_probability=1e-3, noise_multiplier=0.8)",
-            [1_000_000],
-            (subsampled_gaussian(1e-3, 0.8, 1_000_000),),
-            eps_error=0.1,
-        )
-    return qs
+        for q, s, n in LARGE_EPS_DPSGD
+    ]
+    return rows + _FULL_TAIL
+
+
+def prv_queries(ctx: RunContext) -> list[Query]:
+    """prv_accountant's PRVAccountant: compute_epsilon / compute_delta (lower, estimate, upper)."""
+    T = _steps(ctx, 10_000, 1_000)
+    rows = [(f"DP-SGD q=0.01 σ=1.1 T={T}", _sg(0.01, 1.1), [T], (subsampled_gaussian(0.01, 1.1, T),), {})] + _ALWAYS
+    if not ctx.quick:
+        rows += _full_run_rows(T)
+    return [q for label, prvs, counts, events, kw in rows for q in _prv_triplet(label, prvs, counts, events, **kw)]
 
 
 def prv_calibration_queries(ctx: RunContext) -> list[Query]:

@@ -198,30 +198,7 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
     """
     import privcheck
 
-    row: dict[str, Any] = {
-        "case": case.label,
-        "eps_claimed": case.eps,
-        "delta_claimed": case.delta,
-        "inputs": [str(v) for v in case.inputs],
-        "outside_domain": case.outside,
-    }
-    if case.true_eps is not None or case.mu_true is not None:
-        row["true_basis"] = true_basis(case)
-    if case.mu is not None:
-        row["mu_claimed"] = case.mu
-    if case.note:
-        row["note"] = case.note
-    if case.mu_true is not None:
-        try:
-            row["mu_true"] = float(case.mu_true())
-        except Exception as exc:  # noqa: BLE001
-            row["mu_true"], row["calculator"] = None, f"calculator failed: {_one_line(exc)}"
-    if case.true_eps is not None:
-        try:
-            row["eps_true"] = float(case.true_eps())
-            row["calculator"] = case.calculator
-        except Exception as exc:  # noqa: BLE001
-            row["eps_true"], row["calculator"] = None, f"calculator failed: {_one_line(exc)}"
+    row = _case_head(case)
     t0 = time.perf_counter()
     try:
         sampler = case.build()
@@ -252,7 +229,66 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
             verdict="refuses input" if case.outside else "error", error=msg, seconds=round(time.perf_counter() - t0, 2)
         )
         return row
-    row.update(
+    row.update(_audit_fields(res, round(time.perf_counter() - t0, 2)))
+    row.update(of_true(res.eps_lower, row.get("eps_true"), case.eps))
+    if case.exact_refutes and row["verdict"] != "refuted":
+        over = _exact_excess(row, case)
+        if over:
+            row.update(verdict="refuted", verdict_basis="exact", exact_finding=over)
+    adaptive = res.details.get("adaptive")
+    if adaptive is not None:
+        row["adaptive"] = _adaptive_summary(adaptive)
+    power = power_statement(row, adaptive)
+    if power:
+        row["power"] = power
+    return row
+
+
+def _adaptive_summary(adaptive: dict) -> dict[str, Any]:
+    """What a row keeps of the auditor's adaptive record: target, budget, why it stopped, the round sizes."""
+    return {
+        "target": adaptive["target"],
+        "max_draws": adaptive["max_draws"],
+        "max_seconds": adaptive["max_seconds"],
+        "stopped": adaptive["stopped"],
+        "rounds": [r["samples"] for r in adaptive["rounds"]],
+        "alpha_spent": adaptive["alpha_spent"],
+        "needed_draws": adaptive["needed_draws"],
+    }
+
+
+def _case_head(case: Case) -> dict[str, Any]:
+    """A row's first fields: the case, its claim, its inputs, the calculator's true values (or why not)."""
+    row: dict[str, Any] = {
+        "case": case.label,
+        "eps_claimed": case.eps,
+        "delta_claimed": case.delta,
+        "inputs": [str(v) for v in case.inputs],
+        "outside_domain": case.outside,
+    }
+    if case.true_eps is not None or case.mu_true is not None:
+        row["true_basis"] = true_basis(case)
+    if case.mu is not None:
+        row["mu_claimed"] = case.mu
+    if case.note:
+        row["note"] = case.note
+    if case.mu_true is not None:
+        try:
+            row["mu_true"] = float(case.mu_true())
+        except Exception as exc:  # noqa: BLE001
+            row["mu_true"], row["calculator"] = None, f"calculator failed: {_one_line(exc)}"
+    if case.true_eps is not None:
+        try:
+            row["eps_true"] = float(case.true_eps())
+            row["calculator"] = case.calculator
+        except Exception as exc:  # noqa: BLE001
+            row["eps_true"], row["calculator"] = None, f"calculator failed: {_one_line(exc)}"
+    return row
+
+
+def _audit_fields(res, seconds: float) -> dict[str, Any]:
+    """The row's fields from the auditor's result ``res`` (verdict, bounds, event, sizes) and the seconds taken."""
+    return dict(
         verdict=res.verdict,
         eps_lower=res.eps_lower,
         certified=res.certified_fraction,
@@ -267,28 +303,8 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
         eps_lower_at_delta=res.eps_lower_at_delta,
         eps_max_certifiable=res.eps_max_certifiable,
         draws_per_input=res.samples,
-        seconds=round(time.perf_counter() - t0, 2),
+        seconds=seconds,
     )
-    row.update(of_true(res.eps_lower, row.get("eps_true"), case.eps))
-    if case.exact_refutes and row["verdict"] != "refuted":
-        over = _exact_excess(row, case)
-        if over:
-            row.update(verdict="refuted", verdict_basis="exact", exact_finding=over)
-    adaptive = res.details.get("adaptive")
-    if adaptive is not None:
-        row["adaptive"] = {
-            "target": adaptive["target"],
-            "max_draws": adaptive["max_draws"],
-            "max_seconds": adaptive["max_seconds"],
-            "stopped": adaptive["stopped"],
-            "rounds": [r["samples"] for r in adaptive["rounds"]],
-            "alpha_spent": adaptive["alpha_spent"],
-            "needed_draws": adaptive["needed_draws"],
-        }
-    power = power_statement(row, adaptive)
-    if power:
-        row["power"] = power
-    return row
 
 
 def true_basis(case: Case) -> str:
@@ -436,11 +452,10 @@ def _warm_up(cases: list[Case]) -> None:
 def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
     """Run every case of ``entry``: family-wise ``ctx.confidence`` over the cases (Bonferroni)."""
     from privcheck.catalogue.peers import missing, versions
-    from privcheck.catalogue.zoo.pins import SCORECARD_VERSIONS, differs
+    from privcheck.catalogue.zoo.pins import SCORECARD_VERSIONS
 
     vers = versions(entry.dist, *entry.extra_dists)
     pinned = {d: SCORECARD_VERSIONS[d] for d in vers if d in SCORECARD_VERSIONS}
-    mismatch = [line for d, v in vers.items() if (line := differs(d, v))]
     absent = missing(*entry.modules)
     if absent is not None:
         return Outcome(
@@ -479,20 +494,54 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
     for r in rows:
         r["version"] = vers.get(entry.dist)
         r["adapter"] = entry.adapter
-    verdicts = [r["verdict"] for r in rows]
+    # mu claims read mu claimed -> mu_lower; the others eps claimed -> eps_lower
+    measured = {r["case"]: r.get("mu_lower") if "mu_claimed" in r else r.get("eps_lower") for r in rows}
+    claimed = {r["case"]: r.get("mu_claimed", r["eps_claimed"]) for r in rows}
+    return Outcome(
+        _entry_verdict([r["verdict"] for r in rows]),
+        claimed=claimed,
+        measured=measured,
+        details=_entry_details(entry, ctx, rows, vers, pinned, _sizing(n, default)),
+        samples=sum((r.get("draws_per_input") or 0) * len(c.inputs) for r, c in zip(rows, cases)),
+    )
+
+
+def _entry_verdict(verdicts: list[str]) -> str:
+    """Refuted if a case is; holds if every case holds or refuses its input (one at least holding); else
+    inconclusive."""
     if "refuted" in verdicts:
-        verdict = "refuted"
-    elif verdicts and all(v in ("holds", "refuses input") for v in verdicts) and "holds" in verdicts:
-        verdict = "holds"
-    else:
-        verdict = "inconclusive"
+        return "refuted"
+    if verdicts and all(v in ("holds", "refuses input") for v in verdicts) and "holds" in verdicts:
+        return "holds"
+    return "inconclusive"
+
+
+def _sizing(n: int | None, default: int) -> str:
+    """The line saying how the cases were sized: fixed ``n`` draws per input, or adaptive (``n`` None)."""
+    if n is not None:
+        return f"fixed {n} draws/input per case"
+    budget = case_budget()
+    return (
+        f"adaptive per case: target {TARGET_OF_TRUE:g} of the true eps (claimed where no "
+        f"calculator), budget {budget['max_draws']:.0e} draws/input and "
+        f"{budget['max_seconds']:g} s; (eps, delta) cases fixed {default} draws/input"
+    )
+
+
+def _entry_details(
+    entry: Entry, ctx: RunContext, rows: list[dict], vers: dict, pinned: dict, sizing: str
+) -> dict[str, Any]:
+    """The claim's details: the case rows, versions, reproducibility, problems, how to rerun, the sizing."""
+    from privcheck.catalogue.zoo.pins import differs
+
+    mismatch = [line for d, v in vers.items() if (line := differs(d, v))]
     problems = [
         f"{r['case']}: {r['verdict']} ({r['error']})"
         for r in rows
         if r.get("error") and r["verdict"] != "refuses input"
     ]
     not_repro = any(r.get("reproducible") is False for r in rows)
-    details = {
+    details: dict[str, Any] = {
         "cases": rows,
         "library": entry.library,
         "versions": vers,
@@ -512,28 +561,11 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
     details["reproduce"] = reproduce_command(entry.claim_id, ctx)
     if mismatch:
         details["version_mismatch"] = mismatch
-    if n is None:
-        budget = case_budget()
-        details["sizing"] = (
-            f"adaptive per case: target {TARGET_OF_TRUE:g} of the true eps (claimed where no "
-            f"calculator), budget {budget['max_draws']:.0e} draws/input and "
-            f"{budget['max_seconds']:g} s; (eps, delta) cases fixed {default} draws/input"
-        )
-    else:
-        details["sizing"] = f"fixed {n} draws/input per case"
+    details["sizing"] = sizing
     below = [f"{r['case']}: {r['power']}" for r in rows if r.get("power")]
     if below:
         details["below_target"] = below
-    # mu claims read mu claimed -> mu_lower; the others eps claimed -> eps_lower
-    measured = {r["case"]: r.get("mu_lower") if "mu_claimed" in r else r.get("eps_lower") for r in rows}
-    claimed = {r["case"]: r.get("mu_claimed", r["eps_claimed"]) for r in rows}
-    return Outcome(
-        verdict,
-        claimed=claimed,
-        measured=measured,
-        details=details,
-        samples=sum((r.get("draws_per_input") or 0) * len(c.inputs) for r, c in zip(rows, cases)),
-    )
+    return details
 
 
 def reproduce_command(claim_id: str, ctx: RunContext) -> str:
