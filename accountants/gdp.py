@@ -103,9 +103,11 @@ def gdp_log_delta(mu: float, eps: float) -> float:
 def gdp_delta(mu: float, eps: float) -> float:
     """Exact δ(ε) of μ-GDP: Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (002 Lemma 2; Dong et al. 2019 Cor. 2.13).
 
-    mu: μ > 0; eps: ε ≥ 0. Returns δ ∈ [0, 1).
+    mu: μ > 0; eps: ε ≥ 0. Returns δ ∈ (0, 1): δ is never 0, and where it lies below the float
+    range (log δ < −745) the smallest positive double 5e−324 is returned, an upper bound (issue 29
+    §2: 0.0 read as "no privacy loss at all"); :func:`gdp_log_delta` gives its logarithm.
     """
-    return math.exp(gdp_log_delta(mu, eps))
+    return max(math.exp(gdp_log_delta(mu, eps)), 5e-324)
 
 
 def gdp_eps(mu: float, delta: float) -> float:
@@ -171,7 +173,7 @@ def compose_gdp(mus: float | Sequence[float], steps: int = 1) -> float:
     mu = m * math.sqrt(steps * float(np.sum((arr / m) ** 2)))
     if not math.isfinite(mu):
         raise PrivcheckUsageError(
-            f"the composed mu = sqrt(steps * sum mu_i^2) overflows (largest mu_i {m:g}, steps {steps})"
+            f"the composed mu = sqrt(steps * sum mu_i^2) overflows (largest mu_i {m:g}, steps {steps:.6g})"
         )
     return mu
 

@@ -15,7 +15,9 @@
 #
 # It works on a scratch copy of the checkout's files ($MUTATION_DIR, default
 # /tmp/privcheck-mutation), never in the checkout itself, and ends with the score and the list of
-# surviving mutants (also written to $MUTATION_DIR/mutation-summary.txt). Inspect a survivor with
+# surviving mutants (also written to $MUTATION_DIR/mutation-summary.txt), and writes the results as data to
+# benchmarks/results/mutation_<scope>.json ($MUTATION_RESULTS), from which benchmarks/mutation_report.py
+# renders the README's mutation section. Inspect a survivor with
 #   (cd $MUTATION_DIR && $ROOT/.venv/bin/mutmut show <name>)
 # Needs mutmut >= 3 in the venv (installed from PyPI on first use).
 set -euo pipefail
@@ -75,22 +77,50 @@ set +f
 "$MUTMUT" results --all true > mutation-results.txt 2>&1 || true
 secs=$(( $(date +%s) - start ))
 
-"$PY" - "$secs" <<'PYEOF'
-import collections, re, sys
+# the results as data (benchmarks/results/mutation_<scope>.json): counts per status and per module, and every
+# survivor with its diff; benchmarks/mutation_report.py renders the README section from it
+SCOPE_NAME="${SCOPE[0]}"; [ ${#SCOPE[@]} -gt 1 ] || [ "${SCOPE_NAME%.py}" != "$SCOPE_NAME" ] && SCOPE_NAME=files
+RESULTS="${MUTATION_RESULTS:-$ROOT/benchmarks/results/mutation_${SCOPE_NAME}.json}"
+COMMIT="$(cd "$ROOT" && git rev-parse HEAD)"
+DIRTY="$(cd "$ROOT" && git status --porcelain --untracked-files=no -- estimators accountants privcheck tests | wc -l)"
+"$PY" - "$secs" "$RESULTS" "$SCOPE_NAME" "$CHILDREN" "$COMMIT" "$DIRTY" "${FILES:-full}" "$MUTMUT" <<'PYEOF'
+import collections, datetime, json, re, subprocess, sys
+secs, results, scope, children, commit, dirty, files, mutmut = sys.argv[1:9]
 lines = [l.strip() for l in open("mutation-results.txt") if ":" in l]
 status = collections.Counter()
+per_module = collections.defaultdict(collections.Counter)
 survivors = []
 for l in lines:
     name, _, st = l.rpartition(":")
-    st = st.strip()
+    name, st = name.strip(), st.strip()
     status[st] += 1
+    module = re.split(r"\.x(?:_|\u01c1)", name, maxsplit=1)[0]
+    per_module[module][st] += 1
     if st == "survived":
-        survivors.append(name.strip())
+        show = subprocess.run([mutmut, "show", name], capture_output=True, text=True)
+        survivors.append({"name": name, "module": module, "diff": show.stdout[-4000:]})
 killed = status.get("killed", 0)
 decided = killed + status.get("survived", 0)
+import importlib.metadata as md
+data = {
+    "date": datetime.date.today().isoformat(),
+    "mutmut": md.version("mutmut"),
+    "scope": scope,
+    "files": files.split(),
+    "children": int(children),
+    "seconds": int(secs),
+    "commit": commit,
+    "uncommitted_changes": int(dirty) > 0,
+    "status": dict(sorted(status.items())),
+    "modules": {m: dict(sorted(c.items())) for m, c in sorted(per_module.items())},
+    "survivors": survivors,
+}
+with open(results, "w", encoding="utf-8") as fh:
+    json.dump(data, fh, indent=1, ensure_ascii=False)
+    fh.write("\n")
 out = [f"mutants: {sum(status.values())}  " + ", ".join(f"{k} {v}" for k, v in sorted(status.items())),
        f"score (killed / (killed + survived)): {killed}/{decided} = {killed / decided:.1%}" if decided else "score: n/a",
-       f"seconds: {sys.argv[1]}", "surviving mutants:"] + [f"  {s}" for s in survivors]
+       f"seconds: {secs}", f"results: {results}", "surviving mutants:"] + [f"  {s['name']}" for s in survivors]
 open("mutation-summary.txt", "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 PYEOF

@@ -1,4 +1,4 @@
-"""Write the zoo scorecard into README.md from a ``privcheck verify 'zoo.*' --json`` run (not run in CI).
+"""Write the zoo scorecard into docs/site/scorecard.md from a ``privcheck verify 'zoo.*' --json`` run (not run in CI).
 
 Usage::
 
@@ -6,7 +6,7 @@ Usage::
                                                             # budget 1e7 draws/input, 120 s per case;
                                                             # PRIVCHECK_ZOO_BUDGET="seconds=60" changes it);
                                                             # --quick: fixed 10^4 draws/input
-    python benchmarks/zoo_scorecard.py zoo.json [--readme README.md] [--wall SECONDS] [--jobs 2]
+    python benchmarks/zoo_scorecard.py zoo.json [--page docs/site/scorecard.md] [--wall SECONDS] [--jobs 2]
         [--budget "seconds=60"] [--false-refutation benchmarks/results/zoo_false_refutation.jsonl]
 
 Replaces the text between ``<!-- zoo-scorecard:start -->`` and ``<!-- zoo-scorecard:end -->`` (appended
@@ -14,6 +14,8 @@ when absent) with: the run's size and time, a Dask projection for 8 and 32 worke
 one-line reproducers and one table per library (:mod:`privcheck.catalogue.zoo.scorecard`). ``--budget`` is
 the ``PRIVCHECK_ZOO_BUDGET`` the run was given (shown in the command line printed); ``--false-refutation``
 adds the summary line of the 20-seed false-refutation run (``benchmarks/zoo_false_refutation.py``).
+The records and options are kept in ``benchmarks/results/zoo_scorecard.json.gz``, from which
+``python docs/check_pages.py`` renders the section again and compares it with the page.
 
 Projection: the zoo's checks are independent tasks, so with W workers the wall time is at least
 max(longest check, total check seconds / W); the figure printed is that bound from the measured per-check
@@ -61,7 +63,7 @@ def _merge_sizing(lines: list[str]) -> list[str]:
 def section(
     records, wall: float | None, jobs: int, budget: str | None = None, false_refutation: list[dict] | None = None
 ) -> str:
-    """The README section text for ``records`` (``budget``: the run's PRIVCHECK_ZOO_BUDGET; ``false_refutation``:
+    """The scorecard page's section text for ``records`` (``budget``: the run's PRIVCHECK_ZOO_BUDGET; ``false_refutation``:
     the rows of the false-refutation JSONL)."""
     secs = [r.seconds for r in records]
     cases = sum(len((r.details or {}).get("cases") or []) for r in records)
@@ -97,7 +99,7 @@ def section(
         fails = f["validity_failures"]
         head += [
             f"False refutations (`benchmarks/zoo_false_refutation.py`, "
-            f"[table](benchmarks/results/zoo_false_refutation.md)): {f['cases']} cases of {f['claims']} claims × "
+            f"table: `benchmarks/results/zoo_false_refutation.md`): {f['cases']} cases of {f['claims']} claims × "
             f"{false_refutation[0]['seeds']} seeds at {false_refutation[0]['samples']} draws/input; cases not known "
             f"broken: {f['refuted']} refutations in {f['audits']} audits (at most {f['expected_at_most']:.1f} "
             f"expected if all are correct); known broken: {f['known_broken']} cases; validity failures: "
@@ -107,21 +109,48 @@ def section(
     return "\n".join(head + [findings_markdown(records, "###"), scorecard_markdown(records, "###")])
 
 
+#: the inputs of the last rendering (the run's records and the options), kept so that the docs check can
+#: render the scorecard again and compare (docs/generated.py); gzip-compressed JSON
+SAVED = Path(__file__).resolve().parent / "results" / "zoo_scorecard.json.gz"
+
+
+def save_inputs(path: Path, records_json: str, wall, jobs: int, budget, false_refutation) -> None:
+    """Keep what :func:`section` was given (records as the run wrote them, and the options)."""
+    import gzip
+
+    payload = {"wall": wall, "jobs": jobs, "budget": budget, "false_refutation": false_refutation}
+    payload["records"] = json.loads(records_json)
+    path.write_bytes(gzip.compress(json.dumps(payload, ensure_ascii=False).encode("utf-8"), mtime=0))
+
+
+def render_saved(path: Path = SAVED) -> str | None:
+    """The scorecard section rendered from the saved inputs (None when none were saved)."""
+    import gzip
+
+    if not path.is_file():
+        return None
+    payload = json.loads(gzip.decompress(path.read_bytes()).decode("utf-8"))
+    records = records_from_json(json.dumps(payload["records"]))
+    return section(records, payload["wall"], payload["jobs"], payload["budget"], payload["false_refutation"])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("json")
-    ap.add_argument("--readme", default="README.md")
+    ap.add_argument("--page", default="docs/site/scorecard.md", help="the page holding the scorecard's markers")
     ap.add_argument("--wall", type=float, default=None, help="measured wall seconds of the run")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--budget", default=None, help="the PRIVCHECK_ZOO_BUDGET the run was given")
     ap.add_argument("--false-refutation", default=None, help="JSONL of benchmarks/zoo_false_refutation.py")
     a = ap.parse_args()
-    records = records_from_json(Path(a.json).read_text())
+    raw = Path(a.json).read_text()
+    records = records_from_json(raw)
     fr = None
     if a.false_refutation:
         fr = [json.loads(x) for x in Path(a.false_refutation).read_text().splitlines() if x.strip()]
+    save_inputs(SAVED, raw, a.wall, a.jobs, a.budget, fr)
     text = START + "\n" + section(records, a.wall, a.jobs, a.budget, fr) + "\n" + END
-    readme = Path(a.readme)
+    readme = Path(a.page)
     old = readme.read_text()
     if START in old and END in old:
         new = re.sub(re.escape(START) + ".*?" + re.escape(END), lambda m: text, old, flags=re.S)

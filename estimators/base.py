@@ -43,9 +43,10 @@ class Mechanism:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        fn = cls.__dict__.get("exact_epsilon")
-        if fn is not None and not getattr(fn, "_at_precision", False):
-            cls.exact_epsilon = _at_eps_precision(fn)
+        for name in ("exact_epsilon", "sampler_exact_epsilon"):
+            fn = cls.__dict__.get(name)
+            if fn is not None and not getattr(fn, "_at_precision", False):
+                setattr(cls, name, _at_eps_precision(fn))
 
     def eps_parameters(self) -> list[float]:
         """The ε-like parameters (``eps``, ``eps1``, ``eps2``, ...) that set the exact-arithmetic precision."""
@@ -65,6 +66,19 @@ class Mechanism:
 
     def exact_epsilon(self) -> ExactEpsilon | None:
         """The exact ε with its maximising inputs and output, or ``None`` when not computable."""
+        return None
+
+    def sampler_exact_epsilon(self) -> ExactEpsilon | None:
+        """The exact ε of the law :meth:`sample` draws from, computed from the probabilities the sampler itself
+        holds (its float parameters and arrays, read exactly as binary fractions), or ``None`` when the
+        mechanism has no such parameters apart from the documented law of :meth:`exact_epsilon`.
+
+        :meth:`exact_epsilon` re-derives the documented law from the nominal ε (it checks the paper's
+        mechanism); this checks the implementation: a sampler drawing with a wrong probability (an
+        off-by-one in a denominator, a mistyped exponent) makes it exceed the claim although the documented
+        law meets it. It covers the numbers the sampler draws with, not the arithmetic turning uniforms
+        into outputs (the Monte Carlo audit covers that).
+        """
         return None
 
     @property
@@ -94,7 +108,7 @@ def _at_eps_precision(fn):
     import functools
 
     @functools.wraps(fn)
-    def wrapper(self):
+    def wrapper(self, *args, **kwargs):
         from privcheck.base.exact import precision_for
         from privcheck.base.resources import check_memory, dimension_of
 
@@ -105,9 +119,9 @@ def _at_eps_precision(fn):
             "lower d (or skip the exact eps: --no-exact)",
         )
         if not self.exact_in_mpmath:
-            return fn(self)
+            return fn(self, *args, **kwargs)
         with precision_for(*self.eps_parameters()):
-            return fn(self)
+            return fn(self, *args, **kwargs)
 
     wrapper._at_precision = True
     return wrapper

@@ -12,7 +12,11 @@ from fractions import Fraction
 import numpy as np
 
 from estimators.base import ExactEpsilon, Mechanism
+from privcheck.base.errors import PrivcheckUsageError
 from privcheck.base.validation import check_eps, check_int, check_probability
+
+#: the largest domain the sampler draws faithfully: one float64 uniform (53 random bits) picks the report
+MAX_M = 2**53
 
 
 def de_probabilities(eps: float, m: int) -> tuple[float, float]:
@@ -43,7 +47,7 @@ def sample_krr(x, n: int, m: int, p: float, rng: np.random.Generator) -> np.ndar
 class DirectEncoding(Mechanism):
     """k-RR over ``m`` values (CLI ``de``); optional ``p`` overrides the keep probability.
 
-    Parameters: ``m`` integer ≥ 2 (domain size), ``eps`` > 0 (claimed ε),
+    Parameters: ``m`` integer in [2, :data:`MAX_M` = 2^53] (domain size), ``eps`` > 0 (claimed ε),
     ``p`` in (0, 1] (keep probability; default e^ε/(e^ε+m−1), the paper's).
     Overriding ``p`` builds a deliberately mis-calibrated variant for tests.
     """
@@ -54,6 +58,12 @@ class DirectEncoding(Mechanism):
 
     def __init__(self, m: int = 2, eps: float = 1.0, p: float | None = None):
         self.m = check_int("m", m, minimum=2)
+        if self.m > MAX_M:
+            raise PrivcheckUsageError(
+                f"m must be an integer in [2, 2^53 = {MAX_M}], got m={self.m}: the sampler picks the reported "
+                "value with one 53-bit uniform draw, which cannot reach every one of more values (and above "
+                "2^63 - 1 its 64-bit codes overflow, which would refute a correct claim)"
+            )
         self.eps_nominal = check_eps(eps)
         default_p, _ = de_probabilities(self.eps_nominal, self.m)
         self.p = default_p if p is None else check_probability("p", p, open_low=True)
@@ -78,16 +88,31 @@ class DirectEncoding(Mechanism):
             p = e / (e + self.m - 1)
         else:
             p = mpmath.mpf(Fraction(self._p_given).numerator) / Fraction(self._p_given).denominator
-        q = (1 - p) / (self.m - 1)
-        hi, lo = (p, q) if p >= q else (q, p)
-        pair, out = ((0, 1), 0) if p >= q else ((1, 0), 0)
-        ratio = hi / lo if lo > 0 else mpmath.inf
-        eps = float(mpmath.log(ratio)) if not mpmath.isinf(ratio) else math.inf
-        return ExactEpsilon(
-            eps=eps,
-            eps_text=mpmath.nstr(mpmath.log(ratio), 40) if eps != math.inf else "inf",
-            worst_pair=pair,
-            worst_output=out,
-            method="closed form",
-            note="log(p/q); every output is kept w.p. p and each other w.p. q",
-        )
+        return krr_exact(p, self.m, "log(p/q); every output is kept w.p. p and each other w.p. q")
+
+    def sampler_exact_epsilon(self) -> ExactEpsilon:
+        """Exact ε of the keep probability the sampler draws with (``self.p``, read exactly), each other
+        value w.p. (1 − p)/(m − 1) as :func:`sample_krr` spreads them."""
+        import mpmath
+
+        mpmath.mp.dps = max(mpmath.mp.dps, 50)
+        return krr_exact(mpmath.mpf(self.p), self.m, "the sampler's float p (read exactly); q = (1 − p)/(m − 1)")
+
+
+def krr_exact(p, m: int, note: str) -> ExactEpsilon:
+    """Exact ε = |log(p/q)| of k-RR over ``m`` values with keep probability ``p`` (mpmath) and q = (1 − p)/(m − 1)."""
+    import mpmath
+
+    q = (1 - p) / (m - 1)
+    hi, lo = (p, q) if p >= q else (q, p)
+    pair, out = ((0, 1), 0) if p >= q else ((1, 0), 0)
+    ratio = hi / lo if lo > 0 else mpmath.inf
+    eps = float(mpmath.log(ratio)) if not mpmath.isinf(ratio) else math.inf
+    return ExactEpsilon(
+        eps=eps,
+        eps_text=mpmath.nstr(mpmath.log(ratio), 40) if eps != math.inf else "inf",
+        worst_pair=pair,
+        worst_output=out,
+        method="closed form",
+        note=note,
+    )

@@ -253,7 +253,7 @@ def _pe_inverse_moments(d: int, k: int, p: mpmath.mpf) -> tuple[mpmath.mpf, mpma
 
 
 @with_precision("eps1")
-def pe_output_probabilities(d: int, k: int, eps1: float) -> dict[str, mpmath.mpf]:
+def pe_output_probabilities(d: int, k: int, eps1: float, p: float | None = None) -> dict[str, mpmath.mpf]:
     """PE's exact output law by symmetry (000 Alg. 3), in mpmath (50 digits).
 
     Returns ``{"top": P(j | z_j = 1), "other": P(j | z_j = 0), "bot": P(⊥)}``:
@@ -262,13 +262,17 @@ def pe_output_probabilities(d: int, k: int, eps1: float) -> dict[str, mpmath.mpf
     """
     d, k = _check_dk(d, k)
     with mpmath.workdps(digits_for(eps1, large=False)):  # no 1 − p cancellation below: tiny ε sets the digits
-        return _pe_output_probabilities(d, k, check_eps(eps1, "eps"))
+        return _pe_output_probabilities(d, k, check_eps(eps1, "eps"), p)
 
 
-def _pe_output_probabilities(d: int, k: int, eps1: float) -> dict[str, mpmath.mpf]:
-    e = mpmath.exp(_mpf(eps1))
-    p = e / (e + 1)
-    q = 1 / (e + 1)
+def _pe_output_probabilities(d: int, k: int, eps1: float, p_given: float | None = None) -> dict[str, mpmath.mpf]:
+    """The law of :func:`pe_output_probabilities`; ``p_given``: the keep probability (else e^ε1/(e^ε1+1))."""
+    if p_given is None:
+        e = mpmath.exp(_mpf(eps1))
+        p, q = e / (e + 1), 1 / (e + 1)
+    else:
+        p = _mpf(p_given)
+        q = 1 - p
     out = {"bot": q**k * p ** (d - k)}
     if k == d:
         # the others are k−1 one-bits: E[1/(1+Bin(d−1,p))] = (1 − q^d)/(d p)
@@ -281,14 +285,15 @@ def _pe_output_probabilities(d: int, k: int, eps1: float) -> dict[str, mpmath.mp
 
 
 @with_precision("eps1")
-def pe_exact_epsilon(d: int, k: int, eps1: float) -> ExactEpsilon:
+def pe_exact_epsilon(d: int, k: int, eps1: float, p: float | None = None) -> ExactEpsilon:
     """Exact ε of PE selection (000 Alg. 3) by symmetry; compare :func:`pe_claimed_epsilon`.
 
     The worst case is output j with z_j = 1 against z'_j = 0:
     ε = ε1 + log(E[1/|S| | z_j=1, ż_j=1] / E[1/|S| | z_j=0, ż_j=1]) > ε1 for k < d.
+    ``p``: the keep probability (a float read exactly; default e^ε1/(e^ε1+1) in mpmath).
     """
     d, k = _check_dk(d, k)
-    probs = pe_output_probabilities(d, k, eps1)
+    probs = pe_output_probabilities(d, k, eps1, p)
     z_top = tuple([1] * k + [0] * (d - k))
     if k == d:
         return ExactEpsilon(
@@ -474,6 +479,25 @@ class FedSelEXP(_Selector):
     def exact_epsilon(self) -> ExactEpsilon:
         return exp_exact_epsilon(self.d, self.eps_nominal)
 
+    def sampler_exact_epsilon(self) -> ExactEpsilon:
+        """Exact ε of the probability array the sampler builds its inverse CDF from (:func:`exp_probabilities`,
+        floats read exactly): P(j | z) ∝ probs(z)_j, a function of the rank z_j alone (the array is computed
+        elementwise), so the largest against the smallest entry is the worst case (the normaliser cancels)."""
+        d = self.d
+        probs = exp_probabilities(np.arange(1, d + 1), self.eps_nominal)  # rank r at position r − 1
+        table = {"top": {0: mpmath.mpf(float(probs.max()))}, "bottom": {0: mpmath.mpf(float(probs.min()))}}
+        r = worst_case_ratio(table, method="symmetry")
+        top, bottom = tuple(range(d, 0, -1)), tuple(range(1, d + 1))
+        pair = (top, bottom) if r.worst_pair[0] == "top" else (bottom, top)
+        return ExactEpsilon(
+            eps=r.eps,
+            eps_text=r.eps_text,
+            worst_pair=(_vec_text(pair[0]), _vec_text(pair[1])),
+            worst_output=0,
+            method="symmetry",
+            note="the sampler's float probability array (read exactly): extreme ranks d vs 1",
+        )
+
 
 class FedSelPE(_Selector):
     """FedSel PE selection (CLI ``fedsel-pe``) — 000 Alg. 3 / Lemma 2, as printed.
@@ -546,6 +570,10 @@ class FedSelPE(_Selector):
     def exact_epsilon(self) -> ExactEpsilon:
         return pe_exact_epsilon(self.d, self.k, self.eps_nominal)
 
+    def sampler_exact_epsilon(self) -> ExactEpsilon:
+        """Exact ε of the keep probability the binomial draws use (``self.p``, read exactly; 1 − p is exact)."""
+        return pe_exact_epsilon(self.d, self.k, self.eps_nominal, self.p)
+
 
 class FedSelPS(_Selector):
     """FedSel PS selection (CLI ``fedsel-ps``) — 000 Alg. 4 / Lemma 3, as printed.
@@ -591,6 +619,10 @@ class FedSelPS(_Selector):
 
     def exact_epsilon(self) -> ExactEpsilon:
         return ps_exact_epsilon(self.d, self.k, self.eps_nominal, self._p_given)
+
+    def sampler_exact_epsilon(self) -> ExactEpsilon:
+        """Exact ε of the Top-k branch probability the sampler draws with (``self.p``, read exactly)."""
+        return ps_exact_epsilon(self.d, self.k, self.eps_nominal, self.p)
 
 
 __all__ = [

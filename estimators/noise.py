@@ -94,6 +94,20 @@ class LaplaceMechanism(Mechanism):
     def exact_epsilon(self) -> ExactEpsilon:
         return laplace_exact_epsilon(self.sensitivity, self.eps_nominal)
 
+    def sampler_exact_epsilon(self) -> ExactEpsilon:
+        """Exact ε = Δ/b of the scale the sampler draws with (``self.scale``, read exactly)."""
+        import mpmath
+
+        val = mpmath.mpf(self.sensitivity) / mpmath.mpf(self.scale)
+        return ExactEpsilon(
+            eps=float(val),
+            eps_text=mpmath.nstr(val, 40),
+            worst_pair=(0.0, self.sensitivity),
+            worst_output="any y <= 0",
+            method="closed form",
+            note="Δ/b with the sampler's float scale b (read exactly)",
+        )
+
 
 class GaussianMechanism(Mechanism):
     """Gaussian mechanism (CLI ``gaussian``): x + N(0, sigma²), μ-GDP with μ = sensitivity/sigma.

@@ -124,6 +124,10 @@ class _Unary(Mechanism):
         """Exact ε from the two-bit table (:func:`unary_exact`)."""
         return unary_exact(*unary_probabilities(self.eps_nominal, self.optimised))
 
+    def sampler_exact_epsilon(self) -> ExactEpsilon:
+        """Exact ε of the bit probabilities the sampler draws with (``self.p``, ``self.q``, read exactly)."""
+        return unary_exact(mpmath.mpf(self.p), mpmath.mpf(self.q), "; the sampler's float p, q (read exactly)")
+
 
 class SymmetricUnaryEncoding(_Unary):
     """SUE / basic one-time RAPPOR over ``d`` ≥ 2 values (CLI ``sue``); ``eps`` > 0."""
@@ -225,6 +229,12 @@ class _LocalHashing(Mechanism):
     def exact_epsilon(self) -> ExactEpsilon:
         """Exact ε from the per-report class table (:func:`lh_exact`)."""
         return lh_exact(*lh_probabilities(self.eps_nominal, self.g))
+
+    def sampler_exact_epsilon(self) -> ExactEpsilon:
+        """Exact ε of the keep probability the GRR step draws with (``self.p``, read exactly; the other hash
+        values w.p. (1 − p)/(g − 1) each, as :func:`~estimators.direct_encoding.sample_krr` spreads them)."""
+        p = mpmath.mpf(self.p)
+        return lh_exact(p, (1 - p) / (self.g - 1))
 
 
 class BinaryLocalHashing(_LocalHashing):
@@ -390,23 +400,30 @@ class HadamardResponse(Mechanism):
     def inputs(self) -> list:
         return _small_inputs(self.d)
 
-    def _law(self, x, outputs):
-        e = _mp_exp(self.eps_nominal)
-        K = mpmath.mpf(self.K)
-        p_in, p_out = 2 * e / (K * (e + 1)), 2 / (K * (e + 1))
-        return {o: (p_in if ok else p_out) for o, ok in zip(outputs, hr_in_set(x, np.asarray(outputs)).tolist())}
+    def _law(self, x, outputs, p_in=None):
+        """P(y | x) for ``outputs``: ``p_in``/(K/2) inside C_x, (1 − p_in)/(K/2) outside (p_in default e^ε/(e^ε+1))."""
+        if p_in is None:
+            e = _mp_exp(self.eps_nominal)
+            p_in = e / (e + 1)
+        half = mpmath.mpf(self.K) / 2
+        inside, outside = p_in / half, (1 - p_in) / half
+        return {o: (inside if ok else outside) for o, ok in zip(outputs, hr_in_set(x, np.asarray(outputs)).tolist())}
 
-    def exact_epsilon(self) -> ExactEpsilon:
+    def exact_epsilon(self, p_in=None) -> ExactEpsilon:
         """Exact ε: the full pmf for d ≤ 8 (enumeration), else inputs 0, 1 (all pairs alike: |C_x \\ C_x'| = K/4)."""
         if self.d <= ENUMERATE_MAX:
             ys = list(range(self.K))
-            return worst_case_ratio({x: self._law(x, ys) for x in range(self.d)}, method="enumeration")
+            return worst_case_ratio({x: self._law(x, ys, p_in) for x in range(self.d)}, method="enumeration")
         ys = [0, 1, 2, 3]  # columns of every (C_0, C_1) membership class
         return worst_case_ratio(
-            {x: self._law(x, ys) for x in (0, 1)},
+            {x: self._law(x, ys, p_in) for x in (0, 1)},
             method="symmetry",
             note="outputs 0..3 cover the four membership classes of (C_0, C_1)",
         )
+
+    def sampler_exact_epsilon(self) -> ExactEpsilon:
+        """Exact ε of the probability the sampler draws "inside C_x" with (``self.p_in``, read exactly)."""
+        return self.exact_epsilon(mpmath.mpf(self.p_in))
 
 
 # --------------------------------------------------------------------------- subset selection
@@ -421,10 +438,11 @@ def ss_include_probability(eps: float, d: int, k: int) -> mpmath.mpf:
     return k * e / (k * e + d - k)
 
 
-def ss_output_law(eps: float, d: int, k: int, x: int, members: dict) -> dict:
+def ss_output_law(eps: float, d: int, k: int, x: int, members: dict, p=None) -> dict:
     """Per-output probabilities of the k-subset mechanism: P(Z | x) = P(x∈Z)/C(d−1,k−1) if x ∈ Z, else
-    P(x∉Z)/C(d−1,k). ``members`` maps an output key to the set it stands for."""
-    p = ss_include_probability(eps, d, k)
+    P(x∉Z)/C(d−1,k). ``members`` maps an output key to the set it stands for; ``p`` = P(x∈Z) (default
+    :func:`ss_include_probability`)."""
+    p = ss_include_probability(eps, d, k) if p is None else p
     inc, exc = p / math.comb(d - 1, k - 1), (1 - p) / math.comb(d - 1, k)
     return {key: (inc if x in z else exc) for key, z in members.items()}
 
@@ -465,7 +483,11 @@ class SubsetSelection(Mechanism):
     def inputs(self) -> list:
         return _small_inputs(self.d)
 
-    def exact_epsilon(self) -> ExactEpsilon:
+    def sampler_exact_epsilon(self) -> ExactEpsilon:
+        """Exact ε of the inclusion probability the sampler draws with (``self.p_include``, read exactly)."""
+        return self.exact_epsilon(mpmath.mpf(self.p_include))
+
+    def exact_epsilon(self, p=None) -> ExactEpsilon:
         """Exact ε: every k-subset for d ≤ 8 (enumeration), else the classes (0 ∈ Z, 1 ∈ Z) of inputs 0, 1."""
         if self.d <= ENUMERATE_MAX:
             members = {z: set(z) for z in itertools.combinations(range(self.d), self.k)}
@@ -480,5 +502,5 @@ class SubsetSelection(Mechanism):
                     members[(a, b)] = z | set(rest)
             xs, method, note = (0, 1), "symmetry", "output classes (0 in Z, 1 in Z)"
         return worst_case_ratio(
-            {x: ss_output_law(self.eps_nominal, self.d, self.k, x, members) for x in xs}, method=method, note=note
+            {x: ss_output_law(self.eps_nominal, self.d, self.k, x, members, p) for x in xs}, method=method, note=note
         )

@@ -202,27 +202,83 @@ def pm_exact_epsilon(eps: float, shift: float = 0.0) -> ExactEpsilon:
     )
 
 
-def sample_pm(t, eps: float, n: int, rng: np.random.Generator, shift: float = 0.0) -> np.ndarray:
-    """``n`` PM outputs for input(s) ``t`` (scalar or shape (n,)) at ``eps``; one uniform per draw.
-
-    ``u < P_high`` places the output at ``l + (u/P_high)(r − l)``; otherwise
-    ``w = (u − P_high)/(1 − P_high)·L`` walks the low region of length L from −C.
-    """
+def pm_sampler_scales(t, eps: float, shift: float = 0.0) -> dict:
+    """The floats :func:`sample_pm` draws with for input(s) ``t``: ``lo`` (start of the high interval),
+    ``hi`` = lo + (C − 1), ``left``/``right`` (lengths of the low region left and right of it, inside
+    [−C, C]), ``c`` = C, ``p_high`` (the high branch's probability), ``s_high`` = (C − 1)/P_high and
+    ``s_low`` = (left + right)/P_low (the factors turning a uniform into a position: the densities are
+    1/s_high and 1/s_low)."""
     c, p_high, _ = pm_constants(eps)
     cm1 = _two_over_expm1(eps / 2)  # C − 1 without cancellation
     p_low = 1.0 / (1.0 + math.exp(min(eps / 2, 709.0)))  # 1 − P_high without cancellation
     _check_sampleable("PM", eps, c)
-    u = rng.random(n)
     t = np.asarray(t, dtype=np.float64)
     with np.errstate(all="ignore"):  # the unused branch of np.where may overflow at large ε
         lo = (c + 1) / 2 * t - cm1 / 2 + shift
         hi = lo + cm1
         left = np.maximum(np.minimum(lo, c) + c, 0.0)  # length of [−C, min(l, C))
         right = np.maximum(c - np.maximum(hi, -c), 0.0)  # length of (max(r, −C), C]
-        w = (u - p_high) * ((left + right) / p_low)
+        return {
+            "c": c,
+            "p_high": p_high,
+            "lo": lo,
+            "hi": hi,
+            "left": left,
+            "s_high": cm1 / p_high,
+            "s_low": (left + right) / p_low,
+        }
+
+
+def sample_pm(t, eps: float, n: int, rng: np.random.Generator, shift: float = 0.0) -> np.ndarray:
+    """``n`` PM outputs for input(s) ``t`` (scalar or shape (n,)) at ``eps``; one uniform per draw.
+
+    ``u < P_high`` places the output at ``l + u·s_high``; otherwise ``w = (u − P_high)·s_low`` walks the
+    low region of length L from −C (:func:`pm_sampler_scales`).
+    """
+    k = pm_sampler_scales(t, eps, shift)
+    u = rng.random(n)
+    c, lo, hi, left = k["c"], k["lo"], k["hi"], k["left"]
+    with np.errstate(all="ignore"):
+        w = (u - k["p_high"]) * k["s_low"]
         low = np.where(w < left, w - c, np.maximum(hi, -c) + (w - left))
-        high = lo + u * (cm1 / p_high)
-        return np.where(u < p_high, high, low)
+        high = lo + u * k["s_high"]
+        return np.where(u < k["p_high"], high, low)
+
+
+def pm_sampler_densities(eps: float) -> dict:
+    """{t: (high density, low density)} of the law :func:`sample_pm` draws from at t ∈ {−1, 0, 1} (unshifted):
+    1/s_high on the high interval and 1/s_low on the rest of [−C, C], from the sampler's floats read exactly."""
+    out = {}
+    for t in (-1.0, 0.0, 1.0):
+        k = pm_sampler_scales(t, eps)
+        out[t] = (1 / mpmath.mpf(float(k["s_high"])), 1 / mpmath.mpf(float(k["s_low"])))
+    return out
+
+
+@with_precision("eps")
+def pm_sampler_epsilon(eps: float) -> ExactEpsilon:
+    """Exact ε of the law :func:`sample_pm` draws from (unshifted), from the sampler's own floats.
+
+    Every pair t ≠ t' of {−1, 0, 1} has outputs in the high interval of one and the low region of the
+    other, and outputs low for both: the sup of the density ratio is the largest high/low and low/low
+    ratio of :func:`pm_sampler_densities`.
+    """
+    dens = pm_sampler_densities(check_eps(eps))
+    best, pair, out = mpmath.mpf(1), (1.0, -1.0), "high"
+    for t, (h, lo) in dens.items():
+        for t2, (_, lo2) in dens.items():
+            if t2 != t:
+                for ratio, where in ((h / lo2, "high"), (lo / lo2, "low")):
+                    if ratio > best:
+                        best, pair, out = ratio, (t, t2), where
+    return ExactEpsilon(
+        eps=float(mpmath.log(best)),
+        eps_text=mpmath.nstr(mpmath.log(best), 40),
+        worst_pair=pair,
+        worst_output=f"{out} region of t={pair[0]:g}, low region of t={pair[1]:g}",
+        method="closed form",
+        note="the sampler's float scales (C−1)/P_high and L/P_low (read exactly): densities 1/s",
+    )
 
 
 class PiecewiseMechanism(Mechanism):
@@ -252,6 +308,11 @@ class PiecewiseMechanism(Mechanism):
 
     def exact_epsilon(self) -> ExactEpsilon:
         return pm_exact_epsilon(self.eps_nominal, self.shift)
+
+    def sampler_exact_epsilon(self) -> ExactEpsilon | None:
+        """Exact ε of the sampler's own scales (:func:`pm_sampler_epsilon`); None for a shifted variant (its
+        mass outside [−C, C] makes ε infinite, which :meth:`exact_epsilon` already says)."""
+        return pm_sampler_epsilon(self.eps_nominal) if self.shift == 0 else None
 
 
 # ---------------------------------------------------------------------------
@@ -308,12 +369,36 @@ def duchi_exact_epsilon(eps: float) -> ExactEpsilon:
     )
 
 
+def duchi_plus_probability(t, eps: float):
+    """P(+B | t) as :func:`sample_duchi` draws it: 1/2 + t/(2B) in float64 ((e^ε−1)/(2(e^ε+1)) = 1/(2B))."""
+    b = duchi_bound(eps)
+    _check_sampleable("Duchi", eps, b)
+    return 0.5 + np.asarray(t, dtype=np.float64) * (0.5 / b)
+
+
 def sample_duchi(t, eps: float, n: int, rng: np.random.Generator) -> np.ndarray:
     """``n`` Duchi outputs ±B for input(s) ``t`` (scalar or shape (n,))."""
     b = duchi_bound(eps)
-    _check_sampleable("Duchi", eps, b)
-    p_plus = 0.5 + np.asarray(t, dtype=np.float64) * (0.5 / b)  # (e^ε−1)/(2(e^ε+1)) = 1/(2B)
-    return np.where(rng.random(n) < p_plus, b, -b)
+    return np.where(rng.random(n) < duchi_plus_probability(t, eps), b, -b)
+
+
+@with_precision("eps")
+def duchi_sampler_epsilon(eps: float) -> ExactEpsilon:
+    """Exact ε of the law :func:`sample_duchi` draws from: P(+B | t) of :func:`duchi_plus_probability` (floats
+    read exactly) and 1 − P(+B | t), at t ∈ {−1, 0, 1} (P(+B | t) is affine in t)."""
+    table = {}
+    for t in (-1.0, 0.0, 1.0):
+        p = mpmath.mpf(float(duchi_plus_probability(t, check_eps(eps))))
+        table[t] = {"+B": p, "-B": 1 - p}
+    r = worst_case_ratio(table, method="closed form")
+    return ExactEpsilon(
+        eps=r.eps,
+        eps_text=r.eps_text,
+        worst_pair=r.worst_pair,
+        worst_output=r.worst_output,
+        method="closed form",
+        note="the sampler's float P(+B|t) = 1/2 + t/(2B) (read exactly)",
+    )
 
 
 class DuchiMechanism(Mechanism):
@@ -340,6 +425,10 @@ class DuchiMechanism(Mechanism):
 
     def exact_epsilon(self) -> ExactEpsilon:
         return duchi_exact_epsilon(self.eps_nominal)
+
+    def sampler_exact_epsilon(self) -> ExactEpsilon:
+        """Exact ε of the sampler's own P(+B | t) (:func:`duchi_sampler_epsilon`)."""
+        return duchi_sampler_epsilon(self.eps_nominal)
 
 
 # ---------------------------------------------------------------------------
@@ -438,6 +527,26 @@ class HybridMechanism(Mechanism):
     def exact_epsilon(self) -> ExactEpsilon:
         return hm_exact_epsilon(self.eps_nominal)
 
+    def sampler_exact_epsilon(self) -> ExactEpsilon:
+        """Exact ε of what the sampler draws: PM w.p. ``self.alpha`` (its float), else Duchi. The atoms ±B and
+        the PM density are mutually singular and α cancels in each ratio, so ε is the larger of the two
+        samplers' own (:func:`pm_sampler_epsilon`, :func:`duchi_sampler_epsilon`) among the parts drawn with
+        positive probability."""
+        parts = []
+        if self.alpha > 0:
+            parts.append(pm_sampler_epsilon(self.eps_nominal))
+        if self.alpha < 1:
+            parts.append(duchi_sampler_epsilon(self.eps_nominal))
+        worst = max(parts, key=lambda e: mpmath.mpf(e.eps_text))
+        return ExactEpsilon(
+            eps=worst.eps,
+            eps_text=worst.eps_text,
+            worst_pair=worst.worst_pair,
+            worst_output=worst.worst_output,
+            method="closed form",
+            note=f"alpha = {self.alpha!r} (the sampler's float); the larger of its PM and Duchi parts",
+        )
+
 
 # ---------------------------------------------------------------------------
 # multi-dimensional PM
@@ -493,6 +602,20 @@ class PMMultidim(Mechanism):
 
     def inputs(self) -> list:
         return [tuple([-1.0] * self.d), tuple([0.0] * self.d), tuple([1.0] * self.d)]
+
+    def sampler_exact_epsilon(self) -> ExactEpsilon:
+        """k' times the exact ε of the PM sampler at ε/k' (:func:`pm_sampler_epsilon`): the coordinate set is
+        input-independent and the k' PM draws are independent, so their worst ratios multiply."""
+        one = pm_sampler_epsilon(self.eps_nominal / self.k_prime)
+        val = self.k_prime * mpmath.mpf(one.eps_text)
+        return ExactEpsilon(
+            eps=float(val),
+            eps_text=mpmath.nstr(val, 40),
+            worst_pair=(tuple([1.0] * self.d), tuple([-1.0] * self.d)),
+            worst_output=one.worst_output,
+            method="closed form",
+            note=f"k'={self.k_prime} independent PM draws at ε/k' with the sampler's float scales",
+        )
 
     def exact_epsilon(self) -> ExactEpsilon:
         """Closed form: the coordinate set is input-independent; k' PM factors at ε/k' multiply to e^ε."""

@@ -31,6 +31,9 @@ __all__ = [
     "mechanism",
     "verify",
     "check_estimator",
+    "audit_scores",
+    "one_run_bound",
+    "check_sampling",
     "Scenario",
     "PackedBits",
     "Claim",
@@ -40,6 +43,9 @@ __all__ = [
     "check",
     "PrivcheckUsageError",
     "UnknownNameError",
+    "trace",
+    "audit_calibrator",
+    "strategies",
 ]
 
 
@@ -57,6 +63,20 @@ def per_sample(fn=None, **kwargs):
     return _per_sample(fn, **kwargs)
 
 
+def trace(fn, **kwargs):
+    """Gray-box trace of ``fn`` on neighbouring inputs with coupled randomness; see :func:`privcheck.tracing.core.trace`."""
+    from privcheck.tracing.core import trace as _trace
+
+    return _trace(fn, **kwargs)
+
+
+def audit_calibrator(fn, **kwargs):
+    """Check a noise calibrator against the exact curve; see :func:`privcheck.calibration.audit.audit_calibrator`."""
+    from privcheck.calibration.audit import audit_calibrator as _audit_calibrator
+
+    return _audit_calibrator(fn, **kwargs)
+
+
 def mechanism(name: str, **params):
     """A built-in mechanism by CLI name; see :func:`estimators.registry.mechanism`."""
     from estimators.registry import mechanism as _mechanism
@@ -71,7 +91,32 @@ def check_estimator(*args, **kwargs):
     return _check(*args, **kwargs)
 
 
+def audit_scores(scores_in, scores_out, **kwargs):
+    """Certified ε / μ lower bounds from canary scores; see :func:`privcheck.canaries.audit.audit_scores`."""
+    from privcheck.canaries.audit import audit_scores as _audit_scores
+
+    return _audit_scores(scores_in, scores_out, **kwargs)
+
+
+def one_run_bound(guesses, correct, **kwargs):
+    """Certified one-run ε lower bound (Steinke et al. 2023); see :func:`privcheck.canaries.steinke.one_run_bound`."""
+    from privcheck.canaries.steinke import one_run_bound as _one_run_bound
+
+    return _one_run_bound(guesses, correct, **kwargs)
+
+
+def check_sampling(batches, **kwargs):
+    """Test whether batches were drawn the way the accountant assumes; see :func:`privcheck.sampling.check_sampling`."""
+    from privcheck.sampling import check_sampling as _check
+
+    return _check(batches, **kwargs)
+
+
 def __getattr__(name: str):
+    if name == "strategies":  # the hypothesis strategies module (imports hypothesis: only on use)
+        import importlib
+
+        return importlib.import_module("privcheck.strategies")
     if name in _LAZY:
         import importlib
 

@@ -83,6 +83,8 @@ class RunContext:
     jobs: int = 1
     confidence: float = 0.95
     family: int = 1
+    #: (default, used) of every :meth:`n` call: what a ``--quick`` run's reports say about its reduced size
+    sizes: list = field(default_factory=list)
 
     def rng(self, *keys) -> np.random.Generator:
         """A generator derived from this check's SeedSequence and ``keys``."""
@@ -92,11 +94,9 @@ class RunContext:
 
     def n(self, default: int, quick: int | None = None) -> int:
         """The sample size to use: the user's override, else ``quick`` under --quick, else ``default``."""
-        if self.samples is not None:
-            return int(self.samples)
-        if self.quick and quick is not None:
-            return int(quick)
-        return int(default)
+        used = int(self.samples if self.samples is not None else quick if self.quick and quick is not None else default)
+        self.sizes.append((int(default), used))
+        return used
 
 
 @dataclass

@@ -1,12 +1,12 @@
-"""The README's findings section, generated from a real verification run.
+"""The Findings page's generated part (``docs/site/findings.md``), from a real verification run.
 
 Regenerate it with::
 
-    .venv/bin/python -m privcheck.findings --readme README.md
+    .venv/bin/python -m privcheck.findings            # or: python docs/check_pages.py --update --heavy
 
 which runs the whole catalogue (or reads ``--records FILE`` written by
 ``privcheck verify --json FILE``) and rewrites the text between the
-``<!-- findings:start -->`` and ``<!-- findings:end -->`` markers.
+``<!-- findings:start -->`` and ``<!-- findings:end -->`` markers of ``--page``.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from privcheck.reports.text import (
     verdict_counts,
 )
 
+PAGE = "docs/site/findings.md"
 START = "<!-- findings:start -->"
 END = "<!-- findings:end -->"
 
@@ -45,6 +46,32 @@ def _paper_key(rec: VerdictRecord) -> str:
         return "peers"
     p = paper_of(rec.source)
     return p.key if p else rec.source[:3]
+
+
+def peers_environment(records: Sequence[VerdictRecord]) -> str:
+    """One sentence: the libraries the ``peers.*`` records ran with, and those missing (their claims are
+    ``inconclusive`` with the install hint), so that the counts are read against the run's installation."""
+    present: dict[str, str] = {}
+    missing: set[str] = set()
+    for r in records:
+        if not r.id.startswith("peers."):
+            continue
+        det = r.details or {}
+        for dist, version in (det.get("versions") or {}).items():
+            if version:
+                present[dist] = str(version)
+            elif det.get("skipped"):
+                missing.add(dist)
+    if not present and not missing:
+        return ""
+    text = "This run had " + (", ".join(f"{d} {v}" for d, v in sorted(present.items())) or "none of the libraries")
+    if missing - set(present):
+        text += "; not installed: " + ", ".join(sorted(missing - set(present))) + " (their claims are inconclusive)"
+    return (
+        text + ". Only autodp is a dependency of privcheck: without the `peers` extra (`pip install "
+        "'privcheck[peers]'`) each claim whose library is missing is `inconclusive` with the install hint, so "
+        "these counts differ."
+    )
 
 
 def render(records: Sequence[VerdictRecord], *, seed: int, seconds: float) -> str:
@@ -74,6 +101,8 @@ def render(records: Sequence[VerdictRecord], *, seed: int, seconds: float) -> st
         counts = verdict_counts(recs)
         lines.append(f"**{PAPERS.get(key, key)}** — " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
         lines.append("")
+        if key == "peers" and peers_environment(recs):
+            lines += [peers_environment(recs), ""]
         for r in recs:
             if r.verdict in ("refuted", "inconclusive", "error") or not r.met_expectation:
                 if r.verdict == "error":
@@ -115,7 +144,7 @@ def render(records: Sequence[VerdictRecord], *, seed: int, seconds: float) -> st
     return "\n".join(lines).rstrip() + "\n"
 
 
-def update_readme(path: pathlib.Path, body: str) -> None:
+def update_page(path: pathlib.Path, body: str) -> None:
     """Replace the text between the findings markers of ``path`` with ``body``."""
     text = path.read_text(encoding="utf-8")
     if START not in text or END not in text:
@@ -126,9 +155,9 @@ def update_readme(path: pathlib.Path, body: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    """Command line: run (or read) the records and rewrite the README's findings section."""
+    """Command line: run (or read) the records and rewrite the Findings page's generated part."""
     ap = argparse.ArgumentParser(prog="python -m privcheck.findings", description=__doc__.splitlines()[0])
-    ap.add_argument("--readme", default="README.md", help="README to update (default: README.md)")
+    ap.add_argument("--page", default=PAGE, help=f"page to update (default: {PAGE})")
     ap.add_argument("--records", default=None, help="read records from this JSON file instead of running")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=None)
@@ -144,8 +173,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         t0 = time.perf_counter()
         records = verify(None, seed=args.seed, jobs=args.jobs)
         seconds = time.perf_counter() - t0
-    update_readme(pathlib.Path(args.readme), render(records, seed=args.seed, seconds=seconds))
-    print(f"updated {args.readme} from {len(records)} records")
+    update_page(pathlib.Path(args.page), render(records, seed=args.seed, seconds=seconds))
+    print(f"updated {args.page} from {len(records)} records")
 
 
 if __name__ == "__main__":

@@ -116,15 +116,18 @@ def run_check(chk: Check, ctx_base: RunContext, registry: Registry | None = None
 
         if isinstance(exc, KeyboardInterrupt) and interrupt_is_real():
             raise
-        if isinstance(exc, (SystemExit, KeyboardInterrupt)):  # a claim file's check exiting is its failure
-            exc = describe_failure(exc, f"the check {chk.key}", "while running")
+        if isinstance(exc, (SystemExit, KeyboardInterrupt, MemoryError)):  # a claim file's check exiting is its
+            exc = describe_failure(exc, f"the check {chk.key}", "while running")  # failure (memory: past the cap)
         verdict, claimed, measured, samples = "error", None, None, None
         if isinstance(exc, UserCodeError):  # the user's code failed: its own words and its own traceback
             details = {"error": str(exc), "traceback": exc.user_traceback or traceback.format_exc(limit=6)}
         else:
             details = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
-    if ctx_base.quick:  # --quick runs are labelled in every report format
+    if ctx_base.quick:  # --quick runs are labelled in every report format, with the sizes they cut
         details = dict(details, quick=True)
+        if ctx.sizes and ctx_base.samples is None:
+            full, used = ctx.sizes[0]
+            details.setdefault("quick_size", {"used": used, "full": full})
     if random:
         details = dict(details)
         details.setdefault("confidence", ctx.confidence)
@@ -171,7 +174,7 @@ def _run_timed(chk: Check, ctx: RunContext, timeout: float | None) -> VerdictRec
     from privcheck.base.resources import CheckTimeout, ChildDied, call_with_timeout
 
     try:
-        return call_with_timeout(run_check, (chk, ctx), timeout)
+        return call_with_timeout(run_check, (chk, ctx), timeout, limit_memory=True)
     except (CheckTimeout, RuntimeError) as exc:
         rec = run_check(Check(chk.claim_id, chk.method, _raiser(exc), chk.expect, chk.part), ctx)
         who = getattr(chk.fn, "user_code", None)
@@ -250,7 +253,10 @@ def run(
         return records
     results: dict[int, VerdictRecord] = {}
     ctx = mp.get_context("fork")
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(checks)), mp_context=ctx)
+    from privcheck.base.children import die_with_parent
+
+    # workers die with this process (parent-death signal); their timed checks' groups die with them
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(checks)), mp_context=ctx, initializer=die_with_parent)
     try:
         futs = {
             pool.submit(_run_key, (c.claim_id, c.method, c.part), base, opts.timeout): i for i, c in enumerate(checks)

@@ -2,18 +2,25 @@
 
 A *formula claim* compares a quantity **derived** from a model's definitions with the
 formula **as printed** in a paper (or in a user's notes), under declared assumptions on
-the symbols, for a relation ``=``, ``<=`` or ``>=``:
+the symbols, for a relation ``=``, ``<=`` or ``>=``. Three routes, in order:
 
-- ``holds`` when sympy proves it: the difference simplifies to zero (``=``), or the
-  difference, rewritten in positive variables (``x in (0, 1)`` becomes ``1/(1+u)`` with
-  ``u > 0`` and so on), factors into a form sympy's assumption system proves nonnegative;
-- ``refuted`` when a point of a seeded grid of exact rationals inside the declared domains
-  makes the two sides differ (for ``=``) or violate the inequality; the point and both
-  sides, exactly and to 40 digits, are reported, and for ``=`` the derived side is the
-  corrected expression;
-- ``inconclusive`` when sympy can neither prove nor refute: the same grid is then
-  evaluated numerically (mpmath through sympy's evalf, 50 digits) and reported with
-  ``numeric_fallback: True``. A numeric check never yields ``holds``.
+1. **symbolic** — ``holds (symbolic)`` when sympy proves it: the difference simplifies to
+   zero (``=``), or the difference, rewritten in positive variables (``x in (0, 1)`` becomes
+   ``1/(1+u)`` with ``u > 0`` and so on), factors into a form sympy's assumption system proves
+   nonnegative;
+2. **interval proof** (``<=``, ``>=``, and ``=`` with a ``tolerance``) — ``holds (interval proof,
+   N boxes, margin ≥ m)`` when branch and bound in outward-rounded interval arithmetic certifies
+   the sign of the difference on every box of the declared domains (:mod:`proofs.interval`);
+3. **counterexample search** — ``refuted`` when hypothesis finds a point of the domains (and
+   conditions) violating the claim, shrunk to a simple one and confirmed exactly: both sides are
+   substituted exactly and compared as rationals, or enclosed by interval arithmetic at 170 bits
+   (50-digit evaluation only for functions interval arithmetic cannot evaluate);
+   :mod:`proofs.counterexample`. For ``=`` the derived side is reported as the corrected expression.
+
+Otherwise ``inconclusive``, with both routes' reasons on one line (``reason`` in the record's
+details) and ``numeric_fallback: True``. A numeric check never yields ``holds``: only sympy or a
+completed interval proof does. The bounds of routes 2 and 3 (boxes, depth, seconds, examples) are
+a :class:`proofs.routes.FormulaPlan`.
 
 User API (pasteable; a file of such calls runs with ``privcheck verify --file my_claims.py``
 and under pytest with the ``privcheck_claims`` fixture / :func:`privcheck.pytest_plugin.assert_claims`)::
@@ -33,8 +40,8 @@ and under pytest with the ``privcheck_claims`` fixture / :func:`privcheck.pytest
 
 Domains for ``assumptions``: ``real``, ``positive`` (``>0``), ``nonnegative`` (``>=0``),
 intervals such as ``(0,1)``, ``[0,1]``, ``(1,oo)``, ``(0,1/2]`` and integers
-``integer>=1`` (any lower bound). ``conditions`` (e.g. ``["p > q"]``) restrict the grid of
-candidate counterexamples; a proof of ``<=`` uses only the domains.
+``integer>=1`` (any lower bound). ``conditions`` (e.g. ``["p > q"]``) restrict the interval
+proof and the counterexample search; sympy's proof of ``<=`` uses only the domains.
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ from __future__ import annotations
 import contextlib
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -51,16 +58,19 @@ import sympy as sp
 from sympy.parsing.sympy_parser import (
     convert_xor,
     parse_expr,
+    rationalize,
     standard_transformations,
 )
 
 from privcheck.base.errors import PrivcheckUsageError
-from privcheck.base.seeding import generator
 from privcheck.claims import CATALOGUE, Check, Claim, Outcome, Registry, RunContext
+from proofs.counterexample import GUIDE_DPS
+from proofs.routes import DEFAULT_PLAN, FormulaPlan, settle
 
 __all__ = [
     "Domain",
     "FormulaClaim",
+    "FormulaPlan",
     "FormulaResult",
     "formula_claim",
     "compare",
@@ -76,8 +86,6 @@ RELATIONS = {"=": "=", "==": "=", "<=": "<=", "≤": "<=", ">=": ">=", "≥": ">
 VERDICT_EXPECT = ("holds", "refuted", "inconclusive")
 #: expressions with more operations than this are not passed to sympy.simplify
 SIMPLIFY_MAX_OPS = 250
-#: digits of the numeric evaluations (counterexample values, numeric fallback)
-DIGITS = 50
 
 
 def Phi(x: sp.Expr) -> sp.Expr:
@@ -181,57 +189,6 @@ class Domain:
             return hi - u, u
         return sym, None
 
-    def candidates(self, rng: np.random.Generator, n_random: int = 4) -> list[sp.Rational]:
-        """Exact rational candidate values inside the domain: simple ones first, then seeded random ones."""
-        if self.integer:
-            base = [0, 1, 2, 3, 4, 5, 7, 10, -1, -2]
-            lo = int(self.lo) if self.lo.is_finite else -3
-            vals = [sp.Integer(lo + b) for b in range(6)] + [sp.Integer(b) for b in base]
-            vals += [sp.Integer(int(lo + rng.integers(0, 30))) for _ in range(n_random)]
-        else:
-            base = [
-                "1/2",
-                "1/3",
-                "2/3",
-                "1/4",
-                "3/4",
-                "1/10",
-                "9/10",
-                "1",
-                "3/2",
-                "2",
-                "5/2",
-                "3",
-                "4",
-                "5",
-                "7",
-                "10",
-                "0",
-                "-1/2",
-                "-1",
-                "-2",
-                "-3",
-                "1/100",
-                "99/100",
-            ]
-            vals = [sp.Rational(b) for b in base]
-            lo = float(self.lo) if self.lo.is_finite else -10.0
-            hi = float(self.hi) if self.hi.is_finite else lo + 20.0 if self.lo.is_finite else 10.0
-            for _ in range(n_random):
-                x = float(rng.uniform(lo, hi))
-                vals.append(sp.Rational(Fraction(x).limit_denominator(97)))
-            if self.lo.is_finite and self.hi.is_finite:  # points strictly inside, near both ends
-                for t in ("1/2", "1/5", "4/5", "1/50", "49/50"):
-                    vals.append(self.lo + (self.hi - self.lo) * sp.Rational(t))
-        out: list[sp.Rational] = []
-        for v in vals:
-            v = sp.nsimplify(v)
-            if self.contains(v) and v not in out:
-                out.append(v)
-        if not out:
-            raise PrivcheckUsageError(f"domain {self.spec!r} has no rational candidate values")
-        return out
-
 
 def make_symbols(assumptions: Mapping[str, str]) -> tuple[dict[str, sp.Symbol], dict[sp.Symbol, Domain]]:
     """sympy Symbols for ``{name: domain string}``; returns (name → Symbol, Symbol → Domain)."""
@@ -247,7 +204,7 @@ def make_symbols(assumptions: Mapping[str, str]) -> tuple[dict[str, sp.Symbol], 
     return names, doms
 
 
-_TRANSFORMS = standard_transformations + (convert_xor,)
+_TRANSFORMS = standard_transformations + (convert_xor, rationalize)  # 1.01 is 101/100, exactly
 _FUNCS = {
     "exp": sp.exp,
     "log": sp.log,
@@ -270,6 +227,7 @@ _FUNCS = {
     "Rational": sp.Rational,
     "factorial": sp.factorial,
     "tanh": sp.tanh,
+    "Sum": sp.Sum,
     "cosh": sp.cosh,
     "sinh": sp.sinh,
 }
@@ -304,7 +262,12 @@ def parse(text: Any, names: Mapping[str, sp.Symbol], what: str = "expression") -
 # --------------------------------------------------------------------------- results
 @dataclass
 class FormulaResult:
-    """The decision on one comparison (see the module docstring for the rules)."""
+    """The decision on one comparison (see the module docstring for the rules).
+
+    route: which route decided (``symbolic``, ``interval proof``, ``counterexample search``; empty when
+    inconclusive); reason: one line saying how it was decided or why it was not; proof / search: the
+    records of the interval proof(s) and of the counterexample search, when they ran.
+    """
 
     name: str
     verdict: str
@@ -321,6 +284,11 @@ class FormulaResult:
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
     printed_text: str | None = None
+    route: str = ""
+    reason: str = ""
+    proof: list[dict] | None = None
+    search: dict | None = None
+    tolerance: str | None = None
 
     @property
     def derived_tidy(self) -> sp.Expr:
@@ -332,11 +300,21 @@ class FormulaResult:
         """The printed side as text (the paper's wording when given)."""
         return self.printed_text or sp.sstr(self.printed)
 
+    @property
+    def verdict_text(self) -> str:
+        """``holds (symbolic)``, ``holds (interval proof, 12 boxes, margin ≥ 0.5)``, ``refuted (counterexample …)``."""
+        if self.verdict == "holds" and self.route == "symbolic":
+            return "holds (symbolic)"
+        return f"{self.verdict} ({self.reason})" if self.reason else self.verdict
+
     def details(self) -> dict:
-        """JSON-ready record details: both sides in plain text and LaTeX, difference, assumptions..."""
+        """JSON-ready record details: both sides in plain text and LaTeX, difference, assumptions, routes..."""
         d: dict[str, Any] = {
             "name": self.name,
             "verdict": self.verdict,
+            "verdict_text": self.verdict_text,
+            "reason": self.reason,
+            "route": self.route,
             "relation": self.relation,
             "printed": {
                 "text": self.claimed_text,
@@ -358,12 +336,12 @@ class FormulaResult:
             "numeric_fallback": self.numeric_fallback,
             "seconds": round(self.seconds, 4),
         }
-        if self.counterexample is not None:
-            d["counterexample"] = self.counterexample
-        if self.corrected is not None:
-            d["corrected"] = self.corrected
-        if self.numeric is not None:
-            d["numeric"] = self.numeric
+        if self.tolerance is not None:
+            d["tolerance"] = self.tolerance
+        for key in ("counterexample", "corrected", "numeric", "proof", "search"):
+            v = getattr(self, key)
+            if v is not None:
+                d["interval_proof" if key == "proof" else key] = v
         if self.notes:
             d["notes"] = list(self.notes)
         return d
@@ -373,12 +351,42 @@ def _ops(e: sp.Expr) -> int:
     return int(sp.count_ops(e))
 
 
+#: sympy.factor is skipped on polynomials larger than this (total degree × generators): it can run for hours
+FACTOR_MAX_SIZE = 60
+
+
+def _factor(e: sp.Expr) -> sp.Expr:
+    """factor(e) when e's numerator and denominator are small polynomials in their generators, else e itself.
+
+    A shifted domain such as eps >= 129/100 turns exp(eps/2) into exp(129/200)·exp(u/2), and factoring the
+    resulting polynomial in exp(1/200), exp(1/100), … of degree 390 does not finish: such forms are left unfactored.
+    """
+    return e if _too_big(e) else sp.factor(e)
+
+
+def _too_big(e: sp.Expr) -> bool:
+    """Whether e's numerator or denominator is a polynomial too large for factor / sympy's sign queries."""
+    for part in sp.fraction(e):
+        try:
+            P = sp.Poly(part)
+        except (sp.PolynomialError, sp.GeneratorsNeeded, ValueError, TypeError):
+            continue
+        if P.total_degree() * max(1, len(P.gens)) > FACTOR_MAX_SIZE:
+            return True
+    return False
+
+
+def _nonneg(e: sp.Expr) -> bool:
+    """sympy's ``is_nonnegative``, skipped (False) on large polynomials: the query factors them and can hang."""
+    return False if _too_big(e) else bool(e.is_nonnegative)
+
+
 def _tidy(e: sp.Expr) -> sp.Expr:
     """Shortest of e, cancel(together(e)), factor of that (no blind simplify)."""
     best = e
     try:
         c = sp.cancel(sp.together(e))
-        for cand in (c, sp.factor(c)):
+        for cand in (c, _factor(c)):
             if _ops(cand) < _ops(best):
                 best = cand
     except Exception:  # display only
@@ -418,8 +426,8 @@ def _zero_attempts(diff: sp.Expr, extra: Sequence[Callable[[sp.Expr], sp.Expr]] 
 
 def _prove_nonneg(expr: sp.Expr, doms: Mapping[sp.Symbol, Domain]) -> tuple[bool, sp.Expr, str]:
     """Try to prove ``expr >= 0`` on the domains; return (proved, rewritten form, method)."""
-    direct = sp.factor(sp.cancel(sp.together(expr)))
-    if direct.is_nonnegative:
+    direct = _factor(sp.cancel(sp.together(expr)))
+    if _nonneg(direct):
         return True, direct, "factor + assumptions"
     sub, back = {}, {}
     for s, dom in doms.items():
@@ -429,12 +437,12 @@ def _prove_nonneg(expr: sp.Expr, doms: Mapping[sp.Symbol, Domain]) -> tuple[bool
             back[u] = s
     if sub:
         e = expr.xreplace(sub)
-        e = sp.factor(sp.cancel(sp.together(e)))
-        if e.is_nonnegative:
+        e = _factor(sp.cancel(sp.together(e)))
+        if _nonneg(e):
             return True, e, "positive reparametrisation + factor"
         num, den = sp.fraction(e)
         num_e = sp.expand(num)
-        if num_e.is_nonnegative and den.is_positive:
+        if _nonneg(num_e) and den.is_positive:
             return True, num_e / den, "positive reparametrisation, expanded numerator"
     # exponentials of positive variables: x = L·log(1+v) turns exp(r·x) into (1+v)^(L·r)
     e2 = expr.xreplace(sub) if sub else expr
@@ -456,85 +464,14 @@ def _prove_nonneg(expr: sp.Expr, doms: Mapping[sp.Symbol, Domain]) -> tuple[bool
         v = sp.Symbol(f"{x.name}__v", positive=True)
         exp_sub[x] = L * sp.log(1 + v)
     if exp_sub:
-        e3 = sp.factor(sp.cancel(sp.together(sp.powsimp(sp.expand_power_exp(e2.xreplace(exp_sub))))))
-        if e3.is_nonnegative:
+        e3 = _factor(sp.cancel(sp.together(sp.powsimp(sp.expand_power_exp(e2.xreplace(exp_sub))))))
+        if _nonneg(e3):
             return True, e3, "exp(x) = (1+v)^L substitution + factor"
         num, den = sp.fraction(e3)
         num_e = sp.expand(num)
-        if num_e.is_nonnegative and den.is_positive:
+        if _nonneg(num_e) and den.is_positive:
             return True, num_e / den, "exp substitution, expanded numerator"
     return False, direct, "no proof found"
-
-
-def _exp_scale(x: sp.Symbol, exprs: Sequence[sp.Expr]) -> int | None:
-    """L such that every exp(c·x + …) in ``exprs`` has c·L integer (None if x is not only in such exps)."""
-    dens = []
-    for e in exprs:
-        for f in e.atoms(sp.exp):
-            if x in f.args[0].free_symbols:
-                arg = sp.expand(f.args[0])
-                c = arg.coeff(x)
-                if not c.is_Rational or c == 0 or (arg - c * x).has(x):
-                    return None
-                dens.append(sp.Rational(c).q)
-    if not dens:
-        return None
-    return int(sp.ilcm(*dens)) if len(dens) > 1 else dens[0]
-
-
-def _grid(
-    doms: Mapping[sp.Symbol, Domain], rng: np.random.Generator, max_points: int, exprs: Sequence[sp.Expr] = ()
-) -> Iterator[dict]:
-    syms = list(doms)
-    cands = {s: doms[s].candidates(rng) for s in syms}
-    for s in syms:  # symbols inside exp(): prefer L·log(r) so that exp() evaluates to a rational
-        if doms[s].integer:
-            continue
-        L = _exp_scale(s, exprs)
-        if L is not None:
-            extra = [L * sp.log(sp.Integer(r)) for r in (3, 2, 4, 5, 9, 10)]
-            extra = [v for v in extra if doms[s].contains(v)]
-            cands[s] = extra + cands[s]
-    if not syms:
-        yield {}
-        return
-    yield {s: cands[s][0] for s in syms}
-    for i in range(1, 6):  # walk the simple values together
-        yield {s: cands[s][min(i, len(cands[s]) - 1)] for s in syms}
-    for i in range(8):  # simple values, staggered across symbols
-        yield {s: cands[s][(i + j) % min(6, len(cands[s]))] for j, s in enumerate(syms)}
-    for _ in range(max_points):
-        yield {s: cands[s][int(rng.integers(0, len(cands[s])))] for s in syms}
-
-
-def _num(e: sp.Expr) -> sp.Expr | None:
-    """``e`` evaluated to DIGITS digits, or None if not a finite real number."""
-    try:
-        v = sp.N(e, DIGITS)
-    except Exception:
-        return None
-    if not v.is_number or v.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or v.is_real is False:
-        return None
-    if not (v.is_Float or v.is_Integer or v.is_Rational):
-        re_, im_ = v.as_real_imag()
-        if abs(sp.N(im_, DIGITS)) > sp.Float(10) ** (-DIGITS + 10):
-            return None
-        v = sp.N(re_, DIGITS)
-    return v
-
-
-def _eval_point(derived: sp.Expr, printed: sp.Expr, pt: dict) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr] | None:
-    a = derived.xreplace(pt) if pt else derived
-    b = printed.xreplace(pt) if pt else printed
-    try:
-        a = a.doit() if a.has(sp.Sum, sp.Product, sp.Derivative, sp.Limit) else a
-        b = b.doit() if b.has(sp.Sum, sp.Product, sp.Derivative, sp.Limit) else b
-    except Exception:
-        return None
-    av, bv = _num(a), _num(b)
-    if av is None or bv is None:
-        return None
-    return a, b, av, bv
 
 
 def compare(
@@ -547,19 +484,26 @@ def compare(
     names: Mapping[str, sp.Symbol] | None = None,
     conditions: Iterable[Any] = (),
     seed: int | np.random.SeedSequence = 0,
-    max_points: int = 60,
+    max_points: int | None = None,
     simplifiers: Sequence[Callable[[sp.Expr], sp.Expr]] = (),
     corrected: Any = None,
     notes: Iterable[str] = (),
     printed_text: str | None = None,
+    tolerance: Any = None,
+    plan: FormulaPlan | None = None,
 ) -> FormulaResult:
     """Decide ``derived <relation> printed`` under ``assumptions`` ({name: domain}).
 
+    Routes in order (the module docstring has the rules): sympy; an interval proof for ``<=``/``>=``
+    (and ``=`` with a ``tolerance``); a hypothesis counterexample search with exact confirmation.
     ``names`` reuses Symbols already built with :func:`make_symbols` (they must match the
-    assumptions); ``conditions`` (sympy relations or strings) filter the counterexample grid;
-    ``simplifiers`` are extra targeted rewrites tried before blind simplify; ``corrected``
-    overrides the reported corrected expression (default for ``=``: the derived side);
-    ``printed_text`` is the formula in the paper's notation, shown as the claimed value.
+    assumptions); ``conditions`` (sympy relations or strings) restrict the domain for the interval
+    proof and the search (sympy's proof uses only the domains); ``simplifiers`` are extra targeted
+    rewrites tried before blind simplify; ``corrected`` overrides the reported corrected expression
+    (default for ``=``: the derived side); ``printed_text`` is the formula in the paper's notation;
+    ``tolerance``: for ``=``, the allowed |derived − printed| (a number >= 0); ``plan``: bounds of the
+    numeric routes (:class:`proofs.routes.FormulaPlan`); ``max_points``: the search's example count
+    (shorthand for ``plan.search.max_examples``).
     """
     t0 = time.perf_counter()
     rel = RELATIONS.get(str(relation).strip())
@@ -572,6 +516,10 @@ def compare(
     d_expr = parse(derived, names, f"{name}: derived")
     p_expr = parse(printed, names, f"{name}: printed")
     conds = [parse(c, names, f"{name}: condition") for c in conditions]
+    tol = _tolerance(tolerance, rel, name)
+    plan = plan or DEFAULT_PLAN
+    if max_points is not None:
+        plan = replace(plan, search=replace(plan.search, max_examples=int(max_points)))
     used = {s: doms[s] for s in doms if s in (d_expr.free_symbols | p_expr.free_symbols)}
     res = FormulaResult(
         name,
@@ -584,67 +532,85 @@ def compare(
         {s.name: doms[s].spec for s in used},
         notes=list(notes),
         printed_text=printed_text,
+        tolerance=None if tol is None else sp.sstr(tol),
     )
     if rel == "=":
         zero, diff, how = _zero_attempts(d_expr - p_expr, simplifiers)
         res.difference, res.how = diff, how
-        if zero:
-            res.verdict = "holds"
     else:
         target = (p_expr - d_expr) if rel == "<=" else (d_expr - p_expr)
-        proved, form, how = _prove_nonneg(target, used)
+        zero, form, how = _prove_nonneg(target, used)
         res.difference, res.how = form, how
-        if proved:
-            res.verdict = "holds"
-    if res.verdict != "holds":
-        rng = generator(seed, "grid", name)
-        worst = None
-        checked = 0
-        for pt in _grid(used, rng, max_points, (d_expr, p_expr)):
-            if conds and not all(bool(c.xreplace(pt)) for c in conds):
-                continue
-            ev = _eval_point(d_expr, p_expr, pt)
-            if ev is None:
-                continue
-            a, b, av, bv = ev
-            checked += 1
-            gap = (av - bv) if rel in ("=", ">=") else (bv - av)
-            scale = max(sp.Float(1), abs(av), abs(bv))
-            tol = scale * sp.Float(10) ** (-(DIGITS - 10))
-            exact_rational = a.is_Rational and b.is_Rational
-            if rel == "=":
-                bad = (a != b) if exact_rational else abs(gap) > tol
-            else:
-                bad = (gap < 0) if exact_rational else gap < -tol
-            if worst is None or abs(gap) > abs(worst):
-                worst = gap
-            if bad:
-                res.verdict = "refuted"
-                res.counterexample = {
-                    "point": {s.name: sp.sstr(v) for s, v in pt.items()},
-                    "derived": sp.sstr(a),
-                    "printed": sp.sstr(b),
-                    "derived_value": sp.sstr(sp.N(av, 40)),
-                    "printed_value": sp.sstr(sp.N(bv, 40)),
-                    "exact": bool(exact_rational),
-                    "evaluation": "exact rational arithmetic" if exact_rational else f"{DIGITS}-digit evaluation",
-                }
-                if rel == "=":
-                    res.corrected = sp.sstr(parse(corrected, names) if corrected is not None else res.derived_tidy)
-                elif corrected is not None:
-                    res.corrected = sp.sstr(parse(corrected, names))
-                break
-        if res.verdict == "inconclusive":
-            res.numeric_fallback = True
-            res.numeric = {
-                "points": checked,
-                "max_abs_gap": None if worst is None else sp.sstr(sp.N(abs(worst), 5)),
-                "digits": DIGITS,
-                "note": "sympy could not decide; no counterexample on the seeded grid "
-                "(numeric evidence only, not a proof)",
-            }
+    if zero:
+        res.verdict, res.route, res.reason = "holds", "symbolic", f"symbolic: {res.how}"
+    else:
+        _settle_numerically(res, used, conds, seed, plan, tol, corrected, names)
     res.seconds = time.perf_counter() - t0
     return res
+
+
+def _tolerance(tolerance: Any, rel: str, name: str) -> sp.Expr | None:
+    """The tolerance of an ``=`` claim as an exact nonnegative number (None when not given)."""
+    if tolerance is None:
+        return None
+    if rel != "=":
+        raise PrivcheckUsageError(f"{name}: a tolerance applies to relation '=' only, not {rel!r}")
+    try:
+        tol = sp.nsimplify(sp.sympify(str(tolerance)), rational=True)
+    except (sp.SympifyError, TypeError, ValueError):
+        tol = None
+    if tol is None or not tol.is_number or not tol.is_real or bool(tol < 0):
+        raise PrivcheckUsageError(f"{name}: tolerance must be a number >= 0, got {tolerance!r}")
+    return tol
+
+
+def _settle_numerically(
+    res: FormulaResult,
+    used: Mapping[sp.Symbol, Domain],
+    conds: list,
+    seed: int | np.random.SeedSequence,
+    plan: FormulaPlan,
+    tol: sp.Expr | None,
+    corrected: Any,
+    names: Mapping[str, sp.Symbol],
+) -> None:
+    """The interval proof and the counterexample search (proofs.routes.settle), recorded on ``res``."""
+    st = settle(
+        res.name, res.derived, res.printed, res.relation, used, conditions=conds, seed=seed, plan=plan, tolerance=tol
+    )
+    res.verdict, res.route = st.verdict, st.route
+    if st.verdict != "inconclusive":
+        res.reason = st.reason
+    else:
+        res.reason = "sympy could not decide" + (f"; {st.reason}" if st.reason else "")
+    if st.proofs:
+        res.proof = [p.details() for p in st.proofs]
+    if st.search is not None:
+        sr = st.search
+        res.search = {
+            "examples": sr.examples,
+            "seed": sr.seed,
+            "seconds": round(sr.seconds, 4),
+            "timed_out": sr.timed_out,
+            "max_examples": plan.search.max_examples,
+        }
+        if sr.notes:
+            res.search["notes"] = list(sr.notes)
+    ce = st.counterexample
+    if ce is not None:
+        res.counterexample = ce.record()
+        if res.relation == "=":
+            res.corrected = sp.sstr(parse(corrected, names) if corrected is not None else res.derived_tidy)
+        elif corrected is not None:
+            res.corrected = sp.sstr(parse(corrected, names))
+    if st.verdict == "inconclusive":
+        res.numeric_fallback = True
+        res.numeric = {
+            "points": 0 if st.search is None else st.search.examples,
+            "max_abs_gap": None if st.search is None else st.search.max_abs_gap,
+            "digits": GUIDE_DPS,
+            "note": "numeric evidence only, not a proof",
+        }
 
 
 def combine(
@@ -682,6 +648,8 @@ def combine(
             if v is not None:
                 details[key] = v
         details["deciding_part"] = lead.name
+        details["reason"] = _combined_reason(results, verdict, lead)
+        details["verdict_text"] = f"{verdict} ({details['reason']})"
     if extra:
         details.update(extra)
     return Outcome(
@@ -690,6 +658,22 @@ def combine(
         measured=measured if measured is not None else sp.sstr(lead.derived_tidy),
         details=details,
     )
+
+
+def _combined_reason(results: Sequence[FormulaResult], verdict: str, lead: FormulaResult) -> str:
+    """One line for several comparisons: the deciding part's reason, or how each route contributed."""
+    if verdict != "holds":
+        return f"{lead.name}: {lead.reason}"
+    routes: dict[str, list[FormulaResult]] = {}
+    for r in results:
+        routes.setdefault(r.route or "symbolic", []).append(r)
+    said = []
+    for route, rs in routes.items():
+        if route == "symbolic":
+            said.append(f"{len(rs)} symbolic")
+        else:
+            said.append(f"{len(rs)} by {route} ({'; '.join(r.reason for r in rs)})")
+    return f"{len(results)} parts: " + ", ".join(said)
 
 
 def outcome_from(result: FormulaResult) -> Outcome:
@@ -735,9 +719,11 @@ class FormulaClaim:
     claim: Claim
     conditions: tuple = ()
     corrected: Any = None
+    tolerance: Any = None
+    plan: FormulaPlan | None = None
 
     def evaluate(self, seed: int | np.random.SeedSequence = 0) -> FormulaResult:
-        """Decide the claim (same rules as every symbolic check); ``seed`` drives the grid."""
+        """Decide the claim (same rules as every symbolic check); ``seed`` drives the counterexample search."""
         return compare(
             self.id,
             self.derived,
@@ -748,6 +734,8 @@ class FormulaClaim:
             conditions=self.conditions,
             seed=seed,
             corrected=self.corrected,
+            tolerance=self.tolerance,
+            plan=self.plan,
         )
 
     def check(self, ctx: RunContext) -> Outcome:
@@ -772,6 +760,8 @@ def formula_claim(
     kind: str = "formula",
     register: bool = True,
     registry: Registry | None = None,
+    tolerance: Any = None,
+    plan: FormulaPlan | None = None,
 ) -> FormulaClaim:
     """Declare a formula claim and (by default) register it as a ``symbolic`` check.
 
@@ -783,8 +773,11 @@ def formula_claim(
     (``holds``, ``refuted``, ``inconclusive``; None for no expectation) — ``privcheck verify``
     exits 1 and the pytest helper fails when the verdict differs. substitutions:
     {symbol: expression} applied to the derived side before comparing (definitions such as
-    ``q = 1/(e^eps + m - 1)``). conditions: relations restricting the counterexample grid.
-    corrected: an expression reported when refuted (default for ``=``: the derived side).
+    ``q = 1/(e^eps + m - 1)``). conditions: relations restricting the domain (interval proof and
+    counterexample search). corrected: an expression reported when refuted (default for ``=``: the
+    derived side). tolerance: for ``=``, the allowed |derived − printed| (a number >= 0): the claim
+    may then also be proved by interval arithmetic. plan: bounds of the interval proof and of the
+    counterexample search (:class:`proofs.routes.FormulaPlan`; default :data:`proofs.routes.DEFAULT_PLAN`).
     register: add the Claim and its Check to ``registry`` (default: the registry of an
     enclosing :func:`collecting` block, else the built-in CATALOGUE; re-declaring the same id
     from this function replaces the earlier declaration).
@@ -811,9 +804,12 @@ def formula_claim(
             raise PrivcheckUsageError(f"substitutions: undeclared symbol(s) {', '.join(bad)}")
         d_expr = d_expr.subs(sub)
     conds = tuple(parse(c, names, f"{id}: condition") for c in conditions)
+    _tolerance(tolerance, rel, id)  # a bad tolerance is reported when the claim is declared
     rel_txt = {"=": "=", "<=": "≤", ">=": "≥"}[rel]
     claim = Claim(id, source, where, kind, statement or f"{sp.sstr(d_expr)} {rel_txt} {sp.sstr(p_expr)}", ("symbolic",))
-    fc = FormulaClaim(id, d_expr, p_expr, rel, dict(assumptions), names, expect, claim, conds, corrected)
+    fc = FormulaClaim(
+        id, d_expr, p_expr, rel, dict(assumptions), names, expect, claim, conds, corrected, tolerance, plan
+    )
     if register:
         reg = _current_registry(registry)
         mine = _FORMULA_IDS.setdefault(id_of(reg), set())

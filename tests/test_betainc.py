@@ -191,3 +191,22 @@ def test_limits_bracket_the_mpmath_root(n, k_tail, mirror, alpha):
     the exact root of the tail equation (the tails are monotone in x)."""
     k = min(k_tail, n)
     _check_limits(n - k if mirror else k, n, alpha)
+
+
+def test_regression_cancelling_continued_fraction_near_the_mean():
+    """Issue 29 §2: at k = 144886108, n = 144888108, α = 0.4375 the lower limit read 0.9999861430235756
+    with P[Bin(n, lo) >= k] = 0.4375000000461 > α: the continued fraction's first denominator
+    1 − (a + b)x/(a + 1) ≈ 3e−7 cancels and amplified its rounding to 5.6e−10 (beyond REL_ERR)."""
+    _check_limits(144886108, 144888108, 0.4375)
+    # the amplification is now detected and the fraction redone in 40 digits
+    from privcheck.base.betainc import _cf, _cf_float
+
+    a, b, x = 144886108.0, 2001.0, 0.9999861430235756
+    _, amp = _cf_float(a, b, x)
+    assert amp > 1e3
+    with mpmath.workdps(DPS):
+        exact = mpmath.betainc(int(a), int(b), 0, x, regularized=True)
+        n = a + b - 1
+        pre = mpmath.binomial(int(n), int(a)) * mpmath.mpf(x) ** int(a) * (1 - mpmath.mpf(x)) ** int(n - a + 1)
+        want = float(exact / pre)
+    assert abs(_cf(a, b, x) / want - 1) < 1e-13

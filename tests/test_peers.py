@@ -104,13 +104,19 @@ def test_lower_bound_above_certified_upper_end_is_refuted():
     assert one_row(fake(4.3, role="lower"))[1]["status"] == "holds"
 
 
-def test_approximation_is_labelled_never_judged():
+def test_approximation_is_labelled_never_counted_as_holds_and_its_miss_refutes():
+    """Issue 29: the 'approximation' label explains a miss, it does not turn it into holds."""
     out = P.audit_queries([fake(4.0, role="approximation")], "fake", [], "s")
     row = out.details["rows"][0]
-    assert out.verdict == "inconclusive"  # nothing that is a bound was decided
-    assert row["status"] == "approximation" and row["position"] == "below" and "not a bound" in row["note"]
-    assert out.details["approximations_below_truth"] == 1 and "below the truth" in out.measured
-    assert one_row(fake(4.5, role="approximation"))[1]["position"] == "above"
+    assert out.verdict == "refuted"  # below the truth: a miss, whatever the label
+    assert row["status"] == "miss" and row["position"] == "below" and "not a bound" in row["note"]
+    assert "explains the miss" in row["note"] and "reproducer" in row
+    assert out.details["approximations_below_truth"] == 1 and "unsafe side of the truth" in out.measured
+    above = P.audit_queries([fake(4.5, role="approximation")], "fake", [], "s")
+    assert above.details["rows"][0]["status"] == "approximation" and above.details["rows"][0]["position"] == "above"
+    assert above.verdict == "inconclusive"  # labelled, never counted as holds
+    both = P.audit_queries([fake(4.0, role="approximation"), fake(4.5)], "fake", [], "s")
+    assert both.verdict == "refuted"  # a holding bound does not hide the approximation's miss
 
 
 def test_delta_direction():
@@ -131,9 +137,12 @@ def test_calibration_refuted_when_the_parameter_is_too_small():
     # within a documented tolerance: holds, and says so
     v, row = one_row(fake(3.7, tolerance=0.05, **mk))
     assert v == "holds" and row["within_documented_tolerance"]["excess"] > 0
-    # an approximate calibration that misses the target is labelled, not refuted
+    # an approximate calibration that misses the target: a miss (refuted), the label explaining it
     v, row = one_row(fake(3.0, approximate=True, **mk))
-    assert row["status"] == "approximation" and row["position"] == "below" and v == "inconclusive"
+    assert row["status"] == "miss" and row["position"] == "below" and v == "refuted"
+    assert "target ε is NOT achieved" in row["note"]
+    v, row = one_row(fake(4.0, approximate=True, **mk))
+    assert row["status"] == "approximation" and v == "inconclusive"
 
 
 def test_events_without_certified_interval_are_undecided():
@@ -387,3 +396,84 @@ def test_library_logging_goes_to_the_record_not_the_terminal(capsys):
     )
     assert row["library_log"] == ["WARNING: failed to converge"]
     assert "failed to converge" not in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- issue 29: tails, impossible values, grids
+def test_impossible_curve_values_are_named_before_any_interval():
+    """β(α) ≤ 1 − α (TPR ≥ FPR), advantage in [0, 1], μ ≥ 0 for every mechanism; a few ulps of allowance."""
+    from privcheck.catalogue.peers.curves import IMPOSSIBLE_ABS, impossible
+
+    # riskcal 1.5.1 / gdpnum 0.1.2 at σ=1.1, q=0.01, T=10⁴, α=1e-10 (see peers.riskcal)
+    assert "TPR" in impossible("beta", 0.9999999999995757, 1e-10)
+    assert impossible("beta", 1.0 - 1e-10, 1e-10) is None
+    assert impossible("beta", 1.0 - 1e-10 + IMPOSSIBLE_ABS / 2, 1e-10) is None
+    assert impossible("beta", -1e-12, 0.5) is not None and impossible("beta", 0.0, 0.5) is None
+    assert impossible("advantage", 1.0000028440550712, None) is not None  # riskcal at σ=0.5, q=0.5, T=100
+    assert impossible("advantage", 1.0, None) is None and impossible("mu", -0.1, None) is not None
+
+
+def test_an_impossible_beta_refutes_even_inside_a_wide_interval():
+    import privcheck.catalogue.peers.curves as pc
+    from accountants.pld import Interval
+
+    wide = lambda *a: Interval(0.0, 1.0, "fake")  # noqa: E731 - an interval too wide to judge anything
+    row = pc.CurveRow("beta(1e-10)", "beta", 1.1, 0.01, 10_000, 1e-10, lambda: 0.9999999999995757, "lib.call()")
+    judged = pc.judge_curve_row(row, wide)
+    assert judged["status"] == "impossible" and "1 - alpha" in judged["reason"] and "reproducer" in judged
+    ok = pc.judge_curve_row(pc.CurveRow("b", "beta", 1.1, 0.01, 10, 0.1, lambda: 0.5, "c"), wide)
+    assert ok["status"] == "undecided"
+    out = pc.fold([judged, ok], "lib", (), "claim")
+    assert out.verdict == "refuted" and out.details["counts"]["impossible"] == 1
+    assert "TPR" in out.measured and out.details["first_refuted"]["query"] == "beta(1e-10)"
+
+
+def test_curve_grids_reach_long_horizons_large_eps_and_tiny_alpha():
+    import privcheck.catalogue.peers.curves as pc
+
+    full, quick = type("Ctx", (), {"quick": False})(), type("Ctx", (), {"quick": True})()
+    for grid in (pc.FULL_GRID, pc.QUICK_GRID):
+        assert max(T for (_, _, T), _ in grid) >= 10_000 and min(min(a) for _, a in grid) <= 1e-10
+    assert max(q for (_, q, _), _ in pc.FULL_GRID if q < 1) >= 0.5 and min(min(a) for _, a in pc.FULL_GRID) <= 1e-12
+    for build in (pc.gdpnum_rows, pc.riskcal_rows):
+        assert len(build(quick)) < len(build(full))
+
+
+def test_riskcal_betas_of_one_composition_come_from_one_call_equal_to_the_scalar_calls():
+    pytest.importorskip("riskcal")
+    from riskcal.calibration.dpsgd import get_beta_for_dpsgd
+
+    import privcheck.catalogue.peers.curves as pc
+
+    alphas = (1e-6, 1e-3, 0.3)
+    got = [pc._riskcal_beta(1.0, 0.01, 1, a, alphas) for a in alphas]
+    assert got == [get_beta_for_dpsgd(1.0, 0.01, 1, alpha=a) for a in alphas]
+
+
+def test_full_grids_reach_long_horizons_tiny_delta_and_large_eps_for_every_accountant():
+    full = type("Ctx", (), {"quick": False})()
+    for build in (P.dp_accounting_rdp_queries, P.autodp_rdp_queries, P.prv_queries):
+        qs = build(full)
+        counts = [e.count for q in qs for e in q.events]
+        assert max(counts) >= 100_000 and min(q.at for q in qs if q.target == "eps") <= 1e-12, build.__name__
+        assert any("large ε" in q.label for q in qs), build.__name__
+
+
+def test_an_answer_strictly_inside_a_pld_interval_is_judged_on_a_finer_grid():
+    """prv 's lower end for 100 × Laplace b=0.5 lies inside the default interval; the finer one decides it."""
+    from privcheck.catalogue.peers.certify import certified, certified_finer
+
+    ev = (P.laplace(0.5, 100),)
+    coarse, fine = certified(ev, "add_remove", "eps", 1e-5), certified_finer(ev, "add_remove", "eps", 1e-5)
+    assert coarse.lower <= fine.lower <= fine.upper <= coarse.upper * (1 + 1e-12) and "finer grid" in fine.method
+    inside = (coarse.lower + fine.lower) / 2  # undecided on the coarse interval, below the finer one
+    row = P.judge(P.Query("lap", "add_remove", "eps", 1e-5, "lower", lambda: inside, "", events=ev))
+    assert row["status"] == "holds" and "finer grid" in row["certified_by"]
+
+
+def test_refining_is_asked_only_well_inside_a_pld_interval():
+    from privcheck.catalogue.peers.certify import Certified
+    from privcheck.catalogue.peers.core import _worth_refining
+
+    pld = Certified(1.0, 2.0, "privcheck PLD accountant (certified interval)", "")
+    assert _worth_refining(pld, 1.5) and not _worth_refining(pld, 1.01) and not _worth_refining(pld, 2.5)
+    assert not _worth_refining(Certified(1.0, 2.0, "exact GDP", ""), 1.5)  # closed forms are not refined

@@ -1,4 +1,4 @@
-"""The README's Python API examples run and give the documented results."""
+"""The Python API examples of the site (docs/site/audit.md, "In Python") run and give the documented results."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 import privcheck
 
-README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+PAGE = pathlib.Path(__file__).resolve().parents[1] / "docs" / "site" / "audit.md"
 
 
 def test_estimator_api_single_result_decides_with_its_own_family():
@@ -34,13 +34,13 @@ def test_estimator_api_single_result_decides_with_its_own_family():
     assert decide([res_bad]).verdict == "refuted"
 
 
-def test_readme_python_block_runs():
-    text = README.read_text(encoding="utf-8")
-    block = re.search(r"### Python API\n\n(?:<!--.*?-->\n)?```python\n(.*?)```", text, re.S).group(1)
+def test_site_python_api_block_runs():
+    text = PAGE.read_text(encoding="utf-8")
+    block = re.search(r"## In Python\n\n(?:<!--.*?-->\n)?```python\n(.*?)```", text, re.S).group(1)
     # the OUE audit at 10^6 samples is the slow part; run the block at a smaller size
     block = block.replace("samples=1_000_000", "samples=100_000")
     namespace: dict = {}
-    exec(compile(block, "README.md", "exec"), namespace)
+    exec(compile(block, "docs/site/audit.md", "exec"), namespace)
     from privcheck.estimator_check import decide
 
     assert namespace["res"].verdict == "holds"

@@ -9,7 +9,7 @@
   :class:`UserCodeError` naming the function and what it did;
 - processes: per-sample code runs from a script without the ``__main__``
   guard, from ``python -`` and ``python -c`` (threads with a note when worker
-  processes would re-import ``__main__``), and the README block runs verbatim.
+  processes would re-import ``__main__``), and the own-code page's block (docs/site/own-code.md) runs verbatim.
 """
 
 from __future__ import annotations
@@ -298,7 +298,7 @@ def test_per_sample_jobs2_runs_without_main_guard(tmp_path, how):
     assert "Traceback" not in r.stderr
 
 
-README = ROOT / "README.md"
+OWN_CODE_PAGE = ROOT / "docs" / "site" / "own-code.md"
 _CAP = """
 import os, privcheck
 _real = privcheck.audit
@@ -311,10 +311,7 @@ privcheck.audit = _capped
 
 @pytest.mark.parametrize("how", ["script", "stdin"])
 def test_readme_auditing_your_own_code_runs_verbatim(tmp_path, how):
-    text = README.read_text(encoding="utf-8")
-    start = text.index("### Auditing your own code")
-    section = text[start : text.index("\n## ", start)]
-    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    blocks = re.findall(r"```python\n(.*?)```", OWN_CODE_PAGE.read_text(encoding="utf-8"), re.S)
     assert len(blocks) >= 2 and blocks[0].startswith("# mymech.py")
     (tmp_path / "mymech.py").write_text(blocks[0])
     (tmp_path / "audit_readme.py").write_text(blocks[1])
@@ -334,6 +331,6 @@ def test_readme_auditing_your_own_code_runs_verbatim(tmp_path, how):
     assert "Traceback" not in r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("holds ") and 0.5 < float(lines[0].split()[1]) <= 1.0
-    assert lines[1:6] == ["True", "holds", "holds", "refuted", "holds"]  # as the README's comments say
+    assert lines[1:6] == ["True", "holds", "holds", "refuted", "holds"]  # as the page's comments say
     raw, seen = (float(v) for v in lines[6].split())
     assert not raw > 0.3 and seen > 0.8

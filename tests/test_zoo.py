@@ -24,7 +24,7 @@ def test_zoo_claims_registered_and_opt_in():
     ids = [c for c in reg.claims if c.startswith("zoo.")]
     assert len(ids) >= 90
     libraries = {i.split(".")[1] for i in ids}
-    assert libraries == {"pure_ldp", "multi_freq_ldpy", "diffprivlib", "opendp", "pydp"}
+    assert libraries == {"pure_ldp", "multi_freq_ldpy", "diffprivlib", "opendp", "pydp", "flwr", "opacus"}
     assert not any(chk.claim_id.startswith("zoo.") for chk in select(None))  # not in the default run
     assert {chk.claim_id for chk in select(["zoo.*"])} == set(ids)
 
@@ -173,7 +173,8 @@ def test_scorecard_tables_and_findings_from_records():
     other = VerdictRecord("fedsel.pe.ldp", "p", "privacy", "exact", "holds", 1, 1, {}, 0, None, 0.1)
     table = scorecard_markdown([rec, other])
     assert (
-        "### pure-ldp (pure-ldp 1.1.2)" in table and "| `sue` | eps=1, d=8 | 1 | 1 | 1.43 | 1.43 | refuted |" in table
+        "### pure-ldp (pure-ldp 1.1.2)" in table
+        and "| `sue` | eps=1, d=8 | 1 | 1 (documented) | 1.43 | 1.43 | refuted |" in table
     )
     assert "fedsel" not in table
     found = findings_markdown([rec])

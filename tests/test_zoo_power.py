@@ -141,7 +141,7 @@ def test_scorecard_shows_certified_of_true_and_power_statements():
         3.0,
     )
     table = scorecard_markdown([rec])
-    assert "| `mech` | eps=1 | 1 | 1 | 0.97 | 0.97 | holds | 0.97 | 2.62e+05 |" in table
+    assert "| `mech` | eps=1 | 1 | 1 (documented) | 0.97 | 0.97 | holds | 0.97 | 2.62e+05 |" in table
     assert "| holds | 0.80* |" in table  # basis: the claimed eps (no calculator)
     assert f"- `mech` eps=0.25: {weak['power']}" in table
     line = power_summary([rec])

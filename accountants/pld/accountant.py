@@ -28,6 +28,7 @@ import numpy as np
 
 from accountants.composition import RR_MAX_LOSS, RR_MAX_STEPS, optimal_composition, rr_composition_delta
 from accountants.gdp import gdp_eps, gdp_log_delta
+from accountants.pld.coarsen import coarsen, measure_of
 from accountants.pld.compose import Composition, compose, product_inf_mass
 from accountants.pld.discretise import discretise, pessimistic
 from accountants.pld.events import RELATIONS, ApproxDPEvent, PLDEvent, Profile, PureDPEvent, RandomizedResponseEvent
@@ -38,7 +39,16 @@ from privcheck.base.validation import check_delta, check_int, check_nonnegative
 
 __all__ = ["Interval", "PLDAccountant"]
 
+#: two ulps of the smallest double: a relative slack says nothing for subnormal values (issue 29 §2)
+_SUB = 1e-323
 TILT_BELOW = 1e-8  # below this δ the FFT is redone on exponentially tilted measures
+REL_WIDTH = 5e-4  # relative width of ε(δ) aimed at by the grid step (issue 33 §2: <= 0.1 %)
+STEP_PER_SPREAD = 0.035  # h / σ₁ for REL_WIDTH (second-order discretisation error)
+ONE_STAGE_MAX = 2**17  # the grid is at least this fine (one FFT of this size is cheap); above it: blocks
+MIN_BLOCK_COUNT = 128  # an event repeated at least this often is composed in blocks of ≈ √count
+COARSE_FFT = 2**14  # target window points of the block stage
+COARSE_PER_SPREAD = 0.03  # coarse step / spread of the narrowest block
+TILT_STEP = 0.5  # the tilted route (δ < TILT_BELOW) runs at this fraction of the grid step
 _REFINE = 256  # sub-grid points per loss step when ε(δ) is located (by bisection: 8 evaluations)
 
 
@@ -46,8 +56,8 @@ class PLDAccountant:
     """Privacy-loss-distribution accountant with certified bounds.
 
     relation: "add_remove" (default) or "replace_one" — each event's profiles are taken under it.
-    grid_step: loss discretisation step h (default: chosen so the composed window fits an FFT
-    of about ``target_fft_size`` points). method: "auto" (exact closed forms where they apply)
+    grid_step: loss discretisation step h (default: chosen for a relative width ``rel_width`` of
+    ε(δ), see _choose_step; ``target_fft_size`` caps the fineness at window/size). method: "auto" (exact closed forms where they apply)
     or "pld" (always the FFT route). tail_mass: Chernoff mass allowed outside the FFT window (added to the
     upper / subtracted from the lower bound; the default 1e−15 is 1e−7 of the smallest δ the
     untilted FFT answers, TILT_BELOW, and keeps the window ~30 % narrower than 1e−30). max_fft_size: refuse larger FFTs.
@@ -60,8 +70,9 @@ class PLDAccountant:
         grid_step: float | None = None,
         tail_mass: float = 1e-15,
         max_fft_size: int = 2**23,
-        target_fft_size: int = 2**18,
+        target_fft_size: int | None = None,
         method: str = "auto",
+        rel_width: float = REL_WIDTH,
     ):
         if relation not in RELATIONS:
             raise PrivcheckUsageError(f"relation must be one of {', '.join(RELATIONS)}, got {relation!r}")
@@ -71,7 +82,11 @@ class PLDAccountant:
             raise PrivcheckUsageError(f"grid_step must be in [1e-8, 1], got {grid_step!r}")
         self.tail_mass = float(tail_mass)
         self.max_fft_size = int(max_fft_size)
-        self.target_fft_size = int(target_fft_size)
+        self.target_fft_size = None if target_fft_size is None else int(target_fft_size)
+        self.rel_width = float(rel_width)
+        if not (1e-6 <= self.rel_width <= 0.5):
+            raise PrivcheckUsageError(f"rel_width must be in [1e-6, 0.5], got {rel_width!r}")
+        self._refine = 1.0  # factor on the chosen grid step (lowered when an answer is too wide)
         if method not in ("auto", "pld"):
             raise PrivcheckUsageError(f"method must be 'auto' or 'pld', got {method!r}")
         self.method = method  # "pld": always the FFT route (for cross-checks of the exact routes)
@@ -118,6 +133,11 @@ class PLDAccountant:
         m = max(mus)
         return m * math.sqrt(sum(c * (mu / m) ** 2 for mu, (_, c) in zip(mus, self._events)))
 
+    def exact_mu(self) -> float | None:
+        """μ of the composition when it is exactly μ-GDP (plain Gaussian events only: μ = √(Σ count·μ_i²),
+        Dong, Roth & Su 2019, Cor. 3.3), else None (also with method="pld")."""
+        return self._gdp_mu()
+
     def _single_profiles(self) -> tuple[Profile, ...] | None:
         if self.method == "pld":
             return None
@@ -137,30 +157,32 @@ class PLDAccountant:
         return [rem] if sym else [rem, add]
 
     def _choose_step(self, dirs) -> float:
-        """Grid step: fine enough for accuracy (second-order error ~ n·h²/σ₁, σ₁ the per-event
-        loss spread), coarse enough for an FFT of about target_fft_size points (never above
-        max_fft_size/2)."""
+        """Grid step, sized to the accuracy asked for (issue 33 §2) rather than to fill an FFT: the
+        discretisation error of both measures is second order, relative ε error ≈ 0.4·(h/σ₁)² with σ₁
+        the smallest per-event loss spread, so h = STEP_PER_SPREAD·σ₁ aims at REL_WIDTH (``rel_width``
+        scales it; the ε queries refine h when the answer is wider). An explicit ``target_fft_size``
+        keeps its old meaning (h >= window/size: coarser, faster); never more than max_fft_size/2
+        points in a one-stage window."""
         if self.grid_step is not None:
             return self.grid_step
         atoms_only = all(p.atoms is not None for d in dirs for p, _ in d)
         h0 = 2e-3
-        W, var, n = 0.0, 0.0, 0
+        W, sig = 0.0, math.inf
         for d in dirs:
             ms = [(pessimistic(p, h0), c) for p, c in d]
             W = max(W, compose(ms, "pessimistic", self.tail_mass, 2**40, window_only=True))
             for m, c in ms:
                 F = m.finite_mass
                 mean = float(np.sum(m.p * m.x)) / F
-                var += c * float(np.sum(m.p * (m.x - mean) ** 2)) / F
-                n += c
-        sigma1 = max(math.sqrt(var / max(n, 1)), h0)
-        h_acc = math.sqrt(0.1 * sigma1 / max(n, 1))
-        h = min(W / self.target_fft_size, max(h_acc, 1e-7))
+                v = float(np.sum(m.p * (m.x - mean) ** 2)) / F
+                sig = min(sig, math.sqrt(v))
+        sig = max(sig, h0 / 8) if math.isfinite(sig) else h0
+        h = min(STEP_PER_SPREAD * sig * math.sqrt(self.rel_width / REL_WIDTH) * self._refine, h0)
+        # a one-stage window of ONE_STAGE_MAX points is cheap: never coarser than that
+        h = min(h, W / ONE_STAGE_MAX * self._refine)
+        if self.target_fft_size is not None:
+            h = max(h, W / self.target_fft_size)
         h = max(h, W / (self.max_fft_size / 2), 1e-7)
-        # the FFT length is the next power of two: fill it with the finest step that still fits
-        # (3 % margin for the window estimated at h0); accuracy for free at the same cost
-        n_fft = 1 << max(math.ceil(math.log2(W / h)), 4)
-        h = max(min(h, W * 1.03 / (n_fft - 8)), 1e-7)
         if atoms_only:
             base = _atom_base([p for d in dirs for p, _ in d])
             if base is not None:
@@ -175,54 +197,129 @@ class PLDAccountant:
         key = round(tilt, 3)
         if key not in self._cache["comps"]:
             comps = []
-            for ms in self._cache["measures"]:
+            for i, ms in enumerate(self._cache["measures"]):
+                two = self._two_stage(ms) if key == 0 else None
+                if two is not None:
+                    comps.append(two)
+                    continue
+                if key > 0:  # the tilted route resolves tiny δ: knots without the absolute floor
+                    ms = self._fine_measures(i)
                 pess = compose([(m[0], c) for m, c in ms], "pessimistic", self.tail_mass, self.max_fft_size, tilt=key)
                 opt = compose([(m[1], c) for m, c in ms], "optimistic", self.tail_mass, self.max_fft_size, tilt=key)
                 comps.append((pess, opt))
             self._cache["comps"][key] = comps
         return {"h": self._cache["h"], "comps": self._cache["comps"][key]}
 
-    def _tilt_for_delta(self, comps, delta: float) -> float:
-        """Chernoff-optimal λ for this δ (the tilt that centres the composed loss near ε(δ))."""
-        from accountants.pld.compose import LAMBDAS_POS
+    def _built(self) -> dict:
+        """The build cache (after _build)."""
+        if self._cache is None:
+            self._build()
+        assert self._cache is not None
+        return self._cache
 
-        lam = LAMBDAS_POS
-        logc = lam * np.log(lam / (lam + 1)) - np.log1p(lam)
-        best = 0.0
-        for pess, _ in comps:
-            e = (pess.K_pos + logc - math.log(delta)) / lam
-            best = max(best, float(lam[int(np.argmin(e))]))
-        return best
+    def _fine_measures(self, i: int):
+        """Direction i's measures rebuilt for tiny δ: without the knots' absolute floor, at a finer
+        step (TILT_STEP of the untilted one; atoms keep theirs)."""
+        cache = self._built()
+        fine = cache.setdefault("fine", {})
+        if i not in fine:
+            h = cache["h"] * (1.0 if self.grid_step is not None else TILT_STEP)
+            d = self._directions()[i]
+            fine[i] = [
+                (discretise(p, h, floor=0.0) if p.atoms is None else discretise(p, h), c)
+                for (m, c), (p, _) in zip(cache["measures"][i], d)
+            ]
+        return fine[i]
+
+    def _two_stage(self, ms):
+        """(pessimistic, optimistic) compositions of one direction by blocks (accountants.pld.coarsen),
+        or None when one FFT is small enough or no event repeats enough to form blocks."""
+        h = self._cache["h"]
+        if self.method == "pld" and self.grid_step is not None:
+            return None
+        parts_p = [(m[0], c) for m, c in ms]
+        W = compose(parts_p, "pessimistic", self.tail_mass, 2**40, window_only=True)
+        if W / h <= ONE_STAGE_MAX or max(c for _, c in ms) < MIN_BLOCK_COUNT:
+            return None
+        plan = []
+        sig_block = math.inf
+        for (pm, om), c in ms:
+            T1 = c if c < MIN_BLOCK_COUNT else _block_size(c)
+            T2, T3 = divmod(c, T1)
+            F = pm.finite_mass
+            mean = float(np.sum(pm.p * pm.x)) / F
+            sd = math.sqrt(max(float(np.sum(pm.p * (pm.x - mean) ** 2)) / F, 0.0))
+            sig_block = min(sig_block, sd * math.sqrt(T1))
+            plan.append(((pm, om), T1, T2, T3))
+        # the coarse step: a small final FFT, and well below the spread of every block
+        H = min(max(W / COARSE_FFT, h), COARSE_PER_SPREAD * sig_block)
+        factor = max(1, int(H / h))
+        out = []
+        for kind, j in (("pessimistic", 0), ("optimistic", 1)):
+            parts = []
+            for pair, T1, T2, T3 in plan:
+                for size, count in ((T1, T2), (T3, 1)):
+                    if size == 0 or count == 0:
+                        continue
+                    block = compose([(pair[j], size)], kind, self.tail_mass, self.max_fft_size, long=True)
+                    parts.append((coarsen(measure_of(block, pair[j].label), factor), count))
+            out.append(compose(parts, kind, self.tail_mass, self.max_fft_size))
+        self._cache["factor"] = factor
+        return tuple(out)
+
+    def _tilt_for_delta(self, comps, delta: float) -> float:
+        """Chernoff-optimal λ for this δ (the tilt that centres the composed loss near ε(δ)): the best of
+        LAMBDAS_POS, refined on 33 points between its neighbours (that grid steps by ×1.78, which moves
+        the tilted mean past ε(δ): the window then missed it and the route gave up, e.g. 2 × N(1) +
+        3 × Laplace(0.5) at δ = 1e−250)."""
+        ld = math.log(delta)
+
+        def score(lam, K):
+            return (K + lam * np.log(lam / (lam + 1)) - np.log1p(lam) - ld) / lam
+
+        return self._refined_tilt(comps, score)
 
     def _tilt_for_eps(self, comps, eps: float) -> float:
-        from accountants.pld.compose import LAMBDAS_POS
+        """λ minimising the Chernoff bound K(λ) − λε on δ(ε), refined as in _tilt_for_delta."""
+        return self._refined_tilt(comps, lambda lam, K: K - lam * eps)
+
+    def _refined_tilt(self, comps, score) -> float:
+        from accountants.pld.compose import LAMBDAS_POS, log_mgf
 
         best = 0.0
-        for pess, _ in comps:
-            best = max(best, float(LAMBDAS_POS[int(np.argmin(pess.K_pos - LAMBDAS_POS * eps))]))
+        for (pess, _), ms in zip(comps, self._built()["measures"]):
+            i = int(np.argmin(score(LAMBDAS_POS, pess.K_pos)))
+            lo = LAMBDAS_POS[max(i - 1, 0)]
+            hi = LAMBDAS_POS[min(i + 1, LAMBDAS_POS.size - 1)]
+            lam = np.geomspace(lo, hi, 33)
+            K = np.zeros(lam.shape)
+            for m, c in ms:
+                K = K + c * log_mgf(m[0], lam, +1)
+            best = max(best, float(lam[int(np.argmin(score(lam, K)))]))
         return best
 
     # ------------------------------------------------------------------ lower bounds from parts
     def _tops(self) -> list[tuple]:
         """Per direction: (top atoms of the non-Gaussian optimistic measures, μ of the Gaussian part)."""
-        if "tops" not in self._cache:
+        cache = self._built()
+        if "tops" not in cache:
             g = [(e.gdp_mu(), c) for e, c in self._events if e.gdp_mu() is not None]
             mu = math.sqrt(sum(c * m * m for m, c in g)) if g else None
             tops = []
-            for ms in self._cache["measures"]:
+            for ms in cache["measures"]:
                 rest = [(m[1], c) for (m, c), (e, _) in zip(ms, self._events) if e.gdp_mu() is None]
                 tops.append((top_measure(rest) if rest else None, mu))
-            self._cache["tops"] = tops
-        return self._cache["tops"]
+            cache["tops"] = tops
+        return cache["tops"]
 
     def _part_delta_lower(self, eps: float) -> float:
         best = 0.0
         for top, mu in self._tops():
-            best = max(best, math.exp(log_delta_lower(top, mu, eps)))
+            best = max(best, math.exp(log_delta_lower(top, mu, eps)) - _SUB)
         for e, _ in self._events:
             r, a = e.profiles(self.relation)
             for p in {id(r): r, id(a): a}.values():
-                best = max(best, float(np.exp(p.log_delta_at(np.array([eps]))[0])) * (1 - 1e-9))
+                best = max(best, float(np.exp(p.log_delta_at(np.array([eps]))[0])) * (1 - 1e-9) - _SUB)
         return best
 
     def _part_eps_lower(self, delta: float, hi: float) -> float:
@@ -290,11 +387,12 @@ class PLDAccountant:
         mu = self._gdp_mu()
         if mu is not None:
             d = math.exp(gdp_log_delta(mu, eps))
-            return _outward(d * (1 - 1e-9), d * (1 + 1e-9), "exact GDP", notes, top=1.0)
+            return _outward(d * (1 - 1e-9) - _SUB, d * (1 + 1e-9) + _SUB, "exact GDP", notes, top=1.0)
         single = self._single_profiles()
         if single is not None:
             d = max(float(np.exp(p.log_delta_at(np.array([eps]))[0])) for p in single)
-            return _outward(d * (1 - 1e-9), d * (1 + 1e-9), "exact profile", notes, top=1.0)
+            ae = max(p.delta_abs_err() for p in single)
+            return _outward(d * (1 - 1e-9) - ae - _SUB, d * (1 + 1e-9) + ae + _SUB, "exact profile", notes, top=1.0)
         cache = self._build()
         up = max(p.delta_bound(eps) for p, _ in cache["comps"])
         lo = max(o.delta_bound(eps) for _, o in cache["comps"])
@@ -302,7 +400,7 @@ class PLDAccountant:
             tc = self._build(self._tilt_for_eps(cache["comps"], eps))["comps"]
             up = min(up, max(p.delta_bound(eps) for p, _ in tc))
             lo = max(lo, max(o.delta_bound(eps) for _, o in tc))
-        part = self._part_delta_lower(eps)
+        part = self._part_delta_lower(eps) if _loose(lo, up) else 0.0
         if part > lo:
             lo = part
         cap = self._max_loss()
@@ -354,7 +452,7 @@ class PLDAccountant:
             los = [max(a, b) for a, b in zip(los[:nd], los[nd:])]
         lo = max(los)
         up = max(ups)
-        part = self._part_eps_lower(delta, up)
+        part = self._part_eps_lower(delta, up) if (_loose(lo, up) or delta < TILT_BELOW) else 0.0
         if part > lo:
             if lo == 0.0 or not math.isfinite(lo):
                 notes.append(
@@ -464,8 +562,24 @@ def _outward(lo: float, up: float, method: str, notes, top: float = math.inf) ->
     return Interval(lo, up, method, tuple(notes))
 
 
+def _block_size(c: int) -> int:
+    """Events per block for a count c: a divisor of c within a factor 2 of √c (no remainder block),
+    the closest to √c; else round(√c)."""
+    r = math.sqrt(c)
+    best = None
+    for d in range(max(1, int(r / 2)), int(2 * r) + 1):
+        if c % d == 0 and (best is None or abs(math.log(d / r)) < abs(math.log(best / r))):
+            best = d
+    return best if best is not None else max(1, int(round(r)))
+
+
+def _loose(lo: float, up: float) -> bool:
+    """Whether an FFT interval is loose enough for the (slower) lower bounds from parts to be tried."""
+    return not (lo > 0 and math.isfinite(up) and up - lo <= 1e-2 * up)
+
+
 def _atom_base(profiles: list[Profile]) -> float | None:
-    vals = np.concatenate([np.abs(p.atoms[0][np.isfinite(p.atoms[0])]) for p in profiles])
+    vals = np.concatenate([np.abs(p.atom_arrays()[0][np.isfinite(p.atom_arrays()[0])]) for p in profiles])
     vals = vals[vals > 1e-12]
     if vals.size == 0:
         return None
@@ -477,9 +591,14 @@ def _atom_base(profiles: list[Profile]) -> float | None:
 
 
 def _profile_eps(p: Profile, delta: float, lower: bool) -> float:
-    """ε(δ) of one exact profile, bracketed: the lower end has δ(ε) > delta, the upper δ(ε) <= delta."""
-    ld = math.log(delta)
-    f = lambda e: float(p.log_delta_at(np.array([e]))[0]) - ld  # noqa: E731
+    """ε(δ) of one exact profile, bracketed: the lower end has δ(ε) > delta, the upper δ(ε) <= delta
+    (the profile's absolute float error, Profile.delta_abs_err, counted against the answer)."""
+    ae = p.delta_abs_err()
+    ld = math.log(delta + ae) if lower else (math.log(delta - ae) if delta > ae else -math.inf)
+
+    def f(e):
+        return float(p.log_delta_at(np.array([e]))[0]) - ld
+
     if f(0.0) <= 0:
         return 0.0
     hi = 1.0

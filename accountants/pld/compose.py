@@ -40,18 +40,31 @@ def log_mgf(m: GridMeasure, lams: np.ndarray, sign: int) -> np.ndarray:
     Blocked: with x_i = a_b + j·h inside a block of B consecutive grid points,
     Σ_i p_i e^{sλx_i} = Σ_b e^{sλa_b}·Σ_j p_{b,j} e^{sλjh}; the inner sums are one matrix product of
     non-negative terms (factors <= e^{50}: no overflow), the outer sum is taken in log space."""
+    cache = m.__dict__.setdefault("_log_mgf", {})
+    key = (lams.tobytes(), sign)
+    if key not in cache:
+        cache[key] = _log_mgf(m, lams, sign)
+    return cache[key]
+
+
+def _log_mgf(m: GridMeasure, lams: np.ndarray, sign: int) -> np.ndarray:
     keep = m.p > 0
     if not keep.any():
         return np.full(lams.shape, -np.inf)
     nz = np.nonzero(keep)[0]
     i0, i1 = int(nz[0]), int(nz[-1]) + 1
+    if nz.size * 4 < i1 - i0:  # sparse (a measure on knots): every term in log space
+        lx = np.log(m.p[nz])[:, None] + sign * np.multiply.outer((m.lo + nz) * m.h, lams)
+        mx = lx.max(axis=0)
+        out = mx + np.log(np.sum(np.exp(lx - mx[None, :]), axis=0))
+        return out + 1e-12 * np.abs(out) + 1e-12
     lam_max = float(np.max(lams)) if lams.size else 0.0
     B = int(max(1, min(64, 50.0 // max(lam_max * m.h, 1e-300))))
     p = m.p[i0:i1]
     nb = -(-p.size // B)
-    P = np.zeros(nb * B)
-    P[: p.size] = p
-    P = P.reshape(nb, B)
+    flat = np.zeros(nb * B)
+    flat[: p.size] = p
+    P = flat.reshape(nb, B)
     j = np.arange(B) * m.h
     inner = P @ np.exp(sign * np.multiply.outer(j, lams))  # (nb, len(lams)), non-negative
     a = (m.lo + i0 + np.arange(nb) * B) * m.h
@@ -88,6 +101,7 @@ class Composition:
     tilt: float = 0.0
     log_scale: float = 0.0
     wrapped: float = 0.0  # bound on the (tilted) mass that wrapped into the window
+    err_inf: float = math.inf  # a bound on max_i |ĉ_i − c_i|
 
     def delta_bound(self, eps: float) -> float:
         """Upper (pessimistic kind) or lower (optimistic kind) bound on δ(ε) of the composition."""
@@ -105,7 +119,9 @@ class Composition:
         e = e0 - (self.shift if self.kind == "pessimistic" else -self.shift)
         n = self.c.size
         val, s_abs, s_f2, f_max = _tail_sums(self, e)
-        sum_err = (np.log2(max(n, 2)) + 24) * U * s_abs * 2 + 4 * U * np.abs(val)
+        # relative rounding, plus the absolute rounding of subnormal results (half an ulp of the
+        # smallest double per operation: relative bounds say nothing below 2.2e−308; issue 29 §2)
+        sum_err = (np.log2(max(n, 2)) + 24) * U * s_abs * 2 + 4 * U * np.abs(val) + _SUBNORMAL_ULP * 4 * (n + 64)
         fft_err = self.err_l2 * np.sqrt(s_f2)
         if self.tilt > 0 and self.kind == "optimistic":
             # wrapped tilted mass lands somewhere above eps with weight <= max f
@@ -143,6 +159,7 @@ class Composition:
         return max(0.0, float(np.min(e)) * (1 + 1e-12) + 1e-12 + self.shift)
 
 
+_SUBNORMAL_ULP = 5e-324  # the spacing of doubles below 2.2e−308
 _BLOCK = 256  # block of absolute window positions (exact terms in ε's own block, block sums beyond)
 _CHUNK_ROWS = 2048  # ε values per work chunk
 
@@ -159,7 +176,7 @@ def _block_sums(comp: Composition) -> dict:
     B = min(_BLOCK, n)
     nb = n // B  # n is a power of two >= 16
     keys = ("S1", "S2", "A1", "A2", "G0", "G1", "G2", "gmax")
-    out = {k: np.empty(nb) for k in keys}
+    out: dict = {k: np.empty(nb) for k in keys}
     step = max(1, (1 << 18) // B)  # blocks per chunk
     for b0 in range(0, nb, step):
         b1 = min(nb, b0 + step)
@@ -181,7 +198,7 @@ def _block_sums(comp: Composition) -> dict:
         out["gmax"][b0:b1] = g.reshape(-1, B).max(axis=1)
     j = np.arange(nb) * B
     out.update({"B": B, "nb": nb, "a": (comp.bot + j) * comp.h, "a_end": (comp.bot + j + B - 1) * comp.h})
-    comp._blocks = out
+    comp.__dict__["_blocks"] = out
     return out
 
 
@@ -238,7 +255,7 @@ def _tail_sums(comp: Composition, e: np.ndarray):
 _FLUSH = 1e-140
 
 
-def _power(A: np.ndarray, T: int, d: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _power(A: np.ndarray, T: int, d: float, u: float = U) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Â^T by repeated squaring, with an error bound and a magnitude bound per component.
 
     Only components whose magnitude bound B = (|Â| + d)^T reaches 1e−140 are powered; the others
@@ -246,14 +263,16 @@ def _power(A: np.ndarray, T: int, d: float) -> tuple[np.ndarray, np.ndarray, np.
     spectrum (|φ|^T decays fast away from frequency 0). Components below 1e−140 are flushed to 0
     along the way (avoids subnormal arithmetic); each flush changes the result by at most 1e−140
     per component, added to the error bound."""
-    mag = np.abs(A)
+    # the bounds in float64 (also for a long double spectrum): |Â| rounded up, then + d rounded up
+    mag = np.nextafter(np.abs(A).astype(np.float64), np.inf)
     mag += d
     lm = np.log(mag, out=mag)  # (|Â| + d > 0: d > 0)
-    B = np.exp(np.maximum(T * lm, -745.0)) * (1 + 4.1 * U * T)
-    E = np.exp(np.maximum((T - 1) * lm, -745.0))  # (|Â| + d)^{T−1}
+    lm += 4 * U * np.abs(lm) + 1e-300  # (log rounded up)
+    B = np.exp(np.maximum(T * lm, -700.0)) * (1 + 4.1 * u * T + 1e-12)  # (no subnormals: larger is valid)
+    E = np.exp(np.maximum((T - 1) * lm, -700.0)) * (1 + 1e-12)  # (|Â| + d)^{T−1}, at least e^−700
     del lm, mag
     E *= T * d
-    E += 4.1 * U * T * B + 4 * math.log2(T + 1) * _FLUSH
+    E += 4.1 * u * T * B + 4 * math.log2(T + 1) * _FLUSH
     act = np.nonzero(B >= _FLUSH)[0]
     out = np.zeros_like(A)
     if act.size:
@@ -307,6 +326,14 @@ def _tilted(m: GridMeasure, lam: float) -> tuple[GridMeasure, float]:
     return GridMeasure(m.h, m.lo, np.exp(lp - logM), 0.0, m.kind, m.label, m.shift), logM
 
 
+def _k_sum(parts: list[tuple[GridMeasure, int]], lams: np.ndarray, sign: int) -> np.ndarray:
+    """Σ count·log-MGF of the parts (the composed measure's log-MGF bound)."""
+    out = np.zeros(lams.shape)
+    for m, T in parts:
+        out = out + T * log_mgf(m, lams, sign)
+    return out
+
+
 def compose(
     parts: list[tuple[GridMeasure, int]],
     kind: str,
@@ -314,16 +341,20 @@ def compose(
     max_fft: int,
     window_only: bool = False,
     tilt: float = 0.0,
+    long: bool = False,
 ):
     """Compose ``parts`` = [(grid measure, count), ...] (all of one ``kind`` and step h).
 
+    long: transform and power in long double (about 2000 times smaller error bounds, about three
+    times slower; used for the blocks of accountants.pld.coarsen, whose pointwise error is spread
+    over every window point).
     window_only: return just the width (in loss units) of the Chernoff window.
     tilt: λ ≥ 0 — compose the exponentially tilted measures p e^{λx}/M(λ) instead and undo the
     tilt when summing (the FFT's absolute error then sits at the scale of the tail that is asked
     for: δ down to ~1e−300 stays resolvable)."""
     h = parts[0][0].h
-    Kp = sum(T * log_mgf(m, LAMBDAS_POS, +1) for m, T in parts)
-    Kn = sum(T * log_mgf(m, LAMBDAS_NEG, -1) for m, T in parts)
+    Kp = _k_sum(parts, LAMBDAS_POS, +1)
+    Kn = _k_sum(parts, LAMBDAS_NEG, -1)
     K_orig = (Kp, Kn)
     log_scale = 0.0
     if tilt > 0:
@@ -334,8 +365,8 @@ def compose(
             log_scale += T * logM
         inf_parts = [(m.inf, m.finite_mass, T) for m, T in parts]
         parts = tparts
-        Kp = sum(T * log_mgf(m, LAMBDAS_POS, +1) for m, T in parts)
-        Kn = sum(T * log_mgf(m, LAMBDAS_NEG, -1) for m, T in parts)
+        Kp = _k_sum(parts, LAMBDAS_POS, +1)
+        Kn = _k_sum(parts, LAMBDAS_NEG, -1)
     lt = math.log(tail)
     top = float(np.min((Kp - lt) / LAMBDAS_POS))
     bot = float(np.max((lt - Kn) / LAMBDAS_NEG))
@@ -353,7 +384,8 @@ def compose(
         raise PrivcheckUsageError(
             f"composition needs an FFT of size {N} > max_fft_size={max_fft}; use a coarser grid_step"
         )
-    gamma = 10 * U * math.log2(N)
+    u = float(np.finfo(np.longdouble).eps) / 2 if long else U
+    gamma = 10 * u * math.log2(N)
     C = None
     Eacc = None
     Bacc = None
@@ -361,17 +393,18 @@ def compose(
     for m, T in parts:
         pos = (m.lo + np.arange(m.p.size)) % N
         a = np.bincount(pos, weights=m.p, minlength=N)
-        A = sp_fft.rfft(a, workers=-1)
+        A = sp_fft.rfft(a.astype(np.longdouble) if long else a, workers=-1)
         del a
         d = gamma * float(np.sum(np.abs(m.p))) * (1 + 1e-10)
-        P, E, B = _power(A, T, d)
-        if C is None:
+        P, E, B = _power(A, T, d, u)
+        if C is None or Eacc is None or Bacc is None:
             C, Eacc, Bacc = P, E, B
         else:
-            Eacc = Eacc * B + E * Bacc + 4 * U * Bacc * B
+            Eacc = Eacc * B + E * Bacc + 4 * u * Bacc * B
             Bacc = Bacc * B
             C = C * P
         shift += T * m.shift
+    assert C is not None and Eacc is not None and Bacc is not None  # (parts is not empty)
     c = sp_fft.irfft(C, N, workers=-1)
     w = np.full(C.size, 2.0)
     w[0] = 1.0
@@ -379,6 +412,9 @@ def compose(
         w[-1] = 1.0
     err_l2 = math.sqrt(float(np.sum(w * Eacc * Eacc)) / N) + gamma * float(np.sum(w * np.abs(C))) / math.sqrt(N)
     err_l2 *= 1.0 + 1e-6
+    # pointwise: |Δc_i| <= (1/N) Σ_k w_k |ΔC_k| (power and product errors) + the inverse transform's
+    # rounding (its ℓ2 bound, an ℓ∞ bound too)
+    err_inf = (float(np.sum(w * Eacc)) / N + gamma * float(np.sum(w * np.abs(C))) / math.sqrt(N)) * (1.0 + 1e-6)
     del C, Eacc, Bacc, w, P, E, B, A  # (free the spectra before the window copy)
     c = np.roll(c, -(i_bot % N))
     inf = product_inf_mass(inf_parts if tilt > 0 else [(m.inf, m.finite_mass, T) for m, T in parts], kind)
@@ -393,5 +429,19 @@ def compose(
     )
     out_below = math.exp(min(0.0, float(np.min(Kn0 + LAMBDAS_NEG * (x_bot - 0.5 * h))))) if i_bot > lo_sum else 0.0
     return Composition(
-        h, i_bot, c, inf, err_l2, out_above, out_below, Kp0, Kn0, kind, shift, tilt, log_scale, t_above + t_below
+        h,
+        i_bot,
+        c,
+        inf,
+        err_l2,
+        out_above,
+        out_below,
+        Kp0,
+        Kn0,
+        kind,
+        shift,
+        tilt,
+        log_scale,
+        t_above + t_below,
+        min(err_inf, err_l2),
     )

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from accountants.pld.events import Profile
+from accountants.pld.knots import KNOT_FLOOR, lattice_knots, pessimistic_on_knots
+from accountants.pld.optimistic import optimistic_on_knots
 from privcheck.base.errors import PrivcheckUsageError
 
 __all__ = ["GridMeasure", "discretise", "pessimistic", "optimistic", "RHO"]
@@ -106,7 +108,7 @@ def _grid(profile: Profile, h: float):
     with np.errstate(over="ignore"):
         r[s:] = np.exp(profile.log_delta_at(x[s:]))
         if s:
-            r[:s] = np.exp(x[:s] + profile.log_delta_rev(-x[:s]))
+            r[:s] = np.exp(x[:s] + profile.log_delta_rev_at(-x[:s]))
     # trim the top where δ has underflowed, and the bottom where r has (keep one zero point)
     top = n
     if s < n:
@@ -152,14 +154,30 @@ def _masses_r(r, ldd, Lc, t0, E):
     return p
 
 
-def discretise(profile: Profile, h: float) -> tuple[GridMeasure, GridMeasure]:
-    """(pessimistic, optimistic) measures of ``profile`` on the grid of step h (one profile evaluation)."""
+def discretise(profile: Profile, h: float, floor: float | None = None) -> tuple[GridMeasure, GridMeasure]:
+    """(pessimistic, optimistic) measures of ``profile`` on the grid of step h.
+
+    Closed-form profiles: on knots chosen by accountants.pld.knots (``floor``: the absolute chord
+    error allowed there, default KNOT_FLOOR; 0 for the tilted route that resolves tiny δ), the
+    pessimistic measure by connect-the-dots and the optimistic one by the mass-preserving sweep of
+    accountants.pld.optimistic (the polygon construction below is its fallback). Finite
+    mechanisms: their atoms split or rounded onto the grid."""
     if profile.atoms is not None:
         return _atoms_pessimistic(profile, h), _atoms_optimistic(profile, h)
-    g = _grid(profile, h)
-    if profile.hi_opt is not None and profile.hi_opt < profile.hi:
-        return pessimistic(profile, h, g), optimistic(profile, h)
-    return pessimistic(profile, h, g), optimistic(profile, h, g)
+    k = lattice_knots(profile, h, floor=KNOT_FLOOR if floor is None else floor)
+    pp, pinf = pessimistic_on_knots(k, RHO)
+    lo = int(k.idx[0])
+    pos = k.idx - lo
+    dense = np.zeros(int(k.idx[-1]) - lo + 1)
+    dense[pos] = _round_up(pp)
+    pess = GridMeasure(h, lo, dense, pinf, "pessimistic", profile.label)
+    res = optimistic_on_knots(profile, k, RHO)
+    if res is None:
+        return pess, optimistic(profile, h)
+    po, oinf, _ = res
+    dense = np.zeros(int(k.idx[-1]) - lo + 1)
+    dense[pos] = po
+    return pess, GridMeasure(h, lo, dense, oinf, "optimistic", profile.label)
 
 
 def pessimistic(profile: Profile, h: float, _g=None) -> GridMeasure:
@@ -268,7 +286,7 @@ def _refined_gaps(profile: Profile, h: float, i_lo: int, x: np.ndarray, r: np.nd
     with np.errstate(over="ignore"):
         rm = np.empty(xm.size)
         if profile.log_delta_rev is not None and below.any():
-            rm[below] = np.exp(xm[below] + profile.log_delta_rev(-xm[below]))
+            rm[below] = np.exp(xm[below] + profile.log_delta_rev_at(-xm[below]))
         else:
             below[:] = False
         rm[~below] = np.exp(profile.log_delta_at(xm[~below]))
@@ -402,7 +420,7 @@ def _zero_measure(profile: Profile, h: float, i_lo: int) -> GridMeasure:
 
 
 def _atoms_pessimistic(profile: Profile, h: float) -> GridMeasure:
-    losses, mass = profile.atoms
+    losses, mass = profile.atom_arrays()
     fin = np.isfinite(losses)
     lf, mf = losses[fin], mass[fin]
     inf = float(np.sum(mass[~fin]))
@@ -430,7 +448,7 @@ def _atoms_pessimistic(profile: Profile, h: float) -> GridMeasure:
 
 
 def _atoms_optimistic(profile: Profile, h: float) -> GridMeasure:
-    losses, mass = profile.atoms
+    losses, mass = profile.atom_arrays()
     fin = np.isfinite(losses)
     lf, mf = losses[fin], mass[fin]
     inf = float(np.sum(mass[~fin]))

@@ -213,7 +213,10 @@ class LaplaceEvent(PLDEvent):
     @property
     def eps0(self) -> float:
         """ε of the pure-DP guarantee, Δ/b."""
-        return self.eps if self.eps is not None else self.sensitivity / self.b
+        if self.eps is not None:
+            return self.eps
+        assert self.b is not None  # (exactly one of b, eps: __post_init__)
+        return self.sensitivity / self.b
 
     def profiles(self, relation: str = "add_remove"):
         _check_relation(relation)
@@ -375,7 +378,8 @@ class FiniteEvent(PLDEvent):
 
     def profiles(self, relation: str = "add_remove"):
         _check_relation(relation)
-        return _atoms_of(self.p, self.q, f"{self.name}(remove)"), _atoms_of(self.q, self.p, f"{self.name}(add)")
+        p, q = np.asarray(self.p, dtype=float), np.asarray(self.q, dtype=float)
+        return _atoms_of(p, q, f"{self.name}(remove)"), _atoms_of(q, p, f"{self.name}(add)")
 
     def _key(self):
         return (self.p.tobytes(), self.q.tobytes(), self.dominating, self.name)

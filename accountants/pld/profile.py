@@ -42,12 +42,40 @@ class Profile:
     hi_opt: float | None = None  # top of the optimistic measure's range (None: hi); dropping mass is safe there
     bounded: bool = False  # finite losses never exceed hi (true of atoms and Laplace; hi is then the largest loss)
 
+    def log_delta_rev_at(self, x) -> np.ndarray:
+        """log δ of the reverse pair (Q ‖ P) at x; the profile must have one (``log_delta_rev``)."""
+        if self.log_delta_rev is None:
+            raise ValueError(f"profile {self.label} has no reverse profile")
+        return self.log_delta_rev(np.asarray(x, dtype=float))
+
+    def atom_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(losses, P-masses) of a finite profile."""
+        if self.atoms is None:
+            raise ValueError(f"profile {self.label} has no atoms")
+        return self.atoms
+
+    def delta_abs_err(self) -> float:
+        """A bound on the absolute float error of exp(log_delta_at(x)) beyond its 1e−12 relative accuracy:
+        for atoms, δ(x) = Σ m_i (1 − e^{x − l_i})_+ with l_i = log p_i − log q_i rounded by a few ulps of
+        |log p_i| + |log q_i| + |l_i|; ∂δ/∂l_i = m_i e^{x − l_i} <= m_i, so the error is at most that
+        rounding (Σ m_i <= 1). It matters when x is close to a loss and δ is tiny (RR with ε = 1e−6 at
+        x = 0.99ε lost 2e−9 relatively, issue 29 §2). 0 for closed forms."""
+        if self.atoms is None:
+            return 0.0
+        losses, mass = self.atom_arrays()
+        fin = np.isfinite(losses)
+        if not fin.any():
+            return 0.0
+        lf = losses[fin]
+        lp = np.log(mass[fin])
+        return float(8 * 2.0**-53 * np.max(np.abs(lp) + np.abs(lp - lf) + np.abs(lf)))
+
     def log_delta_at(self, x) -> np.ndarray:
         """log δ(x) for an array of real x (exact: closed form or a log-sum over the atoms)."""
         x = np.asarray(x, dtype=float)
         if self.log_delta is not None:
             return self.log_delta(x)
-        losses, mass = self.atoms
+        losses, mass = self.atom_arrays()
         fin = np.isfinite(losses)
         lf, mf = losses[fin], mass[fin]
         out = np.full(x.shape, -np.inf)

@@ -67,13 +67,13 @@ def _product(a: TopMeasure, b: TopMeasure, keep: int) -> TopMeasure:
 def top_measure(parts: list[tuple[GridMeasure, int]], keep: int = KEEP) -> TopMeasure | None:
     """The top ``keep`` atoms of the composition of optimistic measures ``parts`` [(measure, count)]
     (a sub-measure of their composition, so every δ it gives is a lower bound); None if empty."""
-    out = None
+    out: TopMeasure | None = None
     for m, T in parts:
         if m.kind != "optimistic":
             raise ValueError("top_measure needs optimistic measures")
         idx, w = _truncate(m.lo + np.arange(m.p.size), m.p.astype(float), keep)
         base = TopMeasure(m.h, idx, w, float(m.inf), float(m.shift))
-        acc = None
+        acc: TopMeasure | None = None
         e = int(T)
         while e:
             if e & 1:
@@ -81,7 +81,8 @@ def top_measure(parts: list[tuple[GridMeasure, int]], keep: int = KEEP) -> TopMe
             e >>= 1
             if e:
                 base = _product(base, base, keep)
-        out = acc if out is None else _product(out, acc, keep)
+        if acc is not None:
+            out = acc if out is None else _product(out, acc, keep)
     return out
 
 
@@ -105,7 +106,7 @@ def log_delta_lower(top: TopMeasure | None, mu: float | None, eps: float) -> flo
             special.logsumexp(terms) if np.any(np.isfinite(terms)) else -math.inf,
             math.log(top.inf) if top.inf > 0 else -math.inf,
         ]
-    v = float(np.logaddexp(*parts))
+    v = float(np.logaddexp(parts[0], parts[1]))
     return v + math.log1p(-_REL) if math.isfinite(v) else v
 
 

@@ -205,7 +205,11 @@ def gaussian_curve(mu, alpha) -> np.ndarray:
 
 
 def _gdp_mu_interval(acc) -> tuple[float, float] | None:
-    """μ bracket of an exactly μ-GDP composition from its certified δ(0) = 2Φ(μ/2) − 1, or None."""
+    """μ bracket of an exactly μ-GDP composition (plain Gaussians: μ = √(Σ count·μ_i²) in closed
+    form, any μ), else from its certified δ(0) = 2Φ(μ/2) − 1 when that is exact, or None."""
+    mu = acc.exact_mu() if hasattr(acc, "exact_mu") else None
+    if mu is not None:
+        return max(0.0, mu * (1 - 1e-12)), mu * (1 + 1e-12)
     iv = acc.delta(0.0)
     if iv.method != "exact GDP" or not iv.upper < 1 - 1e-6:
         return None
@@ -229,6 +233,8 @@ class CertifiedCurve:
         a = np.asarray(alpha, dtype=float).ravel()
         if self.mu is not None:
             return _round_out(gaussian_curve(self.mu[1], a), gaussian_curve(self.mu[0], a), a)
+        if self.grid is None:
+            raise ValueError("a CertifiedCurve needs mu or grid")
         return curve_bounds(self.grid, a)
 
 
@@ -254,7 +260,7 @@ def tradeoff_interval(curve: CertifiedCurve, alpha):
     lo, up = curve.bounds(a.ravel())
     if a.shape == ():
         return Interval(float(lo[0]), float(up[0]), curve.method, curve.notes)
-    return Interval(lo.reshape(a.shape), up.reshape(a.shape), curve.method, curve.notes)
+    return Interval(lo.reshape(a.shape), up.reshape(a.shape), curve.method, curve.notes)  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------- μ-GDP description
@@ -276,6 +282,9 @@ class GDPResult:
     mu: object
     regret: object
     alpha_min: float
+    #: why the answer says nothing, "" when it does: the range α, f(α) >= alpha_min is empty (μ_a = 0
+    #: vacuously, although the mechanism may be far from private), or no finite μ was certified
+    vacuous: str = ""
 
     def __iter__(self):
         return iter((self.mu, self.regret))
@@ -369,10 +378,28 @@ def gdp_description(curve: CertifiedCurve, alpha_min: float = GDP_ALPHA_MIN) -> 
         raise PrivcheckUsageError(f"alpha_min must be in (0, 0.5), got {alpha_min!r}")
     Y = _alpha_grid(a)
     lo, up = curve.bounds(Y)
+    vacuous = ""
     if curve.mu is not None:  # exactly μ-GDP: the strict μ over every range is μ itself
         m_lo, m_up = curve.mu
     else:
         m_lo, m_up = _mu_bounds(Y, lo, up, a)
+        # the range {α >= a, f(α) >= a} is empty when f(a) < a (f non-increasing): certainly so when
+        # the curve's upper bound at a is below a, possibly so when only its lower bound is
+        f_up = float(curve.bounds(np.array([a]))[1][0])
+        f_lo = float(curve.bounds(np.array([a]))[0][0])
+        if f_up < a:
+            vacuous = (
+                f"vacuous: beta(alpha) < alpha_min={a:g} wherever alpha >= alpha_min, so no alpha in the range "
+                "constrains mu (mu = 0 by definition, however unprivate the mechanism); use a smaller alpha_min"
+            )
+            m_lo = m_up = 0.0
+        elif f_lo < a:
+            vacuous = (
+                f"possibly vacuous: beta(alpha_min) is within the certified bounds of alpha_min={a:g}, so the range "
+                "may be empty; use a smaller alpha_min"
+            )
+        elif not math.isfinite(m_up):
+            vacuous = "vacuous upper end: no finite mu is certified in this range (the curve is not resolved there)"
     r_lo, r_up = _regret_bounds(Y, lo, up, m_lo, m_up)
-    notes = curve.notes + (f"alpha_min={a:g}",)
-    return GDPResult(Interval(m_lo, m_up, curve.method, notes), Interval(r_lo, r_up, curve.method, notes), a)
+    notes = curve.notes + (f"alpha_min={a:g}",) + ((vacuous,) if vacuous else ())
+    return GDPResult(Interval(m_lo, m_up, curve.method, notes), Interval(r_lo, r_up, curve.method, notes), a, vacuous)

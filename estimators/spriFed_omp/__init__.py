@@ -1,7 +1,7 @@
 """SPriFed-OMP (002, Mulay & Lin): private federated sparse basis recovery, its baselines and §7 set-up.
 
 The paper's mathematics was lost in the text conversion; every reconstruction choice is listed in
-``docs/spriFed_omp.md`` with the sentence it rests on. Modules:
+``docs/site/spriFed-omp.md`` with the sentence it rests on. Modules:
 
 - :mod:`.mechanisms` — NOISY-SMPC (Alg. 1) calls with their GDP ledger, PRIVATE-OLS (Alg. 2);
 - :mod:`.algorithms` — SPriFed-OMP (Alg. 3, with/without Enhancement 1), SPriFed-OMP-GRAD (Alg. 4),
@@ -11,22 +11,29 @@ The paper's mathematics was lost in the text conversion; every reconstruction ch
 - :mod:`.privacy` — the whole algorithm as a central mechanism on neighbouring datasets (audit sampler).
 """
 
-from estimators.spriFed_omp.algorithms import OMPResult, omp_trace, spriFed_omp, spriFed_omp_grad
-from estimators.spriFed_omp.baselines import dp_gcd, dp_sgd_l1
-from estimators.spriFed_omp.data import Dataset, synthetic
-from estimators.spriFed_omp.mechanisms import Ledger, NoisySMPCCall, PrivateOLS, validate_run
+import importlib
 
-__all__ = [
-    "OMPResult",
-    "omp_trace",
-    "spriFed_omp",
-    "spriFed_omp_grad",
-    "dp_gcd",
-    "dp_sgd_l1",
-    "Dataset",
-    "synthetic",
-    "Ledger",
-    "NoisySMPCCall",
-    "PrivateOLS",
-    "validate_run",
-]
+#: public names and the submodule defining each (loaded on first use: ``privcheck omp`` validates its
+#: input with :func:`validate_run` before scipy and the algorithms are imported)
+_EXPORTS = {
+    "OMPResult": "algorithms",
+    "omp_trace": "algorithms",
+    "spriFed_omp": "algorithms",
+    "spriFed_omp_grad": "algorithms",
+    "dp_gcd": "baselines",
+    "dp_sgd_l1": "baselines",
+    "Dataset": "data",
+    "synthetic": "data",
+    "Ledger": "mechanisms",
+    "NoisySMPCCall": "mechanisms",
+    "PrivateOLS": "mechanisms",
+    "validate_run": "mechanisms",
+}
+
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""The synthetic set-up of 002 §7.1 (constants lost in conversion: see docs/spriFed_omp.md).
+"""The synthetic set-up of 002 §7.1 (constants lost in conversion: see docs/site/spriFed-omp.md).
 
 "Given n and d, we first generate X with i.i.d. elements, each of which is from N(0, 1). Given the
 model sparsity s, we then generate the non-zero coefficients of the model parameters [...]. We then
@@ -41,10 +41,18 @@ class Dataset:
 
 
 def clipped_normal_sd(sd: float, c: float) -> float:
-    """Standard deviation of clip(Z, −c, c) for Z ~ N(0, sd²) (closed form, the rescaling factor)."""
+    """Standard deviation of clip(Z, −c, c) for Z ~ N(0, sd²) (closed form, the rescaling factor).
+
+    sd · √((2Φ(a) − 1) − 2aφ(a) + 2a²(1 − Φ(a))) with a = c/sd: scale-free, so no square overflows; for
+    a > 38 the clipped tail is below 1e-300 of the variance and the factor is sd.
+    """
     a = c / sd
-    var = sd * sd * ((2 * stats.norm.cdf(a) - 1) - 2 * a * stats.norm.pdf(a)) + 2 * c * c * stats.norm.sf(a)
-    return math.sqrt(var)
+    if a > 38.0:
+        return float(sd)
+    if a < 1e-4:  # all but a sliver of the mass sits at ±c: (2Φ(a) − 1) − 2aφ(a) = ∫₀ᵃ 2t²φ(t)dt ≈ (2/3)a³φ(0)
+        return float(sd) * a * math.sqrt(2 * stats.norm.sf(a) + (2.0 / 3.0) * a * stats.norm.pdf(0.0))
+    unit = (2 * stats.norm.cdf(a) - 1) - 2 * a * stats.norm.pdf(a) + 2 * a * a * stats.norm.sf(a)
+    return float(sd) * math.sqrt(unit)
 
 
 def synthetic(
@@ -75,7 +83,7 @@ def synthetic(
     support = np.sort(rng.choice(d, s, replace=False))
     beta = np.zeros(d)
     beta[support] = rng.uniform(beta_low, beta_high, s) * rng.choice([-1.0, 1.0], s)
-    sd_y = math.sqrt(float(beta @ beta) + sigma_e**2)
+    sd_y = math.hypot(float(np.linalg.norm(beta)), sigma_e)  # no overflow for any finite sigma_e
     sx, sy = clipped_normal_sd(1.0, c_x), clipped_normal_sd(sd_y, c_y * sd_y)
 
     def draw(m):

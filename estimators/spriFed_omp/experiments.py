@@ -16,7 +16,7 @@ from estimators.spriFed_omp.baselines import dp_gcd, dp_sgd_l1
 from estimators.spriFed_omp.data import synthetic
 from privcheck.base.seeding import generator
 
-#: the set-up used by the catalogue (002's own values were lost; docs/spriFed_omp.md says why these)
+#: the set-up used by the catalogue (002's own values were lost; docs/site/spriFed-omp.md says why these)
 SETUP = {"s": 5, "mu1": 5.0, "mu2": 1.0, "c_x": 2.0, "c_y": 2.0, "sigma_e": 0.1}
 #: baseline hyper-parameter grids, tuned non-privately as 002 §7.2 does (with Optuna there)
 SGD_GRID = [(lr, lam) for lr in (0.3, 1.0) for lam in (0.0, 0.05)]

@@ -22,32 +22,63 @@ import numpy as np
 
 from estimators import noisysmpc as ns
 from privcheck.base.errors import PrivcheckUsageError
-from privcheck.base.validation import check_int, check_positive
+from privcheck.base.validation import check_int, check_nonnegative, check_positive
 
 #: above this many client-coordinate shares a call draws the sum of the shares directly
 MAX_SHARES = 200_000
 
 
-def validate_run(n: int, d: int, s: int, mu1: float, mu2: float, c_x: float, c_y: float) -> tuple:
+#: the GDP parameters accepted: noise σ = Δ/μ and the ledger's μ² stay finite well inside this range
+MU_RANGE = (1e-100, 1e100)
+#: the largest clipping bound accepted (in standard deviations; beyond ~40 nothing is clipped anyway)
+MAX_CLIP = 1e6
+#: the largest additive error SD σₑ accepted (the response's clipping bound c_y·sd_y stays finite)
+MAX_SIGMA_E = 1e100
+#: float64 arrays of size (n + n_test)·d alive at once at the peak of a run (data, clipped copies, products)
+PEAK_ARRAYS = 6
+
+
+def validate_run(
+    n: int, d: int, s: int, mu1: float, mu2: float, c_x: float, c_y: float, sigma_e: float | None = None
+) -> tuple:
     """Validate the common inputs of a SPriFed run; raise a one-line :class:`PrivcheckUsageError` (a ValueError).
 
-    n ≥ 1 clients (one row each), d ≥ 1 features, 1 ≤ s ≤ d sparsity, μ1, μ2 > 0 (GDP parameters),
-    c_x, c_y > 0 clipping bounds of the data and response elements (002 Assumption 2).
+    n ≥ 1 clients (one row each), d ≥ 1 features, 1 ≤ s ≤ d sparsity, μ1, μ2 in :data:`MU_RANGE`
+    (GDP parameters), c_x, c_y in (0, :data:`MAX_CLIP`] clipping bounds of the data and response
+    elements (002 Assumption 2); sigma_e (when given): the synthetic set-up's error SD in
+    [0, :data:`MAX_SIGMA_E`]. Returns (n, d, s, μ1, μ2, c_x, c_y) validated.
     """
     n = check_int("n (clients)", n, minimum=1)
     d = check_int("d", d, minimum=1)
     s = check_int("s", s, minimum=1)
     if s > d:
         raise PrivcheckUsageError(f"s must be at most d (s <= d), got s={s}, d={d}")
-    return (
-        n,
-        d,
-        s,
-        check_positive("mu1", mu1),
-        check_positive("mu2", mu2),
-        check_positive("c_x (clipping bound)", c_x),
-        check_positive("c_y (clipping bound)", c_y),
-    )
+    mus = []
+    for name, mu in (("mu1", mu1), ("mu2", mu2)):
+        mu = check_positive(name, mu)
+        if not MU_RANGE[0] <= mu <= MU_RANGE[1]:
+            raise PrivcheckUsageError(
+                f"{name} must be a GDP parameter in [{MU_RANGE[0]:g}, {MU_RANGE[1]:g}], got {mu:g} (outside it "
+                "the noise sigma = sensitivity/mu or mu^2 leaves the floating-point range)"
+            )
+        mus.append(mu)
+    clips = []
+    for name, c in (("c_x (clipping bound)", c_x), ("c_y (clipping bound)", c_y)):
+        c = check_positive(name, c)
+        if c > MAX_CLIP:
+            raise PrivcheckUsageError(
+                f"{name} must be in (0, {MAX_CLIP:g}] standard deviations, got {c:g} (beyond about 40 nothing "
+                "is clipped; the sensitivities 2 c_x c_y sqrt(d) would leave the floating-point range)"
+            )
+        clips.append(c)
+    if sigma_e is not None and not 0 <= check_nonnegative("sigma_e", sigma_e) <= MAX_SIGMA_E:
+        raise PrivcheckUsageError(f"sigma_e must be in [0, {MAX_SIGMA_E:g}], got {sigma_e:g}")
+    return (n, d, s, *mus, *clips)
+
+
+def run_memory_bytes(n: int, d: int, n_test: int = 500) -> float:
+    """Estimated peak memory (bytes) of one run on an n×d instance with ``n_test`` test rows (float64 arrays)."""
+    return 8.0 * PEAK_ARRAYS * (float(n) + float(n_test)) * float(d)
 
 
 @dataclass
@@ -71,8 +102,9 @@ class Ledger:
 
     @property
     def mu_total(self) -> float:
-        """√(Σ μ_i²) over the recorded invocations (002 Lemma 3)."""
-        return math.sqrt(sum(c[1] ** 2 for c in self.calls))
+        """√(Σ μ_i²) over the recorded invocations (002 Lemma 3; scaled by the largest μ: no overflow)."""
+        m = max((c[1] for c in self.calls), default=0.0)
+        return m * math.sqrt(sum((c[1] / m) ** 2 for c in self.calls)) if m > 0 else 0.0
 
 
 @dataclass

@@ -164,6 +164,8 @@ def parse_samples(value: Any) -> int | Auto | None:
                 key = _ALIASES.get(key.strip(), key.strip())
                 if not sep or key not in _KEYS:
                     raise PrivcheckUsageError(f"--samples {value!r}: bad setting {item!r}; use {_AUTO_HELP}")
+                if key in kwargs:
+                    raise PrivcheckUsageError(f"--samples {value!r}: {key} is set twice; give each setting once")
                 try:
                     kwargs[key] = _KEYS[key](val.strip())
                 except (TypeError, ValueError):

@@ -97,11 +97,12 @@ def check_audit_request(
     if est.total > limit:
         name = getattr(mech, "name", None) or getattr(mech, "__name__", type(mech).__name__)
         size = f"d={est.dimension}" if width is None else f"outputs of {width} values"
+        workers = f" on {jobs} workers" if (jobs or 1) > 1 else ""
         raise ResourceLimitError(
-            f"auditing {name} with {size} and {samples:g} samples/input needs about "
+            f"auditing {name} with {size} and {samples:g} samples/input{workers} needs about "
             f"{format_bytes(est.total)} (inputs {format_bytes(est.inputs)}, draws {format_bytes(est.selection + est.chunk)}), "
-            f"more than the limit {format_bytes(limit)}; lower {'d' if width is None else 'the output size'} "
-            f"or --samples, or {RAISE_HINT}"
+            f"more than the limit {format_bytes(limit)}; lower {'d' if width is None else 'the output size'}"
+            f"{', --jobs' if (jobs or 1) > 1 else ''} or --samples, or {RAISE_HINT}"
         )
     return est
 

@@ -273,6 +273,17 @@ def describe_failure(exc: BaseException, name: str, where: str) -> UserCodeError
     if isinstance(exc, KeyboardInterrupt):
         return UserCodeError(f"{name} raised KeyboardInterrupt {where}", name, "interrupt", tb, cause)
     if isinstance(exc, MemoryError):
+        from privcheck.base.resources import past_memory_limit_text, ran_past_cap
+
+        if ran_past_cap(exc):  # the child's address space is capped at --max-memory, and it got there
+            return UserCodeError(
+                f"{name} {past_memory_limit_text()} {where}; raise --max-memory (or PRIVCHECK_MAX_MEMORY) "
+                "if it needs more",
+                name,
+                "memory",
+                tb,
+                cause,
+            )
         return UserCodeError(f"{name} ran out of memory (MemoryError) {where}", name, "memory", tb, cause)
     return UserCodeError(f"{name} raised {cause} {where}", name, "raised", tb, cause)
 
@@ -353,7 +364,9 @@ def guard_user_code(sampler: Callable, name: str | None = None) -> GuardedSample
 def run_isolated(fn: Callable, args: tuple, *, timeout: float, name: str) -> Any:
     """``fn(*args)`` in a forked child process under ``timeout`` seconds; user-code failures as one line.
 
-    Returns ``fn``'s result. Raises :class:`UserCodeError` when the child is
+    The child's address space is capped at its size plus ``--max-memory``
+    (:func:`privcheck.base.resources.limit_child_memory`): code that keeps allocating fails with
+    "``name`` ran past --max-memory". Returns ``fn``'s result. Raises :class:`UserCodeError` when the child is
     ended by user code ``name`` (``os._exit``, a crash such as a segfault, being
     killed) or runs past the deadline; a :class:`PrivcheckUsageError` or
     :class:`UserCodeError` raised in the child is re-raised here unchanged.
@@ -361,13 +374,27 @@ def run_isolated(fn: Callable, args: tuple, *, timeout: float, name: str) -> Any
     from privcheck.base.resources import CheckTimeout, ChildDied, call_with_timeout
 
     try:
-        return call_with_timeout(fn, args, timeout, passthrough=(PrivcheckUsageError, UserCodeError))
+        return call_with_timeout(
+            _memory_as_user_error,
+            (fn, args, name),
+            timeout,
+            passthrough=(PrivcheckUsageError, UserCodeError),
+            limit_memory=True,
+        )
     except CheckTimeout:
         raise UserCodeError(
             f"{name} timed out after {timeout:g} s (raise --timeout if it needs longer)", name, "timeout"
         ) from None
     except ChildDied as exc:
         raise UserCodeError(f"{name} {exc.what}", name, "died") from None
+
+
+def _memory_as_user_error(fn: Callable, args: tuple, name: str) -> Any:
+    """``fn(*args)`` in the capped child: a ``MemoryError`` outside the guarded calls is ``name``'s too."""
+    try:
+        return fn(*args)
+    except MemoryError as exc:
+        raise describe_failure(exc, name, "while it ran") from None
 
 
 class _Deadline(BaseException):

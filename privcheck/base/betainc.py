@@ -17,7 +17,8 @@ continued fraction K is evaluated by the modified Lentz method on the side where
 2000 terms is summed term by term instead (small k with huge n: there the fraction in 1 − x
 would inherit the rounding of 1 − x, ~1e−16/x relatively). Error budget, relative, worst cases:
 log pmf ≤ 1.4e−11 (bd0's direct form, 2e−14 relatively, at log pmf ≥ −700), continued fraction
-≤ 1.3e−12 (3000 iterations × 4 roundings), finite sum ≤ 2.4e−11 (2000 log-ratio steps of
+≤ 1.3e−12 (3000 iterations × 4 roundings) plus its truncation ≤ 2e−14 (it stops only after a
+factor equal to 1 to the last bit that follows two fast-decaying ones, see ``_cf``), finite sum ≤ 2.4e−11 (2000 log-ratio steps of
 ~1.2e−14); :data:`REL_ERR` = 2e−10 covers their sum five times over, and tests/test_betainc.py
 checks the resulting intervals against mpmath's exact tails. Every value is returned as an
 interval widened by REL_ERR.
@@ -44,6 +45,7 @@ REL_ERR = 2e-10
 
 _MAX_EXACT = 2.0**53  # integers beyond this are not exact doubles
 _LOG_2PI = math.log(2.0 * math.pi)
+_CF_AMPLIFICATION = 1e3  # above this rounding amplification the fraction is redone in 40 digits
 _CF_MAX_ITER = 3_000  # beyond this (only within a fraction of a standard deviation of the mean) the search stops
 _RESOLUTION = 2**19  # final bracket width in doubles (relative ~1.2e−10 within a binade)
 _SUM_TERMS = 2_000  # tails with at most this many terms are summed term by term
@@ -96,29 +98,79 @@ def _log_pmf(k: float, n: float, x: float) -> float:
 
 
 def _cf(a: float, b: float, x: float) -> float | None:
-    """Continued fraction of I_x(a, b) (Numerical Recipes ``betacf``, modified Lentz); None if not converged."""
+    """Continued fraction of I_x(a, b) (Numerical Recipes ``betacf``, modified Lentz); None if not converged.
+
+    Each Lentz step forms 1 + aa·d and 1 + aa/c; where these cancel (x close to the switch point
+    (a + 1)/(a + b + 2), for large a or b: 1 − (a + b)x/(a + 1) can be 3e−7 while its terms are 1),
+    the step's rounding is amplified by |aa·d|/|1 + aa·d| and propagates to every later factor:
+    k = 144886108, n = 144888108, x = 0.99998614 lost 5.6e−10 relatively, beyond REL_ERR (issue 29
+    §2). The amplification is tracked; above :data:`_CF_AMPLIFICATION` the fraction is redone in
+    40-digit arithmetic (mpmath), where the same amplification costs ~1e−33."""
+    h, amp = _cf_float(a, b, x)
+    if h is not None and amp <= _CF_AMPLIFICATION:
+        return h
+    return _cf_mp(a, b, x)
+
+
+def _cf_float(a: float, b: float, x: float) -> tuple[float | None, float]:
     qab, qap, qam = a + b, a + 1.0, a - 1.0
     c = 1.0
     d = 1.0 - qab * x / qap
+    amp = (qab * x / qap) / abs(d) if d != 0 else math.inf
     d = 1.0 / (d if abs(d) > _TINY else _TINY)
     h = d
+    e1 = e2 = math.inf  # |de − 1| of the previous two iterations
     for m in range(1, _CF_MAX_ITER):
         m2 = 2.0 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > _TINY else _TINY)
-        c = 1.0 + aa / c
-        c = c if abs(c) > _TINY else _TINY
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > _TINY else _TINY)
-        c = 1.0 + aa / c
-        c = c if abs(c) > _TINY else _TINY
-        de = d * c
-        h *= de
-        if abs(de - 1.0) < 1e-16:
-            return h
+        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+            ad, ac = aa * d, aa / c
+            d = 1.0 + ad
+            c = 1.0 + ac
+            amp = max(amp, abs(ad) / abs(d) if d != 0 else math.inf, abs(ac) / abs(c) if c != 0 else math.inf)
+            d = 1.0 / (d if abs(d) > _TINY else _TINY)
+            c = c if abs(c) > _TINY else _TINY
+            de = d * c
+            h *= de
+        e0 = abs(de - 1.0)
+        # converged when the last factor is 1 to the last bit AND the factors before it were already
+        # small and decaying fast (d·c can round to 1.0 by coincidence): the rest is <= e1·r/(1 − r),
+        # r = e1/e2 <= 1/2, i.e. <= 2e−14
+        if e0 < 1e-16 and e1 < 1e-14 and e1 <= 0.5 * e2:
+            return h, amp
+        e2, e1 = e1, e0
+    return None, amp
+
+
+def _cf_mp(a: float, b: float, x: float) -> float | None:
+    """The same continued fraction in 40-digit arithmetic (a, b, x exact), rounded to a double."""
+    import mpmath
+
+    with mpmath.workdps(40):
+        a_, b_, x_ = mpmath.mpf(a), mpmath.mpf(b), mpmath.mpf(x)
+        qab, qap, qam = a_ + b_, a_ + 1, a_ - 1
+        tiny = mpmath.mpf(10) ** -300
+        c = mpmath.mpf(1)
+        d = 1 - qab * x_ / qap
+        d = 1 / (d if abs(d) > tiny else tiny)
+        h = d
+        eps = mpmath.mpf(10) ** -30
+        e1 = e2 = mpmath.inf
+        for m in range(1, 4 * _CF_MAX_ITER):
+            m2 = 2 * m
+            for aa in (
+                m * (b_ - m) * x_ / ((qam + m2) * (a_ + m2)),
+                -(a_ + m) * (qab + m) * x_ / ((a_ + m2) * (qap + m2)),
+            ):
+                d = 1 + aa * d
+                d = 1 / (d if abs(d) > tiny else tiny)
+                c = 1 + aa / c
+                c = c if abs(c) > tiny else tiny
+                de = d * c
+                h *= de
+            e0 = abs(de - 1)
+            if e0 < eps and e1 < 100 * eps and e1 <= e2 / 2:
+                return float(h)
+            e2, e1 = e1, e0
     return None
 
 

@@ -35,6 +35,8 @@ DEFAULT_MEMORY_SHARE = 0.5
 MAX_SAMPLES_LOCAL = 10**9
 #: the largest Monte Carlo size per input accepted on a Dask cluster (10^10 draws in an hour on ~a dozen cores)
 MAX_SAMPLES = 10**10
+#: the shortest per-check deadline accepted (seconds): starting the child process that enforces it takes longer
+MIN_TIMEOUT = 0.01
 #: the longest per-check deadline accepted (seconds; 30 days)
 MAX_TIMEOUT = 30 * 86400.0
 #: environment variable holding the memory limit (same syntax as --max-memory) for every path
@@ -165,10 +167,15 @@ def check_memory(what: str, nbytes: float, lower: str) -> None:
 
 
 def check_timeout(value: Any, name: str = "--timeout") -> float:
-    """A per-check deadline in seconds: a number in (0, :data:`MAX_TIMEOUT`] (one-line refusal otherwise)."""
+    """A per-check deadline in seconds: a number in [:data:`MIN_TIMEOUT`, :data:`MAX_TIMEOUT`] (one-line refusal
+    otherwise)."""
     from privcheck.base.validation import check_positive
 
     out = check_positive(name, value)
+    if out < MIN_TIMEOUT:
+        raise ResourceLimitError(
+            f"{name} {out:g} s is too short for a check to even start; give at least {MIN_TIMEOUT:g} seconds"
+        )
     if out > MAX_TIMEOUT:
         raise ResourceLimitError(
             f"{name} must be a number of seconds in (0, {MAX_TIMEOUT:.0f}] (30 days), got {value!r}"
@@ -249,7 +256,7 @@ def describe_exit(exitcode: int | None) -> str:
     return f"ended the process running it with exit code {exitcode} (os._exit or an exit from C code)"
 
 
-def call_with_timeout(fn, args: tuple, timeout: float, passthrough: tuple = ()):
+def call_with_timeout(fn, args: tuple, timeout: float, passthrough: tuple = (), *, limit_memory: bool = False):
     """Run ``fn(*args)`` in a forked child process and return its result, or raise :class:`CheckTimeout`.
 
     The child is terminated (then killed) when ``timeout`` seconds pass, so a
@@ -259,19 +266,34 @@ def call_with_timeout(fn, args: tuple, timeout: float, passthrough: tuple = ()):
     ``passthrough`` types; a child that dies without answering (``os._exit``, a
     segfault) raises :class:`ChildDied`. Works the same inside the runner's
     worker processes (jobs > 1) and in the main process (jobs = 1). Ctrl-C stops the child too.
+
+    The child leads a process group of its own (whatever it starts joins it), registered with
+    :mod:`privcheck.base.children` so that SIGTERM/SIGHUP/SIGINT of the command line kill it; it dies
+    with this process (parent-death signal on Linux, and a reaper on a watchdog pipe that kills the
+    group when this process ends by any means). ``limit_memory``: cap the child's address space at
+    its size when it starts plus :func:`memory_limit` (:func:`limit_child_memory`), so user code
+    that keeps allocating fails with ``MemoryError`` instead of growing to the machine's limit.
     """
     import multiprocessing as mp
+
+    from privcheck.base import children
 
     timeout = check_timeout(timeout, "timeout")
     ctx = mp.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
+    parent = os.getpid()
+    cap = memory_limit() if limit_memory else None
+    alive_r, alive_w = os.pipe()
 
     def target() -> None:
-        try:  # its own process group: whatever it starts (worker pools, a forkserver) ends with it
-            os.setpgid(0, 0)
-        except OSError:  # pragma: no cover - not permitted: the child alone is stopped
-            pass
+        children.lead_group()  # its own process group: whatever it starts (worker pools, a forkserver) ends with it
+        os.close(alive_w)  # only the parent may hold the write end: its death is the reaper's end-of-file
+        children.die_with_parent(parent=parent)
+        children.start_reaper(alive_r)
+        os.close(alive_r)
         _forget_forkserver()
+        if cap is not None:
+            limit_child_memory(cap)
         try:
             res = ("ok", fn(*args))
         except BaseException as exc:  # noqa: BLE001 — reported to the parent, never hidden
@@ -286,7 +308,14 @@ def call_with_timeout(fn, args: tuple, timeout: float, passthrough: tuple = ()):
             send.send(("exc", f"result could not be sent back: {type(exc).__name__}: {exc}"))
 
     proc = ctx.Process(target=target)
-    proc.start()
+    try:
+        proc.start()
+    finally:
+        os.close(alive_r)
+    pid = int(proc.pid or 0)
+    with contextlib.suppress(OSError):  # also here: no race with the child's own setpgid
+        os.setpgid(pid, pid)
+    children.register_group(pid)
     send.close()
     try:
         if not recv.poll(timeout):
@@ -298,7 +327,10 @@ def call_with_timeout(fn, args: tuple, timeout: float, passthrough: tuple = ()):
             raise ChildDied(proc.exitcode) from None
         proc.join(1)  # it answered: let it finish its own clean-up before its group is stopped
     finally:
-        _kill_group(proc.pid)
+        _kill_group(pid)
+        children.forget_group(pid)
+        children.remove_scratch_of(pid)
+        os.close(alive_w)
         if proc.is_alive():
             proc.terminate()
             proc.join(1)
@@ -311,6 +343,75 @@ def call_with_timeout(fn, args: tuple, timeout: float, passthrough: tuple = ()):
     if kind == "exc":
         raise RuntimeError(val)
     return val
+
+
+#: in a child capped by :func:`limit_child_memory`: (the limit given, the address-space cap set), else None
+_CHILD_CAP: list[tuple[int, int] | None] = [None]
+
+
+def limit_child_memory(limit: int) -> int | None:
+    """Cap this process's address space (``RLIMIT_AS``, soft and hard) at its current size plus ``limit`` bytes.
+
+    For a child that runs user code: allocations beyond the cap fail (``MemoryError`` in Python and
+    numpy) instead of growing to the machine's limit; processes it starts inherit the cap. Returns
+    the cap set, or None where it cannot be set (no ``resource.RLIMIT_AS`` or no
+    ``/proc/self/statm``; e.g. macOS, where the limit is not enforced).
+    """
+    try:
+        import resource
+
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            size = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = size + int(limit)
+        if hard != resource.RLIM_INFINITY:
+            cap = min(cap, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    except (ImportError, OSError, ValueError, AttributeError):
+        return None
+    _CHILD_CAP[0] = (int(limit), cap)
+    return cap
+
+
+def child_memory_cap() -> tuple[int, int] | None:
+    """``(limit, cap)`` when this process runs under :func:`limit_child_memory`, else None."""
+    return _CHILD_CAP[0]
+
+
+def past_memory_limit_text() -> str:
+    """How a process capped by :func:`limit_child_memory` words running out: ``ran past --max-memory (4 GiB)``."""
+    cap = _CHILD_CAP[0]
+    size = f" ({format_bytes(cap[0])})" if cap else ""
+    return f"ran past --max-memory{size}"
+
+
+_ALLOC = re.compile(r"unable to allocate ([0-9.]+)\s*([kmgtpe]?i?b)", re.IGNORECASE)
+
+
+def ran_past_cap(exc: BaseException) -> bool:
+    """Whether ``MemoryError`` ``exc`` in a capped child (:func:`limit_child_memory`) is the cap's doing.
+
+    True when the address space in use is within max(64 MiB, 10 % of the limit) of the cap, or when
+    the failed request (numpy's "Unable to allocate 7.28 TiB ...") is larger than the room left; a
+    ``MemoryError`` raised by code far below the cap is not called "past --max-memory".
+    """
+    cap = _CHILD_CAP[0]
+    if cap is None:
+        return False
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            used = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return True
+    room = cap[1] - used
+    if room < max(64 << 20, cap[0] // 10):
+        return True
+    m = _ALLOC.search(str(exc))
+    if m:
+        unit = m.group(2).lower().replace("i", "")
+        factor = {"b": 1, "kb": 1 << 10, "mb": 1 << 20, "gb": 1 << 30, "tb": 1 << 40, "pb": 1 << 50, "eb": 1 << 60}
+        return float(m.group(1)) * factor.get(unit, 1) > room
+    return False
 
 
 def _forget_forkserver() -> None:

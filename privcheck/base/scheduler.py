@@ -467,8 +467,13 @@ def _wait_first_cf(futures: list):
 # --------------------------------------------------------------------------- processes
 
 
-def _ignore_sigint() -> None:  # worker initializer: Ctrl-C is the parent's to handle
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle, and the worker dies with its parent (the
+    forkserver, which ends with the process that started the pool)."""
+    from privcheck.base.children import die_with_parent
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    die_with_parent()
 
 
 def _mp_context():
@@ -883,7 +888,9 @@ class _ScratchDir:
 def _new_scratch_dir() -> str:
     import tempfile
 
-    return tempfile.mkdtemp(prefix="privcheck-dask-")
+    from privcheck.base.children import scratch_prefix
+
+    return tempfile.mkdtemp(prefix=scratch_prefix())  # named after the group: removable by whoever kills it
 
 
 def remove_scratch_dirs() -> None:

@@ -8,7 +8,9 @@ everywhere unless explicitly allowed.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import numbers
 from typing import Any
 
 from privcheck.base.errors import PrivcheckUsageError
@@ -73,20 +75,30 @@ def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int
     """Validate an integer (a float with an integral value is accepted) in [minimum, maximum]."""
     if isinstance(value, bool):
         raise PrivcheckUsageError(f"{name} must be an integer, got {value!r}")
-    try:
-        f = float(value)
-    except (TypeError, ValueError):
-        raise PrivcheckUsageError(f"{name} must be an integer, got {value!r}") from None
-    if math.isnan(f) or math.isinf(f) or f != int(f):
-        raise PrivcheckUsageError(f"{name} must be an integer, got {value!r}")
-    out = int(f)
+    if isinstance(value, numbers.Integral):
+        out = int(value)  # exactly: a float would round integers above 2^53
+    else:
+        try:
+            f = float(value)
+        except (TypeError, ValueError, OverflowError):
+            raise PrivcheckUsageError(f"{name} must be an integer, got {value!r}") from None
+        if math.isnan(f) or math.isinf(f) or f != int(f):
+            raise PrivcheckUsageError(f"{name} must be an integer, got {value!r}")
+        out = int(f)
     if minimum is not None and out < minimum:
         bound = f">= {minimum}" if maximum is None else f"in [{minimum}, {maximum}]"
-        raise PrivcheckUsageError(f"{name} must be an integer {bound}, got {value!r}")
+        raise PrivcheckUsageError(f"{name} must be an integer {bound}, got {_shown(value)}")
     if maximum is not None and out > maximum:
         bound = f"<= {maximum}" if minimum is None else f"in [{minimum}, {maximum}]"
-        raise PrivcheckUsageError(f"{name} must be an integer {bound}, got {value!r}")
+        raise PrivcheckUsageError(f"{name} must be an integer {bound}, got {_shown(value)}")
     return out
+
+
+def _shown(value: Any) -> str:
+    """``value`` as a message shows it: ``1e+300`` rather than the 301 digits of a huge integer."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) >= 1e18:
+        return f"{float(value):.6g}"
+    return repr(value)
 
 
 def check_in_interval(name: str, value: Any, low: float, high: float, *, closed: str = "both") -> float:
@@ -137,6 +149,15 @@ def check_output_path(option: str, path: Any, *, allow_stdout: bool = False) -> 
         raise PrivcheckUsageError(f"{option}: directory {os.path.dirname(path) or '.'!r} of {path!r} does not exist")
     if not os.access(directory, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
         raise PrivcheckUsageError(f"{option}: {path!r} is not writable")
+    existed = os.path.exists(path)
+    try:  # what os.access cannot tell (a read-only or special file system such as /proc, a full quota): try it
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise PrivcheckUsageError(f"{option}: {path!r} cannot be written: {exc.strerror or exc}") from None
+    if not existed:
+        with contextlib.suppress(OSError):
+            os.remove(path)
     return path
 
 

@@ -10,6 +10,7 @@ check, by importing the modules of :data:`MODULES` (importing this package alone
 - :mod:`privcheck.catalogue.curves` — μ-GDP claims of the FL seeds audited as trade-off curves;
 - :mod:`privcheck.catalogue.peers` — audits of other libraries' accountants (``peers.*``, optional extra ``peers``);
 - :mod:`privcheck.catalogue.peers.curves` — trade-off-curve libraries (``peers.gdpnum``, ``peers.riskcal``);
+- :mod:`privcheck.catalogue.onerun` — DP-SGD and DP-FedAvg audited end to end in one training run (``onerun.*``);
 - :mod:`privcheck.catalogue.zoo` — third-party DP libraries audited black-box (``zoo.*``, extra ``zoo``; opt-in);
 - :mod:`proofs` — the symbolic checks, one module per paper (:data:`proofs.MODULES`).
 
@@ -31,6 +32,7 @@ MODULES = (
     "privcheck.catalogue.wireless_exact",
     "privcheck.catalogue.peers",
     "privcheck.catalogue.curves",
+    "privcheck.catalogue.onerun",
     "privcheck.catalogue.zoo",  # zoo.*: opt-in, see privcheck.runner.select
     *_PROOFS,  # the symbolic checks (importing the package proofs alone registers nothing)
 )

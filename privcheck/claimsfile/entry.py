@@ -17,13 +17,15 @@ from privcheck.claims import Check, Claim, RunContext
 
 EXPECTS = ("holds", "refuted", "inconclusive")
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]*$")
+_TYPE_NAMES = {int: "an integer", float: "a number", str: "a string", list: "an array", bool: "true or false"}
 #: keys every entry takes
 COMMON = {"id": str, "expect": str, "source": str, "statement": str}
 
 
 @dataclass(frozen=True)
 class TableKind:
-    """A kind of TOML entry: ``[[name]]`` with ``keys`` (name → type: str, float, int, bool, list, dict),
+    """A kind of TOML entry: ``[[name]]`` with ``keys`` (name → type: str, float, int, bool, list, dict, or a
+    tuple of them for a key that takes either, e.g. ``(int, str)``),
     ``required`` keys, and ``build(entry, paper) -> (Claim, Check)``."""
 
     name: str
@@ -84,7 +86,11 @@ class Entry:
         if self.expect not in EXPECTS:
             self.fail(f"expect must be one of {', '.join(EXPECTS)}, got {self.expect!r}")
 
-    def _typed(self, key: str, val: Any, typ: type) -> Any:
+    def _typed(self, key: str, val: Any, typ: Any) -> Any:
+        if isinstance(typ, tuple):  # either of these types: the first that accepts the value
+            if isinstance(val, bool) and bool not in typ or not isinstance(val, typ):
+                self.fail(f"{key} must be {' or '.join(_TYPE_NAMES.get(t, t.__name__) for t in typ)}, got {val!r}")
+            return self._typed(key, val, next(t for t in typ if isinstance(val, t)))
         if typ is float:
             if isinstance(val, bool) or not isinstance(val, (int, float)):
                 self.fail(f"{key} must be a number, got {val!r}")

@@ -11,7 +11,7 @@ import runpy
 
 from privcheck.base.errors import PrivcheckUsageError
 from privcheck.claims import CATALOGUE, Check, Claim
-from privcheck.claimsfile import accountant, estimator, privacy
+from privcheck.claimsfile import accountant, calibrator, estimator, privacy, sampling, scores, trace
 from privcheck.claimsfile.entry import Entry, TableKind, one_line
 
 try:  # Python 3.11+
@@ -20,7 +20,10 @@ except ModuleNotFoundError:  # pragma: no cover
     import tomli as tomllib  # type: ignore[no-redef]
 
 #: the kinds of entry a TOML file may hold, in the order their claims are registered
-TABLES: dict[str, TableKind] = {k.name: k for k in (privacy.KIND, accountant.KIND, estimator.KIND)}
+TABLES: dict[str, TableKind] = {
+    k.name: k
+    for k in (privacy.KIND, accountant.KIND, estimator.KIND, sampling.KIND, trace.KIND, calibrator.KIND, scores.KIND)
+}
 
 _LOADED: dict[str, list[str]] = {}
 

@@ -56,6 +56,11 @@ def _parse_params(items: tuple[str, ...]) -> dict:
             raise PrivcheckUsageError(f"--param takes NAME=VALUE, got {item!r}")
         key, _, val = item.partition("=")
         key = key.strip()
+        if key in out:
+            raise PrivcheckUsageError(f"--param {key} is given twice ({out[key]!r} and {val.strip()!r}); give it once")
+        if re.fullmatch(r"\s*[+-]?[0-9]+\s*", val):  # an integer as typed: no rounding through a float
+            out[key] = int(val)
+            continue
         try:
             num = float(val)
         except ValueError:  # a word (e.g. selector=pe): the mechanism validates it
@@ -220,6 +225,10 @@ def verify(
     from privcheck.base.seeding import default_jobs
 
     set_memory_limit(max_memory)  # every check of the run (claim files included) is sized against it
+    if files:  # the claims files' code runs in this (supervised) process: capped at the limit too
+        from privcheck.cli.guard import cap_supervised_memory
+
+        cap_supervised_memory()
     check_run_samples(samples, jobs=jobs or default_jobs(), distributed=dask is not None)
     if timeout is not None:
         timeout = check_timeout(timeout)
@@ -257,6 +266,13 @@ def verify(
             console = Console(stderr=to_stdout, width=160, highlight=False)  # logs and pipes: room for the values
         if quick and verbosity >= 0:
             console.print("[yellow]--quick: reduced Monte Carlo power; verdicts are labelled quick[/]")
+        if verbosity >= 0 and any(c.claim_id.startswith("zoo.") for c in checks):
+            from rich.markup import escape
+
+            from privcheck.catalogue.zoo.engine import selection_lines
+
+            for line in selection_lines(c.claim_id for c in checks):
+                console.print(f"[yellow]{escape(line)}[/]")
         streaming = not console.is_terminal and verbosity >= 0
         t0 = time.perf_counter()
         if streaming:  # CI: one line per check as it finishes, no progress bar
@@ -289,6 +305,12 @@ def verify(
     if html_out:
         reports.write_html(records, html_out, fail_on=fail_on)
     failed = any(not r.met_expectation or r.verdict in fail_on for r in records)
+    from privcheck.reports.text import not_run_reason
+
+    if records and all(not_run_reason(r) is not None for r in records):
+        # nothing ran (every library missing): a CI job without the extras must not pass silently
+        console.print(f"[red]nothing ran: all {len(records)} selected checks were skipped (see the install hints)[/]")
+        failed = True
     sys.exit(1 if failed else 0)
 
 
@@ -403,6 +425,13 @@ class _AuditCommand(click.Command):
     help="Seconds the audit may run (user code: importing it, probing and drawing) before it stops with "
     "verdict error 'timed out'.  [default: 600 for user code, none for built-in mechanisms]",
 )
+@click.option(
+    "--canaries",
+    type=int,
+    default=None,
+    help="dp-sgd/dp-fedavg: audit one training run with this many canaries (one-run audit; see "
+    "docs/site/training-runs.md) instead of the mechanism's transcript.",
+)
 def audit(
     mechanism_name,
     params,
@@ -425,6 +454,7 @@ def audit(
     mu,
     accountant_specs,
     timeout,
+    canaries,
 ):
     """Audit one mechanism's ε: a built-in MECHANISM, or user code MODULE:FUNCTION.
 
@@ -443,9 +473,16 @@ def audit(
     from privcheck.auditor.user_code import is_reference
     from privcheck.base.resources import DEFAULT_USER_TIMEOUT, check_timeout, set_memory_limit
 
+    if canaries is not None:  # a training run audited in one run (privcheck.cli.training)
+        from privcheck.cli.training import training_audit
+
+        training_audit(mechanism_name, _parse_params(params), canaries, eps, delta, confidence, seed, json_out)
+        return
     if exact is False and not monte_carlo:
         raise PrivcheckUsageError("--no-exact with --no-mc leaves nothing to audit; drop one of them")
     set_memory_limit(max_memory)  # mechanism constructors and the auditor size their work against it
+    if timeout is not None:
+        timeout = check_timeout(timeout)
     samples = parse_samples(samples)
     curve = _curve_claim(mu, accountant_specs, eps, delta)
     if is_reference(mechanism_name):
@@ -468,7 +505,7 @@ def audit(
             json_out,
             dask,
             curve,
-            timeout=DEFAULT_USER_TIMEOUT if timeout is None else check_timeout(timeout),
+            timeout=DEFAULT_USER_TIMEOUT if timeout is None else timeout,
         )
         return
     for flag, val in (
@@ -522,8 +559,8 @@ def audit(
             res = run_isolated(
                 functools.partial(_run_audit, mech, n * len(mech.inputs()), **kwargs),
                 (),
-                timeout=check_timeout(timeout),
-                name=f"the audit of {mech!r}",
+                timeout=timeout,
+                name=f"the audit of {mechanism_name}" + (f" ({', '.join(params)})" if params else ""),
             )
         except UserCodeError as exc:
             res = _failed_audit(repr(mech), eps, delta, confidence, n, exc, timeout)
@@ -608,6 +645,11 @@ def _audit_user_code(
         raise PrivcheckUsageError("--seed-global needs --per-sample")
     xs = [parse_literal(t) for t in inputs]
     prs = [parse_pair(t) for t in pairs]
+    for i, x in enumerate(xs):
+        if any(_same(x, y) for y in xs[:i]):
+            raise PrivcheckUsageError(
+                f"--input {inputs[i]} is given twice; give distinct inputs (all pairs are searched)"
+            )
     if len(xs) < 2 and not prs:
         raise PrivcheckUsageError("user code needs at least two --input values (or --pair A,B)")
     n = planned_draws(samples, DEFAULT_SAMPLES)
@@ -708,6 +750,14 @@ def _failed_audit(name: str, eps, delta, confidence, samples, exc, seconds: floa
     )
 
 
+def _same(a, b) -> bool:
+    """Whether two parsed inputs are the same value (``0`` and ``0.0`` are; arrays compare element-wise)."""
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - e.g. arrays of different shapes, or an ambiguous truth value
+        return repr(a) == repr(b)
+
+
 def _hashable(v) -> bool:
     try:
         hash(v)
@@ -799,10 +849,18 @@ def _no_eps_claim(mech, json_out: str | None) -> None:
 def _register_commands() -> None:
     """The command groups of their own modules (one module per command group; keep their imports light)."""
     from privcheck.cli.budget import budget
+    from privcheck.cli.calibrator import calibrator_cmd
     from privcheck.cli.omp import omp_cmd
+    from privcheck.cli.sampling import check_sampling_cmd
+    from privcheck.cli.scores import audit_scores_cmd
+    from privcheck.cli.trace import trace_cmd
 
     main.add_command(budget)
     main.add_command(omp_cmd)
+    main.add_command(check_sampling_cmd)
+    main.add_command(trace_cmd)
+    main.add_command(calibrator_cmd)
+    main.add_command(audit_scores_cmd)
 
 
 _register_commands()

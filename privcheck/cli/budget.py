@@ -13,6 +13,8 @@ from dataclasses import asdict, is_dataclass
 
 import click
 
+from accountants.pld_spec import PLD_SPEC_HELP as _PLD_SPEC_HELP
+from accountants.pld_spec import parse_pld_event, pld_accountant  # noqa: F401 (re-exported: cli.app, tests)
 from privcheck.base.errors import PrivcheckUsageError
 
 _JSON_HELP = "Write the result as JSON to PATH or '-' (stdout)."
@@ -21,8 +23,13 @@ _JSON_HELP = "Write the result as JSON to PATH or '-' (stdout)."
 def _floats(name: str, text: str | None) -> list[float] | None:
     if text is None:
         return None
+    parts = text.split(",")
+    if len(parts) > 1 and not parts[-1].strip():  # one trailing comma is harmless
+        parts = parts[:-1]
+    if any(not v.strip() for v in parts) and text.strip():
+        raise PrivcheckUsageError(f"{name} has an empty value between commas, got {text!r}; give numbers such as 1,2.5")
     try:
-        vals = [float(v) for v in text.split(",") if v.strip()]
+        vals = [float(v) for v in parts if v.strip()]
     except ValueError:
         raise PrivcheckUsageError(f"{name} must be comma-separated numbers, got {text!r}") from None
     if not vals or any(math.isnan(v) or math.isinf(v) for v in vals):
@@ -176,6 +183,23 @@ def amplify_cmd(q, eps, delta, sigma, steps, json_out):
     _emit(asdict(r), lines, json_out)
 
 
+def _default_delta_prime(K: int, p: float) -> float:
+    """The default δ′ = 2e^{−2μ_K²/K} + 1e-5 with μ_K = K·p (004 Sec. IV); one line when it is not below 1.
+
+    2e^{−2Kp²} + 1e-5 < 1 needs K·p² > ln(2/(1 − 1e-5))/2 ≈ 0.347: otherwise there is no default to use.
+    """
+    kp2 = float(K) * p * p  # 2μ_K²/K = 2Kp², without squaring K·p (no overflow)
+    value = 2 * math.exp(-2 * kp2) + 1e-5
+    if not value < 1:
+        need = math.log(2 / (1 - 1e-5)) / 2
+        raise PrivcheckUsageError(
+            f"--p {p:g} with --K {K} leaves no default delta': 2e^(-2 K p^2) + 1e-5 = {value:.6g} is not below 1 "
+            f"(it needs K p^2 > {need:.4g}, i.e. p > {math.sqrt(need / K):.4g}); give --delta-prime in (0, 1) "
+            "or a larger --p"
+        )
+    return value
+
+
 @budget.command("wireless")
 @click.option("--K", "K", type=int, required=True, help="Number of users K.")
 @click.option("--p", type=float, default=None, help="Uniform sampling probability (default: the numerical optimum).")
@@ -199,7 +223,9 @@ def wireless_cmd(K, p, c, L, sigma, delta_l, delta_prime, steps, delta_tilde, ma
     from privcheck.base.resources import check_memory, set_memory_limit
 
     set_memory_limit(max_memory)
+    from privcheck.base.validation import check_int
 
+    K = check_int("K", K, minimum=1)
     # K sampling probabilities (a list and its array), and for the totals a T x K matrix of them (eq. 19)
     T = 0 if steps is None else steps
     check_memory(
@@ -220,7 +246,7 @@ def wireless_cmd(K, p, c, L, sigma, delta_l, delta_prime, steps, delta_tilde, ma
     if delta_prime is None:
         if p is None:
             raise PrivcheckUsageError("--delta-prime is needed when --p is not given")
-        delta_prime = 2 * math.exp(-2 * (K * p) ** 2 / K) + 1e-5
+        delta_prime = _default_delta_prime(K, p)
     opt = wl.optimal_p(K, c, delta_prime, delta_l)
     p_used = opt.p_numeric if p is None else p
     g = wl.central_uniform(K, p_used, c, delta_prime, delta_l)
@@ -344,43 +370,6 @@ def plan_cmd(question, eps, delta, steps, sigma, sensitivity, q, K, c, delta_pri
 
 
 # ---------------------------------------------------------------------------- pld
-_PLD_KINDS = {
-    "gaussian": ({"sigma"}, {"sensitivity"}),
-    "laplace": (set(), {"b", "eps", "sensitivity"}),
-    "rr": ({"eps"}, {"k"}),
-    "pure": ({"eps"}, set()),
-    "discrete-laplace": ({"a"}, {"sensitivity"}),
-    "subsampled-gaussian": ({"q", "sigma"}, {"sensitivity"}),
-    "subsampled-laplace": ({"q"}, {"b", "eps", "sensitivity"}),
-    "subsampled-rr": ({"q", "eps"}, {"k"}),
-    "approx": ({"eps", "delta"}, set()),
-}
-#: parameters that must be whole numbers (per kind)
-_PLD_INTS = {"rr": {"k"}, "subsampled-rr": {"k"}, "discrete-laplace": {"sensitivity"}}
-_PLD_SPEC_HELP = (
-    "KIND:NAME=VALUE,...[xCOUNT], KIND one of "
-    + ", ".join(_PLD_KINDS)
-    + " (e.g. subsampled-gaussian:q=0.01,sigma=1.1x10000, approx:eps=1,delta=1e-6x10)"
-)
-
-
-def _pld_count(spec: str, text: str) -> int:
-    """The count after 'x' in an --event spec: a whole number >= 1, also in exponent form (1e6)."""
-    from decimal import Decimal, InvalidOperation
-
-    try:
-        d = Decimal(text.replace("_", ""))
-    except InvalidOperation:
-        d = None
-    if d is None or not d.is_finite() or d != d.to_integral_value() or d < 1:
-        raise PrivcheckUsageError(
-            f"--event {spec!r}: the count after 'x' must be a whole number >= 1 (e.g. x1000 or x1e6), got {text!r}"
-        )
-    if d > 10**18:
-        raise PrivcheckUsageError(f"--event {spec!r}: the count after 'x' must be <= 1e18, got {text!r}")
-    return int(d)
-
-
 def _check_curve_flags(tradeoff, alphas, gdp_mode, alpha_min, risk, fprs) -> None:
     """--alpha only with --tradeoff, --alpha-min only with --gdp, --fpr only with --risk; values
     checked before any accounting (one-line errors)."""
@@ -397,96 +386,6 @@ def _check_curve_flags(tradeoff, alphas, gdp_mode, alpha_min, risk, fprs) -> Non
     check_alpha(list(fprs), "--fpr")
     if alpha_min is not None:
         check_alpha_min(alpha_min, "--alpha-min")
-
-
-def parse_pld_event(spec: str):
-    """Parse one ``--event`` spec into (event, count, description dict); bad specs raise
-    PrivcheckUsageError naming what is wrong and what is allowed."""
-    import re
-
-    from accountants.pld import (
-        ApproxDPEvent,
-        DiscreteLaplaceEvent,
-        GaussianEvent,
-        LaplaceEvent,
-        PoissonSampledEvent,
-        PureDPEvent,
-        RandomizedResponseEvent,
-    )
-
-    kind, sep, rest = spec.partition(":")
-    kind = kind.strip().lower()
-    if not sep or kind not in _PLD_KINDS:
-        raise PrivcheckUsageError(f"--event {spec!r}: expected {_PLD_SPEC_HELP}")
-    m = re.fullmatch(r"(?P<params>.*?)(?:x(?P<count>[0-9_.eE+-]+))?", rest.strip())
-    count = _pld_count(spec, m.group("count")) if m.group("count") else 1
-    params: dict[str, float] = {}
-    for item in filter(None, (s.strip() for s in m.group("params").split(","))):
-        name, eq, val = item.partition("=")
-        name = name.strip().lower()
-        if not eq:
-            raise PrivcheckUsageError(f"--event {spec!r}: parameter {item!r} is not NAME=VALUE")
-        try:
-            v = float(val)
-        except ValueError:
-            raise PrivcheckUsageError(f"--event {spec!r}: {name} must be a number, got {val!r}") from None
-        if not math.isfinite(v):
-            raise PrivcheckUsageError(f"--event {spec!r}: {name} must be finite, got {val!r}")
-        if name in params:
-            raise PrivcheckUsageError(f"--event {spec!r}: {name} is given twice; give each parameter once")
-        if name in _PLD_INTS.get(kind, ()) and not v.is_integer():
-            raise PrivcheckUsageError(f"--event {spec!r}: {name} must be a whole number, got {val.strip()!r}")
-        params[name] = v
-    required, optional = _PLD_KINDS[kind]
-    unknown = set(params) - required - optional
-    missing = required - set(params)
-    if unknown or missing:
-        allowed = ", ".join(sorted(required)) + (" (optional " + ", ".join(sorted(optional)) + ")" if optional else "")
-        what = f"unknown {', '.join(sorted(unknown))}" if unknown else f"missing {', '.join(sorted(missing))}"
-        raise PrivcheckUsageError(f"--event {spec!r}: {what}; {kind} takes {allowed}")
-    p = dict(params)
-
-    def lap(d):
-        if ("b" in d) == ("eps" in d):
-            raise PrivcheckUsageError(f"--event {spec!r}: laplace takes exactly one of b= or eps=")
-        return LaplaceEvent(b=d.get("b"), eps=d.get("eps"), sensitivity=d.get("sensitivity", 1.0))
-
-    if kind == "gaussian":
-        ev = GaussianEvent(p["sigma"], p.get("sensitivity", 1.0))
-    elif kind == "laplace":
-        ev = lap(p)
-    elif kind == "rr":
-        ev = RandomizedResponseEvent(p["eps"], int(p.get("k", 2)))
-    elif kind == "pure":
-        ev = PureDPEvent(p["eps"])
-    elif kind == "discrete-laplace":
-        ev = DiscreteLaplaceEvent(p["a"], int(p.get("sensitivity", 1)))
-    elif kind == "subsampled-gaussian":
-        ev = PoissonSampledEvent(GaussianEvent(p["sigma"], p.get("sensitivity", 1.0)), p["q"])
-    elif kind == "approx":
-        ev = ApproxDPEvent(p["eps"], p["delta"])
-    elif kind == "subsampled-laplace":
-        ev = PoissonSampledEvent(lap({k: v for k, v in p.items() if k != "q"}), p["q"])
-    else:
-        ev = PoissonSampledEvent(RandomizedResponseEvent(p["eps"], int(p.get("k", 2))), p["q"])
-    return ev, count, {"kind": kind, "params": params, "count": count}
-
-
-def pld_accountant(specs, relation: str = "add_remove", *, grid_step: float | None = None, option: str = "--event"):
-    """A ``PLDAccountant`` composed from ``KIND:NAME=VALUE,...[xCOUNT]`` specs (:func:`parse_pld_event`), and the
-    specs' description dicts; errors name ``option`` (``--event`` or ``--accountant``)."""
-    from accountants.pld import PLDAccountant
-
-    acc = PLDAccountant(relation, grid_step=grid_step)
-    described = []
-    for spec in specs:
-        try:
-            ev, count, d = parse_pld_event(spec)
-        except PrivcheckUsageError as exc:
-            raise PrivcheckUsageError(str(exc).replace("--event", option, 1)) from None
-        acc.compose(ev, count)
-        described.append(d)
-    return acc, described
 
 
 @budget.command("pld")
@@ -507,42 +406,79 @@ def pld_accountant(specs, relation: str = "add_remove", *, grid_step: float | No
 @click.option("--fpr", "fprs", type=float, multiple=True, help="False-positive rate in [0, 1] for --risk (repeatable).")
 @click.option("--json", "json_out", type=str, default=None, help=_JSON_HELP)
 def pld_cmd(events, delta, eps, relation, grid_step, tradeoff, alphas, gdp_mode, alpha_min, risk, fprs, json_out):
-    """Tight certified accounting (privacy-loss distributions): ε(δ) or δ(ε) as [lower, upper];
-    or the trade-off curve (--tradeoff), μ-GDP (--gdp), attack risk (--risk)."""
+    """Tight certified accounting (privacy-loss distributions): ε(δ) and/or δ(ε) as [lower, upper],
+    the trade-off curve (--tradeoff), μ-GDP (--gdp), attack risk (--risk); any of them together,
+    answered from one build of the composition."""
     import time
 
-    modes = [delta is not None, eps is not None, tradeoff, gdp_mode, risk]
-    if sum(modes) != 1:
-        raise PrivcheckUsageError("give exactly one of --delta, --eps, --tradeoff, --gdp or --risk")
+    queries = [q for q, on in (("epsilon", delta is not None), ("delta", eps is not None)) if on]
+    queries += [q for q, on in (("tradeoff", tradeoff), ("gdp", gdp_mode), ("risk", risk)) if on]
+    if not queries:
+        raise PrivcheckUsageError("give at least one of --delta, --eps, --tradeoff, --gdp or --risk")
     _check_curve_flags(tradeoff, alphas, gdp_mode, alpha_min, risk, fprs)
     t0 = time.perf_counter()
     acc, described = pld_accountant(events, relation, grid_step=grid_step)
-    out = {"relation": relation, "events": described}
     title = f"PLD accountant ({relation}): " + " + ".join(
         f"{d['kind']}({', '.join(f'{k}={_g(v)}' for k, v in d['params'].items())})x{d['count']}" for d in described
     )
-    if tradeoff or gdp_mode or risk:
-        from privcheck.cli.curves import curve_report
-
-        res, lines = curve_report(
-            acc, tradeoff=tradeoff, alphas=alphas, gdp=gdp_mode, alpha_min=alpha_min, risk=risk, fprs=fprs
-        )
-        out.update(res)
-        out["seconds"] = time.perf_counter() - t0
-        _emit(out, [title] + lines, json_out)
-        return
-    if delta is not None:
-        iv = acc.epsilon(delta)
-        out.update({"delta": delta, "eps_lower": iv.lower, "eps_upper": iv.upper})
-        head = f"eps({_g(delta)}) in [{iv.lower:.7g}, {iv.upper:.7g}]"
+    res, lines = pld_queries(
+        acc,
+        delta=delta,
+        eps=eps,
+        tradeoff=tradeoff,
+        alphas=alphas,
+        gdp=gdp_mode,
+        alpha_min=alpha_min,
+        risk=risk,
+        fprs=fprs,
+    )
+    out = {"relation": relation, "events": described}
+    if len(queries) == 1:  # (one query: its keys at the top level, as before)
+        out.update(res[queries[0]])
     else:
-        iv = acc.delta(eps)
-        out.update({"eps": eps, "delta_lower": iv.lower, "delta_upper": iv.upper})
-        head = f"delta({_g(eps)}) in [{iv.lower:.7g}, {iv.upper:.7g}]"
-    out.update({"method": iv.method, "notes": list(iv.notes), "seconds": time.perf_counter() - t0})
-    lines = [
-        title,
-        f"  {head}  [{iv.method}; certified: the exact value lies in the interval, the upper end is the bound to quote]",
-    ]
-    lines += [f"  note: {n}" for n in iv.notes]
-    _emit(out, lines, json_out)
+        out.update(res)
+        lines.append(f"  ({len(queries)} queries from one build of the composition)")
+    out["seconds"] = time.perf_counter() - t0
+    _emit(out, [title] + lines, json_out)
+
+
+def pld_queries(
+    acc, *, delta=None, eps=None, tradeoff=False, alphas=(), gdp=False, alpha_min=None, risk=False, fprs=()
+) -> tuple[dict, list[str]]:
+    """Answers of one composed PLDAccountant to any set of queries (its build is shared): ε(δ) at
+    ``delta``, δ(ε) at ``eps``, and the curve reports of privcheck.cli.curves. Returns
+    ({query: JSON-ready dict}, report lines); query keys: epsilon, delta, tradeoff, gdp, risk."""
+    from privcheck.cli.curves import curve_report, interval_text
+
+    res: dict = {}
+    lines: list[str] = []
+    for name, x in (("epsilon", delta), ("delta", eps)):
+        if x is None:
+            continue
+        iv = acc.epsilon(x) if name == "epsilon" else acc.delta(x)
+        if name == "epsilon":
+            r = {"delta": x, "eps_lower": iv.lower, "eps_upper": iv.upper}
+            head = f"eps({_g(x)}) in {interval_text(iv.lower, iv.upper)}"
+        else:
+            r = {"eps": x, "delta_lower": iv.lower, "delta_upper": iv.upper}
+            head = f"delta({_g(x)}) in {interval_text(iv.lower, iv.upper)}"
+        r.update({"method": iv.method, "notes": list(iv.notes)})
+        res[name] = r
+        lines.append(
+            f"  {head}  [{iv.method}; certified: the exact value lies in the interval, the upper end is the bound to quote]"
+        )
+        lines += [f"  note: {n}" for n in iv.notes]
+    for name, on in (("tradeoff", tradeoff), ("gdp", gdp), ("risk", risk)):
+        if on:
+            r, ls = curve_report(
+                acc,
+                tradeoff=name == "tradeoff",
+                alphas=alphas,
+                gdp=name == "gdp",
+                alpha_min=alpha_min,
+                risk=name == "risk",
+                fprs=fprs,
+            )
+            res[name] = r
+            lines += ls
+    return res, lines

@@ -6,16 +6,21 @@ Exit codes of ``privcheck`` (documented in the README and ``privcheck --help``):
 - 1  a verdict differs from a declared expectation, or a check errored / timed out;
 - 2  bad usage or a refused request (one line on standard error: what is wrong and what is allowed);
 - 3  internal error: ``privcheck: internal error: … (rerun with --debug for the traceback)``;
-- 130 interrupted (Ctrl-C), within 2 s also while worker processes run.
+- 130 interrupted (Ctrl-C, SIGINT), within 2 s also while worker processes run;
+- 143 stopped by SIGTERM (a CI cancel, ``timeout``, a Kubernetes stop), 129 by SIGHUP (a closed terminal).
+
+On each of these signals every process group privcheck started (user code under a deadline, worker
+pools, local Dask workers) is killed before it exits (:mod:`privcheck.base.children`).
 
 :func:`harden_options` replaces every ``float``/``int`` option of the command
 tree by types that reject ``nan``/``inf``, accept integral ``1e9`` for counts and
-echo what the user typed, and turns report-path options (``--json``,
+echo what the user typed, refuses a one-value option given twice, and turns report-path options (``--json``,
 ``--markdown``, ``--junit``, ``--html``) into paths checked *before* the run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -88,8 +93,42 @@ class ReportPath(click.ParamType):
             self.fail(str(exc).split(": ", 1)[-1] if str(exc).startswith(self.option) else str(exc), param, ctx)
 
 
+def _refuse_repeats(cmd: click.Command) -> None:
+    """Make ``cmd`` refuse an option that takes one value given more than once (``--mu 1 --mu 2``).
+
+    click keeps the last value silently; a repeated ``--mu`` or ``--eps`` is more likely a mistake than an
+    override. Flags, counts and options declared ``multiple`` may repeat. Idempotent.
+    """
+    if getattr(cmd, "_refuses_repeats", False):
+        return
+    original = cmd.make_parser
+
+    def make_parser(ctx: click.Context):
+        parser = original(ctx)
+        parse = parser.parse_args
+
+        def parse_args(args):
+            opts, largs, order = parse(args=args)
+            seen: set = set()
+            for param in order:
+                if isinstance(param, click.Option) and not (param.multiple or param.count or param.is_flag):
+                    if param.name in seen:
+                        name = max(param.opts, key=len)
+                        ctx.fail(f"{name} is given more than once (its last value would win silently); give it once")
+                    seen.add(param.name)
+            return opts, largs, order
+
+        parser.parse_args = parse_args  # type: ignore[method-assign]
+        return parser
+
+    cmd.make_parser = make_parser  # type: ignore[method-assign]
+    cmd._refuses_repeats = True  # type: ignore[attr-defined]
+
+
 def harden_options(cmd: click.Command) -> None:
-    """Replace float/int option types and report paths in ``cmd`` and all its subcommands (idempotent)."""
+    """Replace float/int option types and report paths in ``cmd`` and all its subcommands, and refuse options
+    that take one value given twice (idempotent)."""
+    _refuse_repeats(cmd)
     for p in getattr(cmd, "params", []):
         if not isinstance(p, click.Option):
             continue
@@ -142,18 +181,37 @@ def _stop_children() -> None:
         pass
 
 
-def _force_exit(code: int) -> None:
-    """Exit now with ``code``: report an interrupt once, then stop the workers and remove scratch folders silently.
+def _kill_groups() -> None:
+    """SIGKILL every process group this process started (user code under a deadline and what it started)."""
+    from privcheck.base import children
 
-    After "privcheck: interrupted" nothing else is printed: standard error is
-    pointed at the null device before the workers are killed (finalizers and
+    children.kill_groups()
+
+
+def _stopped_message(code: int) -> str:
+    """``privcheck: interrupted`` (130), ``privcheck: terminated by SIGTERM`` (143), … for a run ended by a signal."""
+    if code == EXIT_INTERRUPTED:
+        return "privcheck: interrupted"
+    from privcheck.base.children import signal_name
+
+    return f"privcheck: terminated by {signal_name(code - 128)}"
+
+
+def _force_exit(code: int) -> None:
+    """Exit now with ``code``: report a stop by a signal once, then stop the workers and remove scratch folders.
+
+    Codes above 128 are stops by a signal (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP): after their one line
+    (``privcheck: interrupted``, ``privcheck: terminated by SIGTERM``) nothing else is printed:
+    standard error is pointed at the null device before the workers are killed (finalizers and
     trackers of killed workers would otherwise complain).
     """
+    _kill_groups()
     report_exit(code)
-    if code == EXIT_INTERRUPTED and not _INTERRUPT_REPORTED.is_set():
+    stopped = code > 128
+    if stopped and not _INTERRUPT_REPORTED.is_set():
         _INTERRUPT_REPORTED.set()
         try:
-            sys.stderr.write("privcheck: interrupted\n")
+            sys.stderr.write(_stopped_message(code) + "\n")
         except Exception:  # noqa: BLE001
             pass
     for stream in (sys.stdout, sys.stderr):
@@ -161,7 +219,7 @@ def _force_exit(code: int) -> None:
             stream.flush()
         except Exception:  # noqa: BLE001
             pass
-    if code == EXIT_INTERRUPTED:
+    if stopped:
         try:
             os.dup2(os.open(os.devnull, os.O_WRONLY), 2)
         except OSError:
@@ -179,19 +237,25 @@ def _arm_exit_watchdog(code: int, seconds: float = 0.3) -> None:
 
 
 def _install_sigint_watchdog() -> None:
-    """On the first Ctrl-C, raise KeyboardInterrupt as usual and guarantee exit 130 within ~1 s.
+    """On the first Ctrl-C, kill the child process groups, raise KeyboardInterrupt as usual and guarantee
+    exit 130 within ~1 s; later Ctrl-Cs (a terminal's and a supervisor's forward) change nothing.
 
     Cleanup (worker pools, thread pools waiting for their queues) gets that long;
-    forked workers inherit the handler but only raise KeyboardInterrupt.
+    forked workers inherit the handler but only raise KeyboardInterrupt. SIGTERM and SIGHUP
+    kill the child groups and exit with 143 / 129 at once (:func:`_install_stop_handlers`).
     """
     import signal
 
     main_pid = os.getpid()
 
     def handler(signum, frame):
-        SIGINT_SEEN.set()
         if os.getpid() == main_pid:
+            if SIGINT_SEEN.is_set():  # already stopping: a second KeyboardInterrupt would only disturb the clean-up
+                return
+            SIGINT_SEEN.set()
+            _kill_groups()
             _arm_exit_watchdog(EXIT_INTERRUPTED, 1.0)
+        SIGINT_SEEN.set()
         raise KeyboardInterrupt
 
     handler.sigint_seen = SIGINT_SEEN  # read by privcheck.auditor.user_code to tell Ctrl-C from user code
@@ -199,6 +263,13 @@ def _install_sigint_watchdog() -> None:
         signal.signal(signal.SIGINT, handler)
     except (ValueError, OSError):  # not the main thread: keep the default
         pass
+
+
+def _install_stop_handlers() -> None:
+    """SIGTERM and SIGHUP: kill every child process group, print one line and exit with 128 + the signal."""
+    from privcheck.base.children import exit_code_of, install_stop_handlers
+
+    install_stop_handlers(lambda signum: _force_exit(exit_code_of(signum)))
 
 
 class GuardedGroup(click.Group):
@@ -216,6 +287,7 @@ class GuardedGroup(click.Group):
             _supervise()  # claim files run user code in this process: it must not be able to end the run
         if real_process:
             _install_sigint_watchdog()
+            _install_stop_handlers()
         from privcheck.base.resources import memory_limit_scope
 
         with warnings.catch_warnings(), memory_limit_scope():
@@ -251,6 +323,7 @@ class GuardedGroup(click.Group):
                 code = exc.exit_code
             except SystemExit as exc:
                 report_exit(exc.code)
+                _bound_supervised_exit(_exit_status(exc.code))
                 raise
             except RecursionError as exc:  # built-in code does not recurse deeply: the input is nested too deeply
                 if debug:
@@ -282,6 +355,7 @@ class GuardedGroup(click.Group):
                 )
                 code = EXIT_INTERNAL
         report_exit(code)
+        _bound_supervised_exit(code)
         if standalone_mode:
             sys.exit(code)
         return code
@@ -289,6 +363,10 @@ class GuardedGroup(click.Group):
 
 #: in a supervised run (:func:`_supervise`), the pipe on which the final exit code is reported
 _REPORT_FD: int | None = None
+#: [True] in the supervised child of :func:`_supervise` (it ends at most :data:`SHUTDOWN_GRACE` s after reporting)
+_SUPERVISED = [False]
+#: seconds the supervisor waits for its child to end after the exit code arrived (then it kills it)
+SUPERVISOR_GRACE = 5.0
 
 
 def report_exit(code) -> None:
@@ -297,15 +375,61 @@ def report_exit(code) -> None:
     fd, _REPORT_FD = _REPORT_FD, None
     if fd is None:
         return
-    if code is None:
-        code = EXIT_OK
-    elif not isinstance(code, int):
-        code = EXIT_MISMATCH
+    code = _exit_status(code)
     try:
-        os.write(fd, str(int(code)).encode("ascii"))
+        os.write(fd, f"{int(code)}\n".encode("ascii"))
         os.close(fd)
     except OSError:
         pass
+
+
+def cap_supervised_memory() -> None:
+    """In the supervised child that imports claims files (:func:`_supervise`): cap its address space at
+    its size plus the memory limit in force, so a claims file or a sampler probed at load that keeps
+    allocating fails with "ran past --max-memory" instead of growing to the machine's limit."""
+    if _SUPERVISED[0]:
+        from privcheck.base.resources import limit_child_memory, memory_limit
+
+        limit_child_memory(memory_limit())
+
+
+def _exit_status(code) -> int:
+    """The process exit status ``sys.exit(code)`` gives: None → 0, an int as is, anything else → 1."""
+    if code is None:
+        return EXIT_OK
+    return code if isinstance(code, int) and not isinstance(code, bool) else EXIT_MISMATCH
+
+
+#: seconds the supervised child may spend in interpreter shutdown (threads, atexit) after reporting
+SHUTDOWN_GRACE = 1.0
+
+
+def _bound_supervised_exit(code: int) -> None:
+    """In the supervised child, once it has reported: the normal shutdown may take :data:`SHUTDOWN_GRACE`
+    seconds, then :func:`_finish_supervised` ends it (a claims file's non-daemon thread or ``atexit``
+    handler cannot hold the run: daemon threads keep running while the interpreter waits for them)."""
+    if not _SUPERVISED[0]:
+        return
+    t = threading.Timer(SHUTDOWN_GRACE, _finish_supervised, (code,))
+    t.daemon = True
+    t.start()
+
+
+def _finish_supervised(code: int) -> None:
+    """End the supervised child now: flush, stop worker processes, ``os._exit(code)``.
+
+    The claims file ran in this process: a non-daemon thread or an ``atexit`` handler it started
+    must not keep the run from ending (the report is written, the code reported).
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001
+            pass
+    _kill_groups()
+    _stop_children()
+    _remove_scratch()
+    os._exit(code)
 
 
 def _supervise() -> None:
@@ -315,40 +439,122 @@ def _supervise() -> None:
     user code calling ``os._exit(0)`` or crashing there would end the run with
     no report and — worst for a CI gate — possibly exit code 0. The child reports
     its exit code on a pipe as it ends normally; when it ends without reporting,
-    the parent prints one line saying how it ended and exits 1. Ctrl-C is the
-    child's to handle (it exits 130); the parent ignores it while waiting.
+    the parent prints one line saying how it ended and exits 1. Once it has reported, the child
+    has :data:`SHUTDOWN_GRACE` seconds to end (then ``os._exit``, :func:`_bound_supervised_exit`: the
+    claims' threads and ``atexit`` handlers cannot hold it), and the parent kills it if it has not ended
+    :data:`SUPERVISOR_GRACE` seconds later. SIGTERM, SIGHUP and SIGINT sent to the parent are
+    forwarded to the child (which stops its process groups and exits with 128 + the signal);
+    the child dies with the parent (parent-death signal SIGTERM).
     """
     global _REPORT_FD
     if not hasattr(os, "fork"):  # pragma: no cover - not POSIX
         return
+    import signal
+
+    from privcheck.base import children
+
+    parent = os.getpid()
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         os.close(r)
         _REPORT_FD = w
+        _SUPERVISED[0] = True
+        children.die_with_parent(signal.SIGTERM, parent=parent)
         return
     os.close(w)
-    import signal
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _, status = os.waitpid(pid, 0)
-    data = b""
-    while True:
-        chunk = os.read(r, 32)
-        if not chunk:
-            break
-        data += chunk
+    stop: list = []  # [(signal, deadline)] once a stop signal was forwarded
+
+    def forward(signum, frame):
+        import time
+
+        if not stop:
+            stop.append((signum, time.monotonic() + SUPERVISOR_GRACE))
+        try:
+            os.kill(pid, signum)
+        except OSError:
+            pass
+
+    for sig in children.STOP_SIGNALS:
+        signal.signal(sig, forward)
+    data, status = _wait_report(r, pid, stop)
     if data.strip().isdigit():
+        if status is None:
+            status = _reap(pid, SUPERVISOR_GRACE)
         os._exit(int(data))
     from privcheck.base.resources import describe_exit
 
-    code = os.waitstatus_to_exitcode(status)
+    code = os.waitstatus_to_exitcode(status if status is not None else _reap(pid, 0.0))
+    if code < 0 and -code in children.STOP_SIGNALS:  # killed by a stop signal before it could report
+        os._exit(children.exit_code_of(-code))
     sys.stderr.write(
         f"privcheck: error: the user's code {describe_exit(code).replace('running it', 'running the claims')}"
         " before the run finished; no report was written\n"
     )
     sys.stderr.flush()
     os._exit(EXIT_MISMATCH)
+
+
+def _wait_report(fd: int, pid: int, stop: list) -> tuple[bytes, int | None]:
+    """Read the child's exit-code line from ``fd`` until a newline, end-of-file or the child's end.
+
+    Returns (the bytes read, the child's wait status if it was reaped meanwhile, else None). Processes
+    the child forked may hold copies of the pipe: the child's own end is watched with ``waitpid``.
+    ``stop``: ``[(signal, deadline)]`` once a stop signal was forwarded; a child still running at the
+    deadline is killed and its code is ``128 + signal``.
+    """
+    import select
+    import time
+
+    data = b""
+    while True:
+        if stop and time.monotonic() > stop[0][1]:  # the child did not stop in time: it is stopped
+            _reap(pid, 0.0)
+            code = 128 + int(stop[0][0])
+            with contextlib.suppress(Exception):
+                sys.stderr.write(_stopped_message(code) + "\n")
+                sys.stderr.flush()
+            return str(code).encode("ascii"), 0
+        try:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+        except InterruptedError:  # pragma: no cover - PEP 475 retries
+            ready = []
+        if ready:
+            chunk = os.read(fd, 32)
+            data += chunk
+            if not chunk or b"\n" in data:
+                return data, None
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            while select.select([fd], [], [], 0)[0]:
+                chunk = os.read(fd, 32)
+                if not chunk:
+                    break
+                data += chunk
+            return data, status
+
+
+def _reap(pid: int, grace: float) -> int:
+    """Wait up to ``grace`` seconds for child ``pid`` to end, then SIGKILL it; its wait status."""
+    import signal
+    import time
+
+    deadline = time.monotonic() + grace
+    while True:
+        try:
+            done, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return 0
+        if done:
+            return status
+        if time.monotonic() >= deadline:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            return os.waitpid(pid, 0)[1]
+        time.sleep(0.02)
 
 
 def usage_error_exit(ctx: click.Context, exc: BaseException) -> None:

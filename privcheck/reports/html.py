@@ -33,6 +33,7 @@ from privcheck.reports.text import (
     interval_text,
     is_quick,
     method_label,
+    reason_text,
     run_summary,
     short,
     summary_line,
@@ -50,7 +51,7 @@ table{border-collapse:collapse;margin:0.4em 0 1em 0;font-size:0.9em}
 th,td{border:1px solid #d0d0d0;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f2f3f5;font-weight:600}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-code{font-size:0.92em;overflow-wrap:anywhere}
+code{font-size:0.92em;overflow-wrap:break-word}
 td code.id,h3 code.id{overflow-wrap:normal;word-break:normal}
 .verdict{font-weight:700;color:#1f4e79;white-space:nowrap}
 .v-holds{color:#17692b}.v-refuted{color:#b00020}.v-inconclusive{color:#8a5a00}.v-error{color:#8a008a}
@@ -59,11 +60,12 @@ tr.unmet{background:#ffe3e3}
 .banner{padding:0.6em 0.9em;border-radius:6px;margin:0.6em 0}
 .quick{background:#fff4d6;border:1px solid #e6c200}
 .note{color:#555;font-size:0.92em}
+.reason{color:#5a3d00;font-size:0.92em;margin:0.3em 0}
 .finding{border:1px solid #e3b5bd;border-left:5px solid #b00020;border-radius:6px;padding:0.6em 0.9em;margin:0.8em 0}
 .sides{display:flex;flex-wrap:wrap;gap:0.8em}
 .side{flex:1 1 440px;min-width:0;background:#fafafa;border:1px solid #e4e4e4;border-radius:5px;padding:0.4em 0.7em}
 .side .label{font-size:0.8em;text-transform:uppercase;letter-spacing:0.04em;color:#666}
-.side .value{overflow-x:auto;overflow-wrap:anywhere}
+.side .value{overflow-x:auto;overflow-wrap:break-word}
 .part{margin:0.5em 0 0.2em}
 details.src{border:none;padding:0;margin:0}
 math{font-size:1.1em}
@@ -73,10 +75,23 @@ details{margin:0.3em 0;border:1px solid #e4e4e4;border-radius:5px;padding:0.3em 
 summary{cursor:pointer}
 table.kv,table.grid{font-size:0.85em;margin:0.2em 0}
 table.kv th{background:#f7f7f9;white-space:nowrap}
-.list{overflow-wrap:anywhere}
+table.kv td,table.grid td{min-width:3em} td.nw{white-space:nowrap}
+.list{overflow-wrap:break-word}
+table.records td.claim{min-width:11em}
+table.records td.values{min-width:12em;max-width:28em;overflow-wrap:break-word}
 pre{background:#f6f6f6;padding:0.6em;overflow-x:auto;font-size:0.8em}
 ol.papers li{margin-bottom:0.4em}
-@media (max-width:600px){body{padding:0.6em;font-size:14px} th,td{padding:2px 4px}
+@media (max-width:720px){
+ body{padding:0.6em;font-size:14px} th,td{padding:2px 4px}
+ table.counts th.v{writing-mode:vertical-rl;transform:rotate(180deg);white-space:nowrap;vertical-align:bottom}
+ table.records,table.records tbody,table.records tr,table.records td{display:block;width:100%;max-width:none}
+ table.records thead{display:none}
+ table.records tr{border:1px solid #d0d0d0;border-radius:5px;margin:0 0 0.6em;padding:0.3em 0.5em}
+ table.records td{border:none;padding:1px 0;min-width:0;text-align:left} table.records td:empty{display:none}
+ table.records td[data-label]::before{content:attr(data-label) ": ";font-weight:600;color:#555}
+ table.kv,table.kv>tbody,table.kv>tbody>tr,table.kv>tbody>tr>th,table.kv>tbody>tr>td{display:block;width:auto}
+ table.kv{border:none} table.kv>tbody>tr>th{border:none;background:none;padding:2px 0 0;white-space:normal}
+ table.kv>tbody>tr>td{border:none;border-left:2px solid #e0e0e0;padding:0 0 2px 6px;min-width:0}
  .fig{overflow-x:auto} .fig img{max-width:none;width:680px}}
 """
 
@@ -154,6 +169,50 @@ def _sides(r: VerdictRecord) -> str:
     return out
 
 
+_COLUMNS = ("claim", "method", "verdict", "claimed", "measured", "interval", "s")
+
+
+def _paper_table(recs: Sequence[VerdictRecord]) -> str:
+    """One paper's records as a table; below 720 px wide each row is a card of labelled lines (no cut columns)."""
+    rows = []
+    for r in recs:
+        unmet = r.expect is not None and not r.met_expectation
+        verdict = _verdict(r.verdict)
+        if r.expect is not None:
+            verdict += f" <small>(expected {_e(r.expect)}{'' if r.met_expectation else ' — not met'})</small>"
+        reason = reason_text(r)
+        measured = _e(short(r.measured, 80)) + (f"<div class='reason'>{_e(reason)}</div>" if reason else "")
+        cells = (
+            ("claim", f"<a href='#{_e(_anchor(r))}'>{_id(r.id)}</a><div class='note'>{_e(_where(r))}</div>"),
+            ("method", _e(method_label(r))),
+            ("verdict", verdict),
+            ("claimed", _e(short(r.claimed, 80))),
+            ("measured", measured),
+            ("interval", _e(interval_text(r))),
+            ("s", f"{r.seconds:.2f}"),
+        )
+        tds = "".join(
+            f"<td class='{_CELL_CLASS[k]}'>{v}</td>"
+            if k == "claim"
+            else f"<td class='{_CELL_CLASS[k]}' data-label='{k}'>{v}</td>"
+            for k, v in cells
+        )
+        rows.append(f"<tr{' class=unmet' if unmet else ''}>{tds}</tr>")
+    head = "".join(f"<th>{c}</th>" for c in _COLUMNS)
+    return f"<div class='scroll'><table class='records'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+
+
+_CELL_CLASS = {
+    "claim": "claim",
+    "method": "method",
+    "verdict": "verdict-cell",
+    "claimed": "values",
+    "measured": "values",
+    "interval": "values",
+    "s": "num",
+}
+
+
 def records_to_html(
     records: Sequence[VerdictRecord],
     figures: FigureSet | None = None,
@@ -201,7 +260,11 @@ def records_to_html(
     nav += [("sources", "Sources")] if cited else []
     nav += [("records", "Records")]
     out.append("<nav class='note'>" + " · ".join(f"<a href='#{a}'>{_e(t)}</a>" for a, t in nav) + "</nav>")
-    out.append("<div class='scroll'><table><tr><th>paper</th>" + "".join(f"<th>{_e(v)}</th>" for v in names) + "</tr>")
+    out.append(
+        "<div class='scroll'><table class='counts'><tr><th>paper</th>"
+        + "".join(f"<th class='v'>{_e(v)}</th>" for v in names)
+        + "</tr>"
+    )
     for paper, recs in groups.items():
         counts = verdict_counts(recs)
         label = PAPERS[paper].label() if paper in PAPERS else paper
@@ -232,27 +295,13 @@ def records_to_html(
                 if r.expect is not None and not r.met_expectation:
                     out.append(f"<p><b>expected {_e(r.expect)}</b></p>")
                 out.append(_sides(r))
+            if reason_text(r):
+                out.append(f"<p class='reason'>reason: {_e(reason_text(r))}</p>")
             out.append("</div>")
     for paper, recs in groups.items():
         head = PAPERS[paper].label() if paper in PAPERS else paper
         out.append(f"<h2 id='paper-{_e(paper)}'>{_e(head)} <small class='note'>{_e(summary_line(recs))}</small></h2>")
-        out.append(
-            "<div class='scroll'><table><tr><th>claim</th><th>method</th><th>verdict</th><th>claimed</th>"
-            "<th>measured</th><th>interval</th><th>s</th></tr>"
-        )
-        for r in recs:
-            unmet = r.expect is not None and not r.met_expectation
-            verdict = _verdict(r.verdict)
-            if r.expect is not None:
-                verdict += f" <small>(expected {_e(r.expect)}{'' if r.met_expectation else ' — not met'})</small>"
-            out.append(
-                f"<tr{' class=unmet' if unmet else ''}><td><a href='#{_e(_anchor(r))}'>{_id(r.id)}</a>"
-                f"<div class='note'>{_e(_where(r))}</div></td>"
-                f"<td>{_e(method_label(r))}</td><td>{verdict}</td>"
-                f"<td>{_e(short(r.claimed, 80))}</td><td>{_e(short(r.measured, 80))}</td>"
-                f"<td>{_e(interval_text(r))}</td><td class='num'>{r.seconds:.2f}</td></tr>"
-            )
-        out.append("</table></div>")
+        out.append(_paper_table(recs))
     if figures and (figures.figures or figures.notes):
         out.append("<h2 id='figures'>Figures</h2>")
         for f in figures.figures:

@@ -26,6 +26,7 @@ from privcheck.reports.text import (
     interval_text,
     is_quick,
     method_label,
+    reason_text,
     run_summary,
     short,
     summary_line,
@@ -104,6 +105,8 @@ def records_to_markdown(
                 if r.expect is not None and not r.met_expectation:
                     lines += [f"**expected {r.expect}**", ""]
                 lines += _sides(r)
+            if reason_text(r):
+                lines += [f"Reason: {_md(reason_text(r))}", ""]
     for paper, recs in groups.items():
         head = PAPERS[paper].label() if paper in PAPERS else paper
         lines += [

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import html
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -154,16 +155,23 @@ def _is_scalar(v: Any) -> bool:
     return not isinstance(v, (dict, list, tuple))
 
 
+#: a table cell holding a scalar this short is not wrapped (class ``nw``): numbers and short words stay whole
+NOWRAP_CHARS = 32
+
+
+def _cell(value: Any, depth: int) -> str:
+    """One ``<td>`` of a details table: short scalars unwrapped, anything else as nested HTML."""
+    inner = details_html(value, depth + 1)
+    short = "<table" not in inner and len(html.unescape(re.sub(r"<[^>]+>", "", inner))) <= NOWRAP_CHARS
+    return f"<td class='nw'>{inner}</td>" if short else f"<td>{inner}</td>"
+
+
 def details_html(obj: Any, depth: int = 0) -> str:
     """Nested HTML tables of a details value: dicts as key/value rows, lists of dicts as tables."""
     if depth > 6:
         return f"<code>{_e(_scalar(obj))}</code>"
     if isinstance(obj, dict):
-        rows = [
-            f"<tr><th>{_e(k)}</th><td>{details_html(v, depth + 1)}</td></tr>"
-            for k, v in obj.items()
-            if k not in _HIDDEN
-        ]
+        rows = [f"<tr><th>{_e(k)}</th>{_cell(v, depth)}</tr>" for k, v in obj.items() if k not in _HIDDEN]
         return f"<table class='kv'>{''.join(rows)}</table>" if rows else "—"
     if isinstance(obj, (list, tuple)):
         if not obj:
@@ -178,9 +186,7 @@ def details_html(obj: Any, depth: int = 0) -> str:
             for v in obj:
                 cols += [k for k in v if k not in cols and k not in _HIDDEN]
             head = "".join(f"<th>{_e(c)}</th>" for c in cols)
-            body = "".join(
-                "<tr>" + "".join(f"<td>{details_html(v.get(c), depth + 1)}</td>" for c in cols) + "</tr>" for v in obj
-            )
+            body = "".join("<tr>" + "".join(_cell(v.get(c), depth) for c in cols) + "</tr>" for v in obj)
             return f"<table class='grid'><tr>{head}</tr>{body}</table>"
         return "<ol>" + "".join(f"<li>{details_html(v, depth + 1)}</li>" for v in obj[:60]) + "</ol>"
     return _e(_scalar(obj))

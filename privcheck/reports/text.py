@@ -260,7 +260,85 @@ def reason_text(record: VerdictRecord) -> str:
     d = record.details if isinstance(record.details, dict) else {}
     if record.verdict == "inconclusive" and isinstance(d.get("reason"), str) and d["reason"]:
         return " ".join(d["reason"].split())
+    if record.verdict == "inconclusive":
+        return _formula_reason(d)
+    if record.verdict == "refuted" and d.get("quick"):
+        from privcheck.claims import RANDOM_METHODS
+
+        if record.method in RANDOM_METHODS:
+            return quick_refutation_note(record)
     return ""
+
+
+def _formula_reason(details: dict) -> str:
+    """Why a formula check is inconclusive: the numeric fallback's note and its evidence (of the first
+    undecided part of a multi-part check); '' when the details say nothing."""
+    parts = details.get("parts") if isinstance(details.get("parts"), list) else [details]
+    for part in parts:
+        num = part.get("numeric") if isinstance(part, dict) else None
+        if isinstance(num, dict) and num.get("note"):
+            name = f"{part['name']}: " if len(parts) > 1 and part.get("name") else ""
+            evidence = f"{num['points']} points" if num.get("points") is not None else ""
+            if num.get("max_abs_gap") is not None:
+                evidence += f", largest |derived − printed| {num['max_abs_gap']}"
+            return f"{name}{num['note']}" + (f" ({evidence})" if evidence else "")
+    return ""
+
+
+def quick_refutation_note(record: VerdictRecord) -> str:
+    """Why a ``--quick`` Monte Carlo refutation needs confirming, in one line: the check's reason, its
+    smallest multiplicity-adjusted p-value, the reduced size it ran at, and how to confirm it.
+
+    A Monte Carlo refutation at family-wise level α is a false alarm in at most α of the runs of a true
+    claim; a quick run has less power, not a larger error rate, but one seed at reduced size is what a
+    user types first, so the line says how to confirm it: another ``--seed`` (fresh draws) or the full
+    size (no ``--quick``).
+    """
+    d = record.details if isinstance(record.details, dict) else {}
+    parts = []
+    if isinstance(d.get("reason"), str) and d["reason"]:
+        parts.append(" ".join(d["reason"].split()))
+    adjusted = d.get("adjusted_p")
+    if isinstance(adjusted, dict) and adjusted:
+        name, p = min(adjusted.items(), key=lambda kv: float(kv[1]))
+        p_text = f"{float(p):.3g}" if float(p) > 0 else "< 1e-300"
+        parts.append(f"smallest adjusted p = {p_text} ({name})")
+    size = d.get("quick_size")
+    if isinstance(size, dict) and size.get("full"):
+        wider = math.sqrt(size["full"] / max(1, size["used"]))
+        parts.append(
+            f"quick run: {size['used']:,} of {size['full']:,} draws (reduced power: intervals {wider:.1f}× wider)"
+        )
+    else:
+        parts.append("quick run (reduced power)")
+    run = d.get("run_confidence")
+    alpha = 1.0 - float(run["family_wise"]) if isinstance(run, dict) and "family_wise" in run else None
+    level = f"{alpha:.0%} " if alpha is not None else ""
+    parts.append(
+        f"a true claim is refuted by chance in up to {level}of runs: confirm with another --seed or without --quick"
+    )
+    return "; ".join(parts)
+
+
+def verdict_line(record: VerdictRecord) -> str:
+    """One record as one line of text: verdict, id [method], an unmet expectation, claimed → measured, the
+    interval, and the reason or the error (what a failing pytest item or a CI log shows)."""
+    head = f"{record.verdict} {record.id} [{method_label(record)}]"
+    if record.expect is not None and not record.met_expectation:
+        head += f", expected {record.expect}"
+    if record.verdict == "error":
+        return f"{head}: {error_message(record) or 'no error message recorded'}"
+    c, m = short(record.claimed, 120), short(record.measured, 120)
+    values = " → ".join(x for x in (c and f"claimed {c}", m and f"measured {m}") if x)
+    iv = interval_text(record)
+    if iv:
+        values = f"{values} {iv}" if values else iv
+    line = f"{head}: {values}" if values else head
+    ce = record.details.get("counterexample") if isinstance(record.details, dict) else None
+    if isinstance(ce, dict):  # a formula check's point where the two sides differ
+        line += f"; counterexample {ce.get('point')}: derived {ce.get('derived')} vs printed {ce.get('printed')}"
+    reason = reason_text(record)
+    return f"{line}; {reason}" if reason else line
 
 
 def record_key(record: VerdictRecord) -> str:
@@ -304,7 +382,10 @@ def check_lines(record: VerdictRecord, width: int = 80, verbosity: int = 0, verd
     from rich.text import Text
 
     head = Text()
-    head.append(record.verdict.ljust(verdict_width), style=verdict_style(record.verdict))
+    # a check that did not run (its library missing) keeps the verdict inconclusive in the JSON record
+    # (the DESIGN.md vocabulary) but reads "skipped" here, with its install hint beside it
+    label = "skipped" if not_run_reason(record) is not None else record.verdict
+    head.append(label.ljust(verdict_width), style=verdict_style(record.verdict))
     head.append(f" {record.id} [{method_label(record)}]")
     if record.expect is not None and not record.met_expectation:
         head.append(f" (expected {record.expect})", style="bold red")
@@ -392,7 +473,8 @@ def print_findings(records: Sequence[VerdictRecord], console=None, verdicts: Seq
         head = Text(r.verdict, style=verdict_style(r.verdict))
         head.append(f" {r.id} [{method_label(r)}]  — {cited_source(r)}")
         console.print(head, soft_wrap=True, highlight=False)
-        for k, v in (("claimed", full(r.claimed)), ("measured", full(r.measured)), ("interval", interval_text(r))):
+        rows = (("claimed", full(r.claimed)), ("measured", full(r.measured)), ("interval", interval_text(r)))
+        for k, v in rows + (("reason", reason_text(r)),):
             if v and v != "—":
                 console.print(Text(f"    {k:<9}{v}"), soft_wrap=True, highlight=False)
 

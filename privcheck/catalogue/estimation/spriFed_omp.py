@@ -1,7 +1,7 @@
 """Checks of the catalogue — 002 (SPriFed-OMP) end to end: the algorithm, its §7 claims and its privacy.
 
 Every check runs the reconstruction in :mod:`estimators.spriFed_omp` (its choices, with the sentences
-of the paper they rest on, are in ``docs/spriFed_omp.md``; each outcome's ``details["reconstruction"]``
+of the paper they rest on, are in ``docs/site/spriFed-omp.md``; each outcome's ``details["reconstruction"]``
 says which parts it rests on). Comparisons are paired over Monte Carlo trials (same instance, own
 noise) and decided by exact sign tests: the Clopper–Pearson interval (:func:`privcheck.base.stats.clopper_pearson`)
 of the share of trials in which the paper's statement holds, ties dropped, Bonferroni over the
@@ -20,7 +20,7 @@ from privcheck.catalogue.estimation.common import seed_for
 from privcheck.claims import CATALOGUE, Claim, Outcome, RunContext, check
 
 P002 = "002_53ad70670a94e98a.txt"
-RECON = "docs/spriFed_omp.md"
+RECON = "docs/site/spriFed-omp.md"
 #: cap on the trials a --samples override may ask for (each trial runs whole algorithms)
 MAX_TRIALS = 400
 

@@ -17,10 +17,13 @@ on the exact value (:func:`certified`):
   target (ε, δ); it is refuted when the certified ε of the returned parameter exceeds the target
   (beyond the helper's own documented tolerance, stated in the row);
 - a **documented approximation** (prv's middle "estimate", the central-limit GDP view of
-  opacus) is never called a bound: the row says whether it falls below the truth.
+  opacus) is never called a bound, and never counted as ``holds``: inside or above the interval it
+  is labelled ``approximation``; below it (or a calibration by one that misses its target) it is a
+  ``miss``, which refutes the claim — the label explains the miss, it does not excuse it (users quote
+  these numbers).
 
-A claim is ``refuted`` when any of its bound rows is, ``holds`` when at least one bound row was
-decided and none refuted, ``inconclusive`` otherwise; a library that is not installed gives an
+A claim is ``refuted`` when any of its bound rows is or any approximation misses, ``holds`` when at
+least one bound row was decided and none refuted, ``inconclusive`` otherwise; a library that is not installed gives an
 ``inconclusive`` record with ``details["skipped"]`` and the install hint, never an ``error``.
 Library versions are in ``details["versions"]``.
 

@@ -65,6 +65,22 @@ def autodp_rdp_queries(ctx: RunContext) -> list[Query]:
             f"mz.NoisySGD_Mechanism(prob=0.01, sigma=1.1, niter={T})",
             (subsampled_gaussian(0.01, 1.1, T),),
         ),
+        _ad(
+            "NoisySGD_Mechanism q=0.001 σ=0.8 T=100000 (long horizon)",
+            "mz.NoisySGD_Mechanism(prob=0.001, sigma=0.8, niter=100000)",
+            (subsampled_gaussian(0.001, 0.8, 100_000),),
+        ),
+        _ad(
+            "NoisySGD_Mechanism q=0.01 σ=1.1 T=10000 at δ=1e-12 (tiny δ)",
+            "mz.NoisySGD_Mechanism(prob=0.01, sigma=1.1, niter=10000)",
+            (subsampled_gaussian(0.01, 1.1, 10_000),),
+            at=1e-12,
+        ),
+        _ad(
+            "100 × PureDP_Mechanism ε=1 (large ε)",
+            "tz.Composition()([mz.PureDP_Mechanism(eps=1.0)], [100])",
+            (pure(1.0, 100),),
+        ),
     ] + (
         []
         if ctx.quick
@@ -84,6 +100,13 @@ def autodp_gaussian_queries(ctx: RunContext) -> list[Query]:
     qs = [
         _ad("ExactGaussianMechanism σ=1, ε(1e-5)", "mz.ExactGaussianMechanism(sigma=1.0)", (gaussian(1.0),)),
         _ad("ExactGaussianMechanism σ=1, ε(1e-12)", "mz.ExactGaussianMechanism(sigma=1.0)", (gaussian(1.0),), at=1e-12),
+        _ad(
+            "ExactGaussianMechanism σ=0.3, ε(1e-12) (large ε, tiny δ)",
+            "mz.ExactGaussianMechanism(sigma=0.3)",
+            (gaussian(0.3),),
+            at=1e-12,
+        ),
+        _ad("GaussianMechanism σ=0.3 (large ε)", "mz.GaussianMechanism(sigma=0.3)", (gaussian(0.3),)),
         _q(
             "dp_bank.get_eps_ana_gaussian(σ=1, δ=1e-5)",
             _AD,

@@ -12,7 +12,15 @@ placed against privcheck's certified interval (accountants.pld: ``gdp``, ``trade
 - one on the **unsafe side** of the whole interval is refuted (μ below the certified lower end:
   G_μ is above the true curve somewhere in the range; β above the upper end; advantage below the
   lower end) — the row carries the interval and a reproducer;
-- inside the interval: ``undecided`` (the certified interval is not narrow enough to judge).
+- inside the interval: ``undecided`` (the certified interval is not narrow enough to judge);
+- a value no mechanism can have is ``impossible`` (and refutes the claim) before any interval is
+  consulted: β(α) above 1 − α (a test whose power 1 − β is below its false-positive rate α: TPR
+  below FPR) or below 0, an advantage outside [0, 1], a negative μ — beyond
+  :data:`IMPOSSIBLE_ABS` (a few units in the last place at 1).
+
+The grids reach the tails where the libraries' numerics give way (issue 29): long horizons
+(T = 10⁴), large ε (q = 0.5, σ = 0.5) and tiny α (down to 1e-12); ``--quick`` keeps one long-horizon
+composition at a few tail α.
 
 A claim is refuted when any row is, holds when at least one row holds and none is refuted,
 inconclusive otherwise; without the library: inconclusive with the install hint
@@ -36,13 +44,65 @@ from privcheck.catalogue.peers.core import missing, skipped, versions
 from privcheck.catalogue.peers.events import REL_FLOAT
 from privcheck.claims import CATALOGUE, Claim, Outcome, RunContext, check
 
-__all__ = ["DPSGD_CONFIGS", "CurveRow", "judge_curve_row", "gdpnum_rows", "riskcal_rows", "run_curve_peer"]
+__all__ = [
+    "QUICK_GRID",
+    "FULL_GRID",
+    "CurveRow",
+    "judge_curve_row",
+    "impossible",
+    "gdpnum_rows",
+    "riskcal_rows",
+    "run_curve_peer",
+]
 
-#: (σ, q, T quick, T full): Poisson-subsampled Gaussian compositions asked of both libraries
-DPSGD_CONFIGS = ((1.0, 0.01, 1, 1), (1.1, 0.01, 100, 1000), (2.0, 1.0, 9, 9))
 ALPHAS = (1e-6, 1e-4, 1e-3, 1e-2, 0.1, 0.3)
+#: the full grid's α: the tails (down to 1e-12, where β is within 1e-12 of 1) and the upper half too
+FULL_ALPHAS = (1e-12, 1e-10, 1e-8) + ALPHAS + (0.5, 0.9)
+#: ((σ, q, T), α values): the Poisson-subsampled Gaussian compositions asked of both libraries in --quick runs
+QUICK_GRID = (
+    ((1.0, 0.01, 1), ALPHAS),
+    ((1.1, 0.01, 100), ALPHAS),
+    ((1.1, 0.01, 10_000), (1e-10, 1e-6, 0.1)),  # a long horizon's tail
+)
+#: the full grid: short and long horizons (T up to 10⁴), large ε (q = 0.5, σ = 0.5), α from 1e-12 to 0.9
+FULL_GRID = tuple(
+    (c, FULL_ALPHAS)
+    for c in (
+        (1.0, 0.01, 1),
+        (1.1, 0.01, 1000),
+        (2.0, 1.0, 9),
+        (1.1, 0.01, 10_000),
+        (0.8, 0.01, 10_000),
+        (0.5, 0.5, 100),
+    )
+)
 #: which side of the interval is safe for each quantity ("high": a larger answer claims less privacy)
 SAFE = {"mu": "high", "advantage": "high", "beta": "low"}
+#: how far (absolutely) a value may pass the bounds every mechanism obeys before it is called impossible: a few
+#: units in the last place at 1 (β near 1 − α and advantages near 1 are computed as differences near 1)
+IMPOSSIBLE_ABS = 4 * 2.0**-52
+
+
+def impossible(quantity: str, value: float, alpha: float | None) -> str | None:
+    """Why ``value`` cannot be the ``quantity`` of any mechanism (None when it can).
+
+    β(α) ∈ [0, 1 − α] for every trade-off curve (a test at least as good as ignoring the data: TPR ≥ FPR);
+    the advantage (max TPR − FPR) ∈ [0, 1]; μ ≥ 0. Each bound is relaxed by :data:`IMPOSSIBLE_ABS`.
+    """
+    if quantity == "beta":
+        a = float(alpha)
+        if value > 1.0 - a + IMPOSSIBLE_ABS:
+            return (
+                f"beta({a:g}) = {value!r} is above 1 - alpha = {1.0 - a!r}: a test with TPR {1.0 - value:.3g} below "
+                f"its FPR {a:g}, impossible for any mechanism"
+            )
+        if value < -IMPOSSIBLE_ABS:
+            return f"beta({a:g}) = {value!r} is negative"
+    elif quantity == "advantage" and not -IMPOSSIBLE_ABS <= value <= 1.0 + IMPOSSIBLE_ABS:
+        return f"advantage {value!r} is outside [0, 1]"
+    elif quantity == "mu" and value < 0:
+        return f"mu {value!r} is negative"
+    return None
 
 
 @dataclass
@@ -107,7 +167,11 @@ def judge_curve_row(row: CurveRow, certify: Callable = certified_interval) -> di
     lo = iv.lower - REL_FLOAT * abs(iv.lower)
     up = iv.upper + REL_FLOAT * abs(iv.upper)
     high_safe = SAFE[row.quantity] == "high"
-    if (value >= up) if high_safe else (value <= lo):
+    why = impossible(row.quantity, value, row.at)
+    if why is not None:  # no mechanism has this value, whatever the interval says
+        out.update(status="impossible", reason=why)
+        out["reproducer"] = row.code + f"\n# impossible: {why}"
+    elif (value >= up) if high_safe else (value <= lo):
         out["status"] = "holds"
     elif (value < lo) if high_safe else (value > up):
         out["status"] = "refuted"
@@ -122,21 +186,21 @@ def judge_curve_row(row: CurveRow, certify: Callable = certified_interval) -> di
     return out
 
 
-def _steps(ctx: RunContext, quick: int, full: int) -> int:
-    return quick if ctx.quick else full
+def grid(ctx: RunContext) -> tuple:
+    """The ((σ, q, T), α values) asked: :data:`QUICK_GRID` under ``--quick``, else :data:`FULL_GRID`."""
+    return QUICK_GRID if ctx.quick else FULL_GRID
 
 
 def gdpnum_rows(ctx: RunContext) -> list[CurveRow]:
     """gdpnum's μ (get_mu_and_regret_for_dpsgd) and symmetrised β (PLDConverter.get_beta)."""
     rows = []
-    for sigma, q, tq, tf in DPSGD_CONFIGS:
-        T = _steps(ctx, tq, tf)
+    for (sigma, q, T), alphas in grid(ctx):
         call = f"get_mu_and_regret_for_dpsgd({sigma}, {q}, {T})"
         code = f"from gdpnum.dpsgd import get_mu_and_regret_for_dpsgd\n{call}[0]"
         rows.append(
             CurveRow(f"mu: {call}", "mu", sigma, q, T, None, lambda s=sigma, p=q, t=T: _gdpnum_mu(s, p, t), code)
         )
-        for a in ALPHAS:
+        for a in alphas:
             code = (
                 "from dp_accounting.pld.privacy_loss_distribution import from_gaussian_mechanism\n"
                 "from gdpnum.converter import PLDConverter\n"
@@ -186,10 +250,14 @@ def _gdpnum_mu(sigma, q, steps):
 
 
 def riskcal_rows(ctx: RunContext) -> list[CurveRow]:
-    """riskcal's β(α) (calibration.dpsgd.get_beta_for_dpsgd) and advantage (get_advantage_for_dpsgd)."""
+    """riskcal's β(α) (calibration.dpsgd.get_beta_for_dpsgd) and advantage (get_advantage_for_dpsgd).
+
+    riskcal builds the composition's PLD on every call; the α values of one composition are asked in
+    one call (get_beta_for_dpsgd takes an array of α: the same computation, one PLD), each row's
+    reproducer the scalar call.
+    """
     rows = []
-    for sigma, q, tq, tf in DPSGD_CONFIGS:
-        T = _steps(ctx, tq, tf)
+    for (sigma, q, T), alphas in grid(ctx):
         call = f"get_advantage_for_dpsgd({sigma}, {q}, {T})"
         rows.append(
             CurveRow(
@@ -203,7 +271,7 @@ def riskcal_rows(ctx: RunContext) -> list[CurveRow]:
                 f"from riskcal.calibration.dpsgd import get_advantage_for_dpsgd\n{call}",
             )
         )
-        for a in ALPHAS:
+        for a in alphas:
             call = f"get_beta_for_dpsgd({sigma}, {q}, {T}, alpha={a})"
             rows.append(
                 CurveRow(
@@ -213,7 +281,7 @@ def riskcal_rows(ctx: RunContext) -> list[CurveRow]:
                     q,
                     T,
                     a,
-                    lambda s=sigma, p=q, t=T, x=a: _riskcal("get_beta_for_dpsgd", s, p, t, alpha=x),
+                    lambda s=sigma, p=q, t=T, x=a, xs=tuple(alphas): _riskcal_beta(s, p, t, x, xs),
                     f"from riskcal.calibration.dpsgd import get_beta_for_dpsgd\n{call}",
                 )
             )
@@ -226,20 +294,40 @@ def _riskcal(name, sigma, q, steps, **kw):
     return getattr(dpsgd, name)(sigma, q, steps, **kw)
 
 
+_BETAS: dict = {}
+
+
+def _riskcal_beta(sigma, q, steps, alpha, alphas):
+    """riskcal's β at ``alpha`` from one array call over all ``alphas`` of the composition (cached)."""
+    key = (sigma, q, steps, alphas)
+    if key not in _BETAS:
+        _BETAS.clear()
+        _BETAS[key] = np.asarray(_riskcal("get_beta_for_dpsgd", sigma, q, steps, alpha=np.array(alphas))).ravel()
+    return _BETAS[key][alphas.index(alpha)]
+
+
 def fold(rows: list[dict], library: str, dists: tuple[str, ...], statement: str) -> Outcome:
     """Verdict from the judged rows (refuted if any row is, holds if any holds, else inconclusive)."""
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["status"]] = counts.get(r["status"], 0) + 1
-    verdict = "refuted" if counts.get("refuted") else ("holds" if counts.get("holds") else "inconclusive")
+    bad_status = ("refuted", "impossible")
+    verdict = (
+        "refuted" if any(counts.get(k) for k in bad_status) else ("holds" if counts.get("holds") else "inconclusive")
+    )
     measured = ", ".join(
-        f"{counts[k]} {k.replace('_', ' ')}" for k in ("refuted", "holds", "undecided", "no_answer") if counts.get(k)
+        f"{counts[k]} {k.replace('_', ' ')}"
+        for k in ("impossible", "refuted", "holds", "undecided", "no_answer")
+        if counts.get(k)
     )
     extra: dict = {"counts": counts}
-    bad = [r for r in rows if r["status"] == "refuted"]
+    bad = [r for r in rows if r["status"] == "impossible"] + [r for r in rows if r["status"] == "refuted"]
     if bad:
         r0 = bad[0]
-        measured = f"{r0['query']}: {r0['answer']:.6g} outside the certified {r0['certified']}; " + measured
+        if r0["status"] == "impossible":
+            measured = f"{r0['query']}: {r0['reason']}; " + measured
+        else:
+            measured = f"{r0['query']}: {r0['answer']:.6g} outside the certified {r0['certified']}; " + measured
         extra.update(
             first_refuted={k: r0[k] for k in ("query", "answer", "certified")},
             interval=r0["certified"],
@@ -255,8 +343,9 @@ def fold(rows: list[dict], library: str, dists: tuple[str, ...], statement: str)
             **extra,
             "rows": rows,
             "float_allowance_rel": REL_FLOAT,
-            "rule": "mu/advantage below the certified lower end or beta above the certified upper "
-            "end: refuted; on the safe side of the whole interval: holds; inside: undecided",
+            "rule": "a value no mechanism has (beta above 1 - alpha or below 0, advantage outside [0, 1], "
+            "negative mu): impossible, refuted; mu/advantage below the certified lower end or beta above the "
+            "certified upper end: refuted; on the safe side of the whole interval: holds; inside: undecided",
         },
     )
 
@@ -278,7 +367,7 @@ _CURVE_PEERS = (
         ("gdpnum", "dp-accounting"),
         "dpsgd.get_mu_and_regret_for_dpsgd, converter.PLDConverter",
         "gdpnum's μ is pessimistic (G_μ below the true curve wherever α, β >= 1e-10) and its symmetrised "
-        "β(α) is not above the true curve",
+        "β(α) is not above the true curve (so never above 1 − α)",
         gdpnum_rows,
     ),
     _CurvePeer(
@@ -286,7 +375,8 @@ _CURVE_PEERS = (
         "riskcal",
         ("riskcal", "dp-accounting"),
         "calibration.dpsgd.get_beta_for_dpsgd, get_advantage_for_dpsgd",
-        "riskcal's β(α) is not above the true trade-off curve and its advantage is not below the true advantage",
+        "riskcal's β(α) is not above the true trade-off curve (so never above 1 − α) and its advantage is not "
+        "below the true advantage (nor above 1)",
         riskcal_rows,
     ),
 )
@@ -301,6 +391,7 @@ def run_curve_peer(peer: _CurvePeer, ctx: RunContext) -> Outcome:
     rows = [judge_curve_row(r) for r in peer.build(ctx)]
     _ACCS.clear()
     _CONVERTERS.clear()
+    _BETAS.clear()
     return fold(rows, peer.library, peer.dists, peer.statement)
 
 

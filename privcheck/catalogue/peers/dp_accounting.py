@@ -129,7 +129,26 @@ def dp_accounting_pld_queries(ctx: RunContext) -> list[Query]:
                     (subsampled_gaussian(q, s, n),),
                 )
             )
+    if not ctx.quick:  # large ε: one Gaussian at σ = 0.3 (ε ≈ 19 at δ = 1e-5; 26 at 1e-10)
+        qs += [
+            _dpa_pld(f"Gaussian σ=0.3 at δ={d:g} (large ε)", "dpa.GaussianDpEvent(0.3)", (gaussian(0.3),), at=d)
+            for d in (1e-5, 1e-10)
+        ]
     objs = "from dp_accounting.pld import privacy_loss_distribution as pld\n"
+    qs.append(
+        _q(
+            "PLD object, optimistic: DP-SGD q=0.01 σ=1.1 T=10000 at δ=1e-10 (long horizon, tiny δ)",
+            objs + "p = pld.from_gaussian_mechanism(1.1, sampling_prob=0.01, pessimistic_estimate=False, "
+            "use_connect_dots=False).self_compose(10000)\n",
+            "p.get_epsilon_for_delta(1e-10)",
+            events=(subsampled_gaussian(0.01, 1.1, 10_000),),
+            relation="add_remove",
+            target="eps",
+            at=1e-10,
+            role="lower",
+            note="pessimistic_estimate=False: the optimistic discretisation, a lower bound (its reported lower end)",
+        )
+    )
     qs += [
         _q(
             "PLD object, optimistic: 100 × Gaussian σ=10",
@@ -193,46 +212,65 @@ def _dpa_rdp(
 
 
 def dp_accounting_rdp_queries(ctx: RunContext) -> list[Query]:
-    """dp_accounting's RdpAccountant (default orders, add/remove)."""
+    """dp_accounting's RdpAccountant (default orders, add/remove), out to long horizons, tiny δ and large ε."""
     T = _steps(ctx, 10_000, 1_000)
-    return [
+    sg = "dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent({q!r}, dpa.GaussianDpEvent({s!r})), {n})"
+    tails = [
         _dpa_rdp(
-            "100 × Gaussian σ=10",
-            "dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(10.0), 100)",
-            (gaussian(10.0, count=100),),
-        ),
-        _dpa_rdp("Gaussian σ=1 at δ=1e-12", "dpa.GaussianDpEvent(1.0)", (gaussian(1.0),), at=1e-12),
-        _dpa_rdp("Gaussian σ=1, δ(ε=2)", "dpa.GaussianDpEvent(1.0)", (gaussian(1.0),), target="delta", at=2.0),
-        _dpa_rdp(
-            "10 × Gaussian σ=2 + 50 × Gaussian σ=5",
-            "dpa.ComposedDpEvent([dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(2.0), 10), "
-            "dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(5.0), 50)])",
-            (gaussian(2.0, count=10), gaussian(5.0, count=50)),
-            at=1e-6,
-        ),
-        _dpa_rdp("10 × Laplace b=2", "dpa.SelfComposedDpEvent(dpa.LaplaceDpEvent(2.0), 10)", (laplace(2.0, 10),)),
-        _dpa_rdp(
-            "replace-one: 400 × RR ε=0.1",
-            f"dpa.SelfComposedDpEvent(dpa.RandomizedResponseDpEvent({_rr_noise(0.1, 2)!r}, 2), 400)",
-            (rr(0.1, 2, 400),),
-            relation="replace_one",
+            "DP-SGD q=0.001 σ=0.8 T=100000 (long horizon)",
+            sg.format(q=0.001, s=0.8, n=100_000),
+            (subsampled_gaussian(0.001, 0.8, 100_000),),
         ),
         _dpa_rdp(
-            f"DP-SGD q=0.01 σ=1.1 T={T}",
-            f"dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.1)), {T})",
-            (subsampled_gaussian(0.01, 1.1, T),),
+            "DP-SGD q=0.01 σ=1.1 T=10000 at δ=1e-12 (tiny δ)",
+            sg.format(q=0.01, s=1.1, n=10_000),
+            (subsampled_gaussian(0.01, 1.1, 10_000),),
+            at=1e-12,
         ),
-    ] + (
-        []
-        if ctx.quick
-        else [
+        _dpa_rdp("Gaussian σ=0.3 (large ε)", "dpa.GaussianDpEvent(0.3)", (gaussian(0.3),)),
+    ]
+    return (
+        tails
+        + [
             _dpa_rdp(
-                f"DP-SGD q={q} σ={s} T={n} (large-ε regime)",
-                f"dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent({q!r}, dpa.GaussianDpEvent({s!r})), {n})",
-                (subsampled_gaussian(q, s, n),),
-            )
-            for q, s, n in LARGE_EPS_DPSGD
+                "100 × Gaussian σ=10",
+                "dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(10.0), 100)",
+                (gaussian(10.0, count=100),),
+            ),
+            _dpa_rdp("Gaussian σ=1 at δ=1e-12", "dpa.GaussianDpEvent(1.0)", (gaussian(1.0),), at=1e-12),
+            _dpa_rdp("Gaussian σ=1, δ(ε=2)", "dpa.GaussianDpEvent(1.0)", (gaussian(1.0),), target="delta", at=2.0),
+            _dpa_rdp(
+                "10 × Gaussian σ=2 + 50 × Gaussian σ=5",
+                "dpa.ComposedDpEvent([dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(2.0), 10), "
+                "dpa.SelfComposedDpEvent(dpa.GaussianDpEvent(5.0), 50)])",
+                (gaussian(2.0, count=10), gaussian(5.0, count=50)),
+                at=1e-6,
+            ),
+            _dpa_rdp("10 × Laplace b=2", "dpa.SelfComposedDpEvent(dpa.LaplaceDpEvent(2.0), 10)", (laplace(2.0, 10),)),
+            _dpa_rdp(
+                "replace-one: 400 × RR ε=0.1",
+                f"dpa.SelfComposedDpEvent(dpa.RandomizedResponseDpEvent({_rr_noise(0.1, 2)!r}, 2), 400)",
+                (rr(0.1, 2, 400),),
+                relation="replace_one",
+            ),
+            _dpa_rdp(
+                f"DP-SGD q=0.01 σ=1.1 T={T}",
+                f"dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent(0.01, dpa.GaussianDpEvent(1.1)), {T})",
+                (subsampled_gaussian(0.01, 1.1, T),),
+            ),
         ]
+        + (
+            []
+            if ctx.quick
+            else [
+                _dpa_rdp(
+                    f"DP-SGD q={q} σ={s} T={n} (large-ε regime)",
+                    f"dpa.SelfComposedDpEvent(dpa.PoissonSampledDpEvent({q!r}, dpa.GaussianDpEvent({s!r})), {n})",
+                    (subsampled_gaussian(q, s, n),),
+                )
+                for q, s, n in LARGE_EPS_DPSGD
+            ]
+        )
     )
 
 

@@ -104,7 +104,8 @@ _CLAIMS = [
         ("opacus",),
         ("opacus", "torch"),
         "accountants.RDPAccountant, PRVAccountant, GaussianAccountant",
-        "opacus' RDP and PRV get_epsilon are upper bounds; the GDP accountant is an approximation",
+        "opacus' RDP and PRV get_epsilon are upper bounds, and the GDP accountant's ε (a documented "
+        "approximation) is not below the truth",
         opacus_queries,
         OPACUS_HINT,
     ),
@@ -114,7 +115,7 @@ _CLAIMS = [
         ("opacus",),
         ("opacus", "torch"),
         "accountants.utils.get_noise_multiplier",
-        "opacus' get_noise_multiplier achieves the target ε (rdp, prv); gdp is an approximation",
+        "opacus' get_noise_multiplier achieves the target ε with each accountant (gdp: a documented approximation)",
         opacus_calibration_queries,
         OPACUS_HINT,
     ),

@@ -79,6 +79,18 @@ def prv_queries(ctx: RunContext) -> list[Query]:
     )
     qs += _prv_triplet("400 × pure ε=0.1", "PureDPMechanism(eps=0.1)", [400], (pure(0.1, 400),))
     qs += _prv_triplet(
+        "100 × pure ε=1 (large ε)", "PureDPMechanism(eps=1.0)", [100], (pure(1.0, 100),), note="large total ε"
+    )
+    qs += _prv_triplet(
+        "100 × pure ε=1, δ(ε=20) (large ε)",
+        "PureDPMechanism(eps=1.0)",
+        [100],
+        (pure(1.0, 100),),
+        target="delta",
+        at=20.0,
+        note="large total ε",
+    )
+    qs += _prv_triplet(
         "50 × (0.5, 1e-6)-DP at δ=1e-4",
         "ApproximateDPMechanism(epsilon=0.5, delta=1e-6)",
         [50],
@@ -108,6 +120,30 @@ def prv_queries(ctx: RunContext) -> list[Query]:
                 (subsampled_gaussian(q, s, n),),
                 eps_error=0.1,
             )
+        qs += _prv_triplet(
+            "100 × pure ε=1 at δ=1e-12 (large ε, tiny δ)",
+            "PureDPMechanism(eps=1.0)",
+            [100],
+            (pure(1.0, 100),),
+            at=1e-12,
+        )
+        qs += _prv_triplet("Gaussian σ=0.3 (large ε)", "GaussianMechanism(noise_multiplier=0.3)", [1], (gaussian(0.3),))
+        qs += _prv_triplet(
+            "Gaussian σ=1, δ(ε=1)",
+            "GaussianMechanism(noise_multiplier=1.0)",
+            [1],
+            (gaussian(1.0),),
+            target="delta",
+            at=1.0,
+        )
+        qs += _prv_triplet("100 × Laplace b=0.5 (large ε)", "LaplaceMechanism(mu=2.0)", [100], (laplace(0.5, 100),))
+        qs += _prv_triplet(
+            "DP-SGD q=1e-3 σ=0.8 T=1e5 (long horizon)",
+            "PoissonSubsampledGaussianMechanism(sampling_probability=1e-3, noise_multiplier=0.8)",
+            [100_000],
+            (subsampled_gaussian(1e-3, 0.8, 100_000),),
+            eps_error=0.1,
+        )
         qs += _prv_triplet(
             "DP-SGD q=1e-3 σ=0.8 T=1e6",
             "PoissonSubsampledGaussianMechanism(sampling_probability=1e-3, noise_multiplier=0.8)",
@@ -148,7 +184,8 @@ _CLAIMS = [
         ("prv_accountant",),
         ("prv-accountant",),
         "PRVAccountant.compute_epsilon/compute_delta",
-        "prv_accountant's (lower, estimate, upper): lower ≤ truth ≤ upper; the estimate is an approximation",
+        "prv_accountant's (lower, estimate, upper): lower ≤ truth ≤ upper, and the estimate (a documented "
+        "approximation, the number users quote) is not below the truth",
         prv_queries,
     ),
     _Peer(

@@ -41,5 +41,14 @@ from privcheck.catalogue.zoo import multi_freq_ldpy  # noqa: E402,F401  isort: s
 from privcheck.catalogue.zoo import diffprivlib  # noqa: E402,F401  isort: skip
 from privcheck.catalogue.zoo import opendp  # noqa: E402,F401  isort: skip
 from privcheck.catalogue.zoo import pydp  # noqa: E402,F401  isort: skip
+from privcheck.catalogue.zoo import flwr  # noqa: E402,F401  isort: skip
+from privcheck.catalogue.zoo import flwr_rounds  # noqa: E402,F401  isort: skip
+from privcheck.catalogue.zoo import opacus  # noqa: E402,F401  isort: skip
+
+# gray-box entries (privcheck.trace, privcheck.audit_calibrator): zoo.<library>.trace.* / .calibrator.*
+from privcheck.catalogue.zoo import trace_diffprivlib  # noqa: E402,F401  isort: skip
+from privcheck.catalogue.zoo import trace_pure_ldp  # noqa: E402,F401  isort: skip
+from privcheck.catalogue.zoo import trace_multi_freq_ldpy  # noqa: E402,F401  isort: skip
+from privcheck.catalogue.zoo import trace_flwr  # noqa: E402,F401  isort: skip
 
 __all__ = list(_engine_names)

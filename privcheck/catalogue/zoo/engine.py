@@ -27,6 +27,7 @@ __all__ = [
     "TARGET_OF_TRUE",
     "WARM_UP_TIMEOUT",
     "audit_case",
+    "reproduce_command",
     "case_budget",
     "case_samples",
     "grid",
@@ -41,6 +42,9 @@ EPS_GRID = (0.25, 1.0, 4.0)
 #: draws per input per case of a fixed-size run: (ε, δ) cases of the full run, which the adaptive rounds
 #: do not cover (``--quick``: :data:`QUICK_SAMPLES`; ``--samples N`` forces N for every case)
 DEFAULT_SAMPLES = 50_000
+#: --quick: the smallest size of {500, 1000, 2000, 5000, 10^4} at which the float-representation finding shows
+#: (diffprivlib Laplace eps=1, seed 0: inconclusive at 5000, refuted eps >= 5.82 at 10^4; LaplaceTruncated
+#: eps >= 4.14 at 10^4); the Bloom-filter finding (pure-ldp RAPPOR eps=1) shows from 500
 QUICK_SAMPLES = 10_000
 #: the full run's adaptive target: certified fraction of the *true* ε (the calculator's; the claimed ε
 #: where there is none) at which a case stops drawing
@@ -87,6 +91,21 @@ class Case:
     true_eps: Callable[[], float] | None = None
     calculator: str = ""
     outside: bool = False
+    #: a μ-GDP claim instead of ε (audited from trade-off points at a fixed size; ``eps`` is then ε(δ) of μ, for
+    #: the table) and the calculator of the code's exact μ
+    mu: float | None = None
+    mu_true: Callable[[], float] | None = None
+    #: a post-processing view for the auditor (None: chosen by output type); e.g. the projection of a Gaussian
+    #: vector on the direction the neighbours differ in (its likelihood-ratio statistic)
+    view: Callable | None = None
+    #: the calculators derive the true values from the code's own parameters (not only from its documentation):
+    #: a true ε (or μ) above the claim refutes the case exactly, whatever the Monte Carlo bound (exact beats sampled)
+    exact_refutes: bool = False
+    #: what the true value is computed from: ``"code"`` (the code's own parameters and probabilities) or
+    #: ``"documented"`` (the documented law; it restates the documentation); "" = from the calculator label
+    true_basis: str = ""
+    #: a note for the row (e.g. which layer of the library the adapter drives)
+    note: str = ""
 
 
 @dataclass
@@ -105,6 +124,8 @@ class Entry:
     #: draws per input per case of the default run (None: DEFAULT_SAMPLES); for libraries whose per-call
     #: rate (a few hundred outputs/s) would make the default run take many minutes; --samples overrides it
     samples: int | None = None
+    #: the install line of a missing library (default :data:`INSTALL_HINT`)
+    install_hint: str = ""
 
 
 ENTRIES: list[Entry] = []
@@ -116,6 +137,15 @@ def register(entry: Entry) -> Entry:
     check(entry.claim_id, "mc")(lambda ctx, _e=entry: run_entry(_e, ctx))
     ENTRIES.append(entry)
     return entry
+
+
+def selection_lines(claim_ids) -> list[str]:
+    """One line per library behind the selected ``zoo.*`` claim ids whose installed version differs from the
+    scorecard's (:func:`privcheck.catalogue.zoo.pins.mismatch_lines`)."""
+    from privcheck.catalogue.zoo.pins import mismatch_lines
+
+    ids = set(claim_ids)
+    return mismatch_lines(d for e in ENTRIES if e.claim_id in ids for d in (e.dist, *e.extra_dists))
 
 
 def grid(make: Callable[..., Case | None], eps_grid=EPS_GRID, **axes) -> Callable[[], list[Case]]:
@@ -170,6 +200,17 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
         "inputs": [str(v) for v in case.inputs],
         "outside_domain": case.outside,
     }
+    if case.true_eps is not None or case.mu_true is not None:
+        row["true_basis"] = true_basis(case)
+    if case.mu is not None:
+        row["mu_claimed"] = case.mu
+    if case.note:
+        row["note"] = case.note
+    if case.mu_true is not None:
+        try:
+            row["mu_true"] = float(case.mu_true())
+        except Exception as exc:  # noqa: BLE001
+            row["mu_true"], row["calculator"] = None, f"calculator failed: {_one_line(exc)}"
     if case.true_eps is not None:
         try:
             row["eps_true"] = float(case.true_eps())
@@ -191,8 +232,10 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
             sampler,
             inputs=None if case.pairs else case.inputs,
             pairs=case.pairs,
-            eps=case.eps,
-            delta=case.delta,
+            eps=None if case.mu is not None else case.eps,
+            mu=case.mu,
+            view=case.view,
+            delta=(case.delta or None) if case.mu is not None else case.delta,
             samples=samples,
             seed=seed,
             confidence=confidence,
@@ -215,11 +258,17 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
         delta_lower=res.delta_lower,
         draws_per_second=res.details.get("draws_per_second"),
         reason=res.reason,
+        mu_lower=res.mu_lower,
+        eps_lower_at_delta=res.eps_lower_at_delta,
         eps_max_certifiable=res.eps_max_certifiable,
         draws_per_input=res.samples,
         seconds=round(time.perf_counter() - t0, 2),
     )
     row.update(of_true(res.eps_lower, row.get("eps_true"), case.eps))
+    if case.exact_refutes and row["verdict"] != "refuted":
+        over = _exact_excess(row, case)
+        if over:
+            row.update(verdict="refuted", verdict_basis="exact", exact_finding=over)
     adaptive = res.details.get("adaptive")
     if adaptive is not None:
         row["adaptive"] = {
@@ -235,6 +284,27 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
     if power:
         row["power"] = power
     return row
+
+
+def true_basis(case: Case) -> str:
+    """``"code"`` when the calculator derives the true value from the code's own parameters or probabilities
+    (its label says "code's", "library's" or "calibrated sigma"), else ``"documented"``: the scorecard then
+    labels the value "documented", never "true"."""
+    if case.true_basis:
+        return case.true_basis
+    label = case.calculator.lower()
+    return "code" if any(w in label for w in ("code's", "library's", "calibrated sigma")) else "documented"
+
+
+def _exact_excess(row: dict, case: Case) -> str | None:
+    """The sentence saying the code's exact value exceeds the claim (None when it does not)."""
+    mu_true, eps_true = row.get("mu_true"), row.get("eps_true")
+    if case.mu is not None and mu_true is not None and mu_true > case.mu * (1 + 1e-9):
+        return f"the code's exact mu {mu_true:.6g} exceeds the claimed {case.mu:.6g}"
+    if case.mu is None and eps_true is not None and eps_true > case.eps * (1 + 1e-9):
+        at = f" at delta {case.delta:g}" if case.delta else ""
+        return f"the code's exact eps{at} {eps_true:.6g} exceeds the claimed {case.eps:.6g}"
+    return None
 
 
 def of_true(eps_lower: float | None, eps_true: float | None, eps_claimed: float) -> dict:
@@ -309,7 +379,7 @@ def case_samples(case: Case, eps_true: float | None, n_fixed: int | None, first:
 
     if n_fixed is not None:
         return int(n_fixed)
-    if case.delta > 0:
+    if case.delta > 0 or case.mu is not None:  # (eps, delta) and mu claims: fixed sizes (no adaptive rounds)
         return DEFAULT_SAMPLES
     target = TARGET_OF_TRUE
     if eps_true is not None and 0 < eps_true and 0 < case.eps < math.inf:
@@ -361,8 +431,11 @@ def _warm_up(cases: list[Case]) -> None:
 def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
     """Run every case of ``entry``: family-wise ``ctx.confidence`` over the cases (Bonferroni)."""
     from privcheck.catalogue.peers import missing, versions
+    from privcheck.catalogue.zoo.pins import SCORECARD_VERSIONS, differs
 
     vers = versions(entry.dist, *entry.extra_dists)
+    pinned = {d: SCORECARD_VERSIONS[d] for d in vers if d in SCORECARD_VERSIONS}
+    mismatch = [line for d, v in vers.items() if (line := differs(d, v))]
     absent = missing(*entry.modules)
     if absent is not None:
         return Outcome(
@@ -371,9 +444,10 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
             measured=None,
             details={
                 "skipped": True,
-                "reason": f"{entry.dist} {INSTALL_HINT}",
+                "reason": f"{entry.dist} {entry.install_hint or INSTALL_HINT}",
                 "library": entry.library,
                 "versions": vers,
+                "scorecard_versions": pinned,
             },
         )
     try:
@@ -394,7 +468,8 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
     run = _timed_case if timeout else audit_case
     # (ε, δ) cases are not adaptive: the entry's fixed default (slow libraries set a smaller one)
     rows = [
-        run(c, default if n is None and c.delta > 0 else n, (base + i) % (2**31), conf) for i, c in enumerate(cases)
+        run(c, default if n is None and (c.delta > 0 or c.mu is not None) else n, (base + i) % (2**31), conf)
+        for i, c in enumerate(cases)
     ]
     for r in rows:
         r["version"] = vers.get(entry.dist)
@@ -416,6 +491,7 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
         "cases": rows,
         "library": entry.library,
         "versions": vers,
+        "scorecard_versions": pinned,
         "adapter": entry.adapter,
         "confidence": ctx.confidence,
         "reproducible": not not_repro,
@@ -428,6 +504,9 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
         )
     if problems:
         details["problems"] = problems
+    details["reproduce"] = reproduce_command(entry.claim_id, ctx)
+    if mismatch:
+        details["version_mismatch"] = mismatch
     if n is None:
         budget = case_budget()
         details["sizing"] = (
@@ -440,8 +519,9 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
     below = [f"{r['case']}: {r['power']}" for r in rows if r.get("power")]
     if below:
         details["below_target"] = below
-    measured = {r["case"]: r.get("eps_lower") for r in rows}
-    claimed = {r["case"]: r["eps_claimed"] for r in rows}
+    # mu claims read mu claimed -> mu_lower; the others eps claimed -> eps_lower
+    measured = {r["case"]: r.get("mu_lower") if "mu_claimed" in r else r.get("eps_lower") for r in rows}
+    claimed = {r["case"]: r.get("mu_claimed", r["eps_claimed"]) for r in rows}
     return Outcome(
         verdict,
         claimed=claimed,
@@ -449,6 +529,15 @@ def run_entry(entry: Entry, ctx: RunContext, timeout: bool = True) -> Outcome:
         details=details,
         samples=sum((r.get("draws_per_input") or 0) * len(c.inputs) for r, c in zip(rows, cases)),
     )
+
+
+def reproduce_command(claim_id: str, ctx: RunContext) -> str:
+    """The ``privcheck verify`` line that reruns a zoo claim as ``ctx`` ran it (seed, --quick, --samples); rows of an
+    adaptive full run are rerun at their own size with ``--samples`` their ``draws_per_input``."""
+    flags = " --quick" if ctx.quick else ""
+    if ctx.samples is not None:
+        flags += f" --samples {ctx.samples}"
+    return f"privcheck verify '{claim_id}' --seed {ctx.seed}{flags}"
 
 
 def _plain(v):

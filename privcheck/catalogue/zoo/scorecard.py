@@ -66,8 +66,9 @@ def scorecard_markdown(records: Sequence, heading: str = "##") -> str:
     out = [
         f"{heading} Zoo scorecard",
         "",
-        "claimed = the library's documented ε; true = exact ε of the documented probabilities (calculator, "
-        "'—' where none); certified = Monte Carlo lower bound / claimed at the stated confidence. "
+        "claimed = the library's documented ε (μ for μ-GDP claims); true = exact ε computed from the code's own "
+        "parameters and probabilities (marked 'code'); where the calculator only restates the documented law it "
+        "is marked 'documented' and is not the code's true ε ('—' where none); certified = Monte Carlo lower bound / claimed at the stated confidence. "
         "*holds* = no violation detected; of true = eps_lower / true (/ claimed where no calculator, marked *); "
         "draws = draws per input the audit took (adaptive full run: until 0.95 of the true ε or the case's "
         "budget).",
@@ -77,59 +78,107 @@ def scorecard_markdown(records: Sequence, heading: str = "##") -> str:
     if summary:
         out += [summary, ""]
     for lib, rs in by_lib.items():
-        out += [
-            f"{heading}# {lib} ({_version(rs[0])})",
-            "",
-            "| mechanism | params | claimed | true | eps_lower | certified | verdict | of true | draws | s | draws/s "
-            "| lib calls/s |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        below = []
+        out += [f"{heading}# {lib} ({_version(rs[0])})", ""]
+        main, numeric, below = [], [], []
         for r in rs:
             det = _field(r, "details") or {}
             mech = str(_field(r, "id"))[len(PREFIX) + len(str(_field(r, "id")).split(".")[1]) + 1 :]
             cases = det.get("cases") or []
             if not cases:
-                out.append(
-                    f"| `{mech}` | — | — | — | — | — | {_field(r, 'verdict')} | — | — "
-                    f"| {_num(_field(r, 'seconds'), '.1f')} | — | — |"
+                label = "skipped" if det.get("skipped") else _field(r, "verdict")
+                main.append(
+                    f"| `{mech}` | — | — | — | — | — | {label} | — | — | {_num(_field(r, 'seconds'), '.1f')} | — | — |"
                 )
                 continue
             for c in cases:
-                verdict = c.get("verdict", "")
-                if c.get("error"):
-                    verdict += f": {str(c['error'])[:60]}"
-                if c.get("reproducible") is False:
-                    verdict += " (not reproducible)"
-                out.append(
-                    "| "
-                    + " | ".join(
-                        [
-                            f"`{mech}`",
-                            str(c.get("case", "")).replace("|", "/"),
-                            _num(c.get("eps_claimed")),
-                            _num(c.get("eps_true")),
-                            _num(c.get("eps_lower")),
-                            _num(c.get("certified"), ".2f"),
-                            verdict.replace("|", "/"),
-                            _of_true(c),
-                            _num(c.get("draws_per_input"), ".3g"),
-                            _num(c.get("seconds"), ".1f"),
-                            _num(c.get("draws_per_second"), ".0f"),
-                            _num(c.get("library_calls_per_second"), ".0f"),
-                        ]
-                    )
-                    + " |"
-                )
+                if numeric_row(c):
+                    numeric.append(_numeric_line(mech, c))
+                    continue
+                main.append(_main_line(mech, c))
                 if c.get("power"):
                     below.append(f"- `{mech}` {c.get('case')}: {c['power']}")
-        out.append("")
+        if main:
+            out += [
+                "| mechanism | params | claimed | true | eps_lower | certified | verdict | of true | draws | s | draws/s "
+                "| lib calls/s |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|",
+                *main,
+                "",
+            ]
+        if numeric:
+            out += [
+                "Gray-box and deterministic checks (no sampling: coupled runs, recorded noise parameters, certified "
+                "curves, fixed inputs against an exact expectation):",
+                "",
+                "| check | case | verdict | measured | s |",
+                "|---|---|---|---|---|",
+                *numeric,
+                "",
+            ]
         if below:
             out += [f"Below {TARGET_OF_TRUE:g} of the true ε (power statements):", ""] + below + [""]
     skipped = [str(_field(r, "id")) for r in recs if (_field(r, "details") or {}).get("skipped")]
     if skipped:
-        out += [f"Not run (library missing, `pip install 'privcheck[zoo]'`): {len(skipped)} claims.", ""]
+        out += [
+            f"Skipped (library missing, `pip install 'privcheck[zoo]'` / `'privcheck[torch]'`): {len(skipped)} claims.",
+            "",
+        ]
     return "\n".join(out)
+
+
+def numeric_row(c: dict) -> bool:
+    """Whether a case row is a gray-box or deterministic one (a summary line, or a sampling check's observation)
+    rather than a Monte Carlo audit with claimed / true / certified ε."""
+    return c.get("summary") is not None or c.get("observed") is not None
+
+
+def _measured_text(c: dict, width: int = 260) -> str:
+    text = str(c.get("summary") or "; ".join(str(c[k]) for k in ("observed", "accounting") if c.get(k)))
+    for v in ("holds: ", "refuted: ", "inconclusive: ", "error: "):
+        if text.startswith(v):
+            text = text[len(v) :]
+    text = text.replace("|", "/").replace("\n", " ")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _numeric_line(mech: str, c: dict) -> str:
+    return (
+        f"| `{mech}` | {str(c.get('case', '')).replace('|', '/')} | {c.get('verdict', '')} | {_measured_text(c)} | "
+        f"{_num(c.get('seconds'), '.1f')} |"
+    )
+
+
+def _main_line(mech: str, c: dict) -> str:
+    verdict = c.get("verdict", "")
+    if c.get("error"):
+        verdict += f": {str(c['error'])[:60]}"
+    if c.get("reproducible") is False:
+        verdict += " (not reproducible)"
+    cells = [
+        f"`{mech}`",
+        str(c.get("case", "")).replace("|", "/"),
+        _num(c.get("eps_claimed")),
+        _true(c),
+        _num(c.get("eps_lower")),
+        _num(c.get("certified"), ".2f"),
+        verdict.replace("|", "/"),
+        _of_true(c),
+        _num(c.get("draws_per_input"), ".3g"),
+        _num(c.get("seconds"), ".1f"),
+        _num(c.get("draws_per_second"), ".0f"),
+        _num(c.get("library_calls_per_second"), ".0f"),
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _true(c: dict) -> str:
+    """The true-value cell: the value and its basis ('code' or 'documented'); μ cells read "μ ..."."""
+    if c.get("eps_true") is None and c.get("mu_true") is None:
+        return "—"
+    basis = c.get("true_basis") or "documented"
+    if c.get("mu_true") is not None and "mu_claimed" in c:
+        return f"μ {_num(c['mu_true'])} ({basis})"
+    return f"{_num(c.get('eps_true'))} ({basis})"
 
 
 def _of_true(c: dict) -> str:
@@ -214,16 +263,35 @@ def findings_markdown(records: Sequence, heading: str = "##") -> str:
     for r in zoo_records(records):
         det = _field(r, "details") or {}
         for c in det.get("cases") or []:
-            if c.get("verdict") != "refuted":
+            if c.get("verdict") != "refuted" or c.get("expected") == "refuted":  # expected: a contrast row
                 continue
+            reproduce = f"privcheck verify '{_field(r, 'id')}' --seed {_field(r, 'seed', 0)}" + _size_option(det, c)
+            if numeric_row(c):
+                lines.append(
+                    f"- `{_field(r, 'id')}` {c.get('case')} ({_version(r)}): {_measured_text(c, 400)}. "
+                    f"Reproduce: `{reproduce}`"
+                )
+                continue
+            if c.get("eps_true_lower") is not None and c.get("eps_lower") is None:  # an exact calculator, no sampling
+                lines.append(
+                    f"- `{_field(r, 'id')}` {c.get('case')} ({_version(r)}): claimed {_num(c.get('eps_claimed'))}, "
+                    f"true ({c.get('true_basis') or 'documented'}) eps in [{c['eps_true_lower']:.6g}, "
+                    f"{_num(c.get('eps_true'), '.6g')}] ({c.get('calculator', 'calculator')}; exact). "
+                    f"Reproduce: `{reproduce}`"
+                )
+                continue
+            if "mu_claimed" in c:
+                sampled = f"certified mu >= {_num(c.get('mu_lower'))}"
+                claim = f"claimed mu {_num(c['mu_claimed'])}"
+            else:
+                sampled = f"certified eps >= {_num(c.get('eps_lower'))}"
+                claim = f"claimed {_num(c.get('eps_claimed'))}"
             lines.append(
-                f"- `{_field(r, 'id')}` {c.get('case')} ({_version(r)}): claimed {_num(c.get('eps_claimed'))}, "
-                f"true (documented) {_num(c.get('eps_true'))}, certified eps >= {_num(c.get('eps_lower'))} "
-                f"for inputs {c.get('worst_pair')} on `{str(c.get('event'))[:90]}`"
+                f"- `{_field(r, 'id')}` {c.get('case')} ({_version(r)}): {claim}, {_true(c)} true, {sampled}"
+                + (f" ({c['exact_finding']}; exact)" if c.get("exact_finding") else "")
+                + (f" for inputs {c.get('worst_pair')} on `{str(c.get('event'))[:90]}`" if c.get("event") else "")
                 + (f" [{c['auto_view']}]" if c.get("auto_view") else "")
-                + f". Reproduce: `privcheck verify '{_field(r, 'id')}' --seed {_field(r, 'seed', 0)}"
-                + _size_option(det, c)
-                + "`"
+                + f". Reproduce: `{reproduce}`"
             )
     if not lines:
         return ""
