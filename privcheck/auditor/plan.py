@@ -51,6 +51,7 @@ class AuditRequest:
     mu: Any = None
     accountant: Any = None
     curve: bool = True
+    family: Any = None
 
 
 @dataclass

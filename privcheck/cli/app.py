@@ -419,6 +419,13 @@ class _AuditCommand(click.Command):
     "--event' syntax; repeat to compose), against its certified trade-off curve.  [default for dp-sgd/dp-fedavg: their own]",
 )
 @click.option(
+    "--family",
+    type=click.Choice(["gaussian"]),
+    default=None,
+    help="Declare the mechanism Gaussian-additive: audit the mu the (--eps, --delta) claim implies (a stronger "
+    "test than delta at eps); the verdict is conditional on the declared family.",
+)
+@click.option(
     "--timeout",
     type=float,
     default=None,
@@ -453,6 +460,7 @@ def audit(
     dask,
     mu,
     accountant_specs,
+    family,
     timeout,
     canaries,
 ):
@@ -485,6 +493,8 @@ def audit(
         timeout = check_timeout(timeout)
     samples = parse_samples(samples)
     curve = _curve_claim(mu, accountant_specs, eps, delta)
+    if family is not None:  # the μ the (ε, δ) claim implies (privcheck.auditor.family), passed with the claim
+        curve = {**curve, "family": family}
     if is_reference(mechanism_name):
         if params or exact:
             raise PrivcheckUsageError("--param and --exact are for built-in mechanisms; user code takes --input/--pair")

@@ -58,7 +58,7 @@ MAX_BATCH = 1 << 20
 #: standard errors a plug-in is moved to its pessimistic side: selection counts (the events are the selection's
 #: best of many: their counts are optimistic) and estimation counts (noise)
 Z_SELECTION_PLUG_IN = 3.0
-Z_ESTIMATE_PLUG_IN = 1.0
+Z_ESTIMATE_PLUG_IN = 0.5
 
 
 def epoch_batches(n_est: int) -> list[int]:
