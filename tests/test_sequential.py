@@ -79,14 +79,14 @@ def test_epoch_batches_sum_to_the_estimation_share():
         assert sum(b) == n and max(b) <= 1 << 20 and b[0] <= b[-1]
 
 
-def test_gross_violation_refuted_within_a_thousand_draws():
+def test_gross_violation_refuted_within_its_first_epoch():
     """RR with true ε = 0.75 claimed at 0.25 (3×): refuted at the stated level after a few hundred draws per
     input, where the rounds policy's first round alone is 65 536."""
     for seed in range(3):
         res = privcheck.audit(rr(0.75), inputs=[0, 1], eps=0.25, samples="auto", seed=seed)
         rec = res.details["adaptive"]
         assert res.verdict == "refuted" and rec["stopped"] == "claim refuted" and rec["policy"] == "sequential"
-        assert res.samples <= 1000 and res.eps_lower > 0.25
+        assert res.samples <= 1200 and res.eps_lower > 0.25
         assert "e-process" in rec["spending"] and rec["log_threshold"] == pytest.approx(math.log(20))
 
 

@@ -34,7 +34,7 @@ def test_target_is_a_fraction_of_the_true_eps_expressed_against_the_claim():
     assert case_samples(c, math.inf, None).target == 1.0
     assert case_samples(c, 1.0, 777) == 777  # --samples / --quick: fixed
     assert case_samples(Case("d", lambda: None, [0, 1], 1.0, delta=1e-5), 1.0, None) == zoo.DEFAULT_SAMPLES
-    assert case_samples(c, 1.0, None, first=10).first_size == 1000  # sequential: its first epoch
+    assert case_samples(c, 1.0, None, first=10).first_size == 2000  # sequential: its first epoch
     assert case_samples(c, 1.0, None).policy == "sequential"
 
 

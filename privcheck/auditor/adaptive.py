@@ -61,7 +61,7 @@ DEFAULT_MAX_DRAWS = 10_000_000
 FIRST_ROUND = 1 << 16
 GROWTH = 4
 #: draws per input of the sequential policy's first epoch (selection and its first batches)
-FIRST_EPOCH = 1000
+FIRST_EPOCH = 2000
 #: the policies ``samples="auto"`` can run (the first is the default)
 POLICIES = ("sequential", "rounds")
 #: a round is cut to this multiple of the draws the best event so far predicts it needs
@@ -262,7 +262,8 @@ def sequential_lines(record: dict) -> list[str]:
     """Summary lines of the sequential policy's record (:class:`privcheck.auditor.sequential.SequentialRecord`)."""
     looks = record["rounds"]
     lines = [
-        f"sequential     {len(looks)} batches in {record['epochs']} selections, {record['draws_per_input']} "
+        f"sequential     {len(looks)} batch{'es' * (len(looks) != 1)} in {record['epochs']} "
+        f"selection{'s' * (record['epochs'] != 1)}, {record['draws_per_input']} "
         f"draws/input at stop, stopped: {record['stopped']}",
         f"  test         one e-process at level {record['alpha']:.4g}, valid at every batch (Ville's inequality)",
     ]

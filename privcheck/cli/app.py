@@ -348,7 +348,8 @@ class _AuditCommand(click.Command):
     type=str,
     default=None,
     help="Monte Carlo draws per input (>= 20), or 'auto[:target=0.95,draws=1e7,seconds=S]' "
-    "(rounds until certified or budget).  [default: 1000000]",
+    "(anytime-valid batches until refuted, certified or budget; 'auto:policy=rounds' for rounds).  "
+    "[default: 1000000]",
 )
 @click.option("--exact/--no-exact", default=None, help="Compute the exact ε.  [default: when available]")
 @click.option("--mc/--no-mc", "monte_carlo", default=True, show_default=True, help="Run the Monte Carlo lower bound.")

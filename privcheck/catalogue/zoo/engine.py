@@ -61,7 +61,7 @@ CASE_MAX_SECONDS = 120.0
 BUDGET_ENV = "PRIVCHECK_ZOO_BUDGET"
 #: with ``policy=rounds``: round 1 of an adaptive case takes at most 1/FIRST_ROUND_SHARE of CASE_MAX_SECONDS at
 #: the library's measured call rate (a library at a few hundred calls/s would otherwise spend minutes on round 1);
-#: the sequential policy (the default) starts with 1000 draws per input and may stop after any batch
+#: the sequential policy (the default) starts with 2000 draws per input and may stop after any batch
 FIRST_ROUND_SHARE = 8
 #: seconds one case may run before it is stopped (one line in its row); above CASE_MAX_SECONDS, whose
 #: last round may overrun its prediction
@@ -376,7 +376,7 @@ def case_samples(case: Case, eps_true: float | None, n_fixed: int | None, first:
     else an :class:`~privcheck.auditor.adaptive.Auto` whose target is :data:`TARGET_OF_TRUE` of the true ε
     expressed as a fraction of the claimed ε (the only target ``Auto`` takes), capped at 1 (a broken case
     stops on refutation), with the per-case budget and policy of :func:`case_budget`. The sequential policy (the
-    default) starts from its own first epoch (1000 draws per input: a gross violation of a slow library is
+    default) starts from its own first epoch (2000 draws per input: a gross violation of a slow library is
     refuted after a few hundred calls); ``policy=rounds`` takes ``first`` draws per input in round 1 (default
     the auditor's, cut to the call rate's ``first``). A ``first`` set in :data:`BUDGET_ENV` wins either way.
     """
