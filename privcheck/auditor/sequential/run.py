@@ -250,14 +250,14 @@ class State:
             self.stopped, self.done = "seconds budget", True
 
     def refutation_in_sight(self) -> bool:
-        """Whether the best slot's estimate, moved one standard error to its pessimistic side, exceeds the claim
+        """Whether the best slot's estimate of this epoch (its estimation counts' log ratio) exceeds the claim
         (then a target reached below the claim does not stop the audit: a few more batches may refute it). A
         choice of when to stop, made from earlier draws: it costs no validity (Ville holds at every batch)."""
         j, _ = self.best_slot()
         if j is None or self.slots[j].n == 0:
             return False
-        q1, q0, _ = self.slots[j].plug_in(self.carried)
-        return q0 > 0 and q1 > 0 and math.log(q1 / q0) > self.eps
+        slot = self.slots[j]
+        return slot.e0 > 0 and slot.e1 > 0 and math.log(slot.e1 / slot.e0) > self.eps
 
     def best_slot(self) -> tuple[int | None, int]:
         """The slot holding the most wealth at the reported bound's grid point (θ = 0 without one), and that
