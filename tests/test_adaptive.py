@@ -1,4 +1,9 @@
-"""Adaptive power (``samples="auto"``): target reached, refutation, budgets, alpha spending, reproducibility."""
+"""Adaptive power (``samples="auto"``): target reached, refutation, budgets, alpha spending, reproducibility.
+
+Both policies where the behaviour is common (target, refutation, reproducibility, error rate); the rounds'
+own mechanics (alpha spending per round, round sizes, messages, probe) with ``policy=rounds``. The sequential
+policy's own tests are in ``tests/test_sequential.py``.
+"""
 
 from __future__ import annotations
 
@@ -33,9 +38,10 @@ def rr(eps: float, leak: float = 0.0):
     return sampler
 
 
-def test_eps_quarter_reaches_target_within_budget():
-    """k-RR with m = 2 at ε = 0.25: the rounds stop once ≥ 0.95 of ε is certified, well inside 10⁷."""
-    res = privcheck.audit(privcheck.mechanism("de", m=2, eps=0.25), samples="auto", seed=3)
+@pytest.mark.parametrize("policy_name", ["sequential", "rounds"])
+def test_eps_quarter_reaches_target_within_budget(policy_name):
+    """k-RR with m = 2 at ε = 0.25: both policies stop once ≥ 0.95 of ε is certified, well inside 10⁷."""
+    res = privcheck.audit(privcheck.mechanism("de", m=2, eps=0.25), samples=f"auto:policy={policy_name}", seed=3)
     rec = res.details["adaptive"]
     assert rec["stopped"] == "target reached"
     assert res.certified_fraction >= 0.95
@@ -46,14 +52,15 @@ def test_eps_quarter_reaches_target_within_budget():
     assert "stopped: target reached" in res.summary()
 
 
+@pytest.mark.parametrize("policy_name", ["sequential", "rounds"])
 @pytest.mark.parametrize("sampler, claimed", [(rr(0.5), 0.25), (rr(0.25, leak=1e-3), 0.25), (rr(0.25), 0.0)])
-def test_broken_mechanism_is_refuted_and_stops_early(sampler, claimed):
-    res = privcheck.audit(sampler, inputs=[0, 1], eps=claimed, samples="auto", seed=1)
+def test_broken_mechanism_is_refuted_and_stops_early(sampler, claimed, policy_name):
+    res = privcheck.audit(sampler, inputs=[0, 1], eps=claimed, samples=f"auto:policy={policy_name}", seed=1)
     rec = res.details["adaptive"]
-    assert res.verdict == "refuted"
+    assert res.verdict == "refuted" and rec.get("policy", "rounds") == policy_name
     assert rec["stopped"] == "claim refuted"
     assert res.eps_lower > claimed
-    assert len(rec["rounds"]) < len(Auto().round_sizes())
+    assert res.samples < Auto(policy=policy_name).round_sizes()[-1]
 
 
 def test_alpha_spending_and_fresh_draws_per_round(monkeypatch):
@@ -67,7 +74,12 @@ def test_alpha_spending_and_fresh_draws_per_round(monkeypatch):
 
     monkeypatch.setattr(policy, "monte_carlo_bound", spy)
     res = privcheck.audit(
-        rr(0.25), inputs=[0, 1], eps=0.25, confidence=0.9, seed=5, samples=Auto(max_draws=60_000, first=4_000, growth=2)
+        rr(0.25),
+        inputs=[0, 1],
+        eps=0.25,
+        confidence=0.9,
+        seed=5,
+        samples=Auto(max_draws=60_000, first=4_000, growth=2, policy="rounds"),
     )
     rec = res.details["adaptive"]
     alphas = [1.0 - c for _, c, _ in calls]
@@ -82,15 +94,17 @@ def test_alpha_spending_and_fresh_draws_per_round(monkeypatch):
     assert res.confidence == 0.9 and res.eps_lower == max(r["eps_lower"] for r in rec["rounds"])
 
 
-def test_reproducible_from_one_seed():
-    runs = [privcheck.audit(rr(0.5), inputs=[0, 1], eps=0.5, samples="auto:draws=100000", seed=s) for s in (7, 7, 8)]
+@pytest.mark.parametrize("policy_name", ["sequential", "rounds"])
+def test_reproducible_from_one_seed(policy_name):
+    auto = f"auto:draws=100000,policy={policy_name}"
+    runs = [privcheck.audit(rr(0.5), inputs=[0, 1], eps=0.5, samples=auto, seed=s) for s in (7, 7, 8)]
     strip = [[{k: v for k, v in r.items() if k != "seconds"} for r in x.details["adaptive"]["rounds"]] for x in runs]
     assert runs[0].eps_lower == runs[1].eps_lower and strip[0] == strip[1]
     assert runs[0].eps_lower != runs[2].eps_lower
 
 
 def test_draws_budget_message_when_target_out_of_reach():
-    res = privcheck.audit(privcheck.mechanism("de", m=2, eps=0.25), samples="auto:draws=20000", seed=0)
+    res = privcheck.audit(privcheck.mechanism("de", m=2, eps=0.25), samples="auto:draws=20000,policy=rounds", seed=0)
     rec = res.details["adaptive"]
     assert rec["stopped"] == "draws budget"
     assert res.certified_fraction < 0.95 and res.samples == 20_000
@@ -104,7 +118,7 @@ def test_draws_budget_message_when_target_out_of_reach():
 
 def test_budget_message_when_no_number_of_draws_can():
     """Claimed ε far above the true ε: the best event's log-ratio is below the target."""
-    res = privcheck.audit(rr(0.25), inputs=[0, 1], eps=2.0, samples="auto:draws=50000", seed=0)
+    res = privcheck.audit(rr(0.25), inputs=[0, 1], eps=2.0, samples="auto:draws=50000,policy=rounds", seed=0)
     rec = res.details["adaptive"]
     assert rec["stopped"] == "draws budget" and rec["needed_draws"] is None
     m = re.search(
@@ -116,13 +130,13 @@ def test_budget_message_when_no_number_of_draws_can():
 
 
 def test_seconds_budget_and_its_reproduction_by_draws():
-    auto = Auto(max_seconds=1e-6, first=20_000)
+    auto = Auto(max_seconds=1e-6, first=20_000, policy="rounds")
     res = privcheck.audit(rr(0.25), inputs=[0, 1], eps=0.25, samples=auto, seed=2)
     rec = res.details["adaptive"]
     assert rec["stopped"] == "seconds budget" and len(rec["rounds"]) == 1
     assert rec["message"].startswith("budget cannot reach the target")
     again = privcheck.audit(
-        rr(0.25), inputs=[0, 1], eps=0.25, samples=Auto(max_draws=res.samples, first=20_000), seed=2
+        rr(0.25), inputs=[0, 1], eps=0.25, samples=Auto(max_draws=res.samples, first=20_000, policy="rounds"), seed=2
     )
     assert again.eps_lower == res.eps_lower
 
@@ -145,6 +159,7 @@ def test_rounds_fit_budget_and_spend_at_most_alpha(max_draws, first, growth, alp
         ("auto:draws=10", "max_draws must be"),
         ("auto:seconds=0", "max_seconds"),
         ("auto:growth=1", "growth must be"),
+        ("auto:policy=bogus", "policy must be one of sequential, rounds"),
         ("sometimes", "--samples must be an integer >= 20 or 'auto'"),
         ("5", "--samples must be an integer >= 20"),
     ],
@@ -162,31 +177,38 @@ def test_parse_samples_values():
     assert parse_samples("auto:target=0.99,draws=2e6,seconds=30") == Auto(
         target=0.99, max_draws=2_000_000, max_seconds=30.0
     )
+    assert parse_samples("auto:policy=rounds").policy == "rounds" and Auto().policy == "sequential"
+    assert Auto().first_size == adaptive.FIRST_EPOCH and Auto(policy="rounds").first_size == adaptive.FIRST_ROUND
 
 
-def test_delta_claim_is_refused():
+@pytest.mark.parametrize("policy_name", ["sequential", "rounds"])
+def test_delta_claim_is_refused(policy_name):
     with pytest.raises(PrivcheckUsageError, match="δ = 0"):
-        privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, delta=1e-6, samples="auto")
+        privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, delta=1e-6, samples=f"auto:policy={policy_name}")
 
 
-def test_cli_samples_auto_json():
+@pytest.mark.parametrize("text, policy_name", [("auto", "sequential"), ("auto:policy=rounds", "rounds")])
+def test_cli_samples_auto_json(text, policy_name):
     out = CliRunner().invoke(
-        main, ["audit", "de", "--param", "m=2", "--param", "eps=1", "--samples", "auto", "--json", "-"]
+        main, ["audit", "de", "--param", "m=2", "--param", "eps=1", "--samples", text, "--json", "-"]
     )
     assert out.exit_code == 0, out.output
     doc = json.loads(out.output[out.output.index("{") :])
     rec = doc["details"]["adaptive"]
     assert rec["stopped"] == "target reached" and doc["certified_fraction"] >= 0.95
     assert doc["samples"] == sum(r["samples"] for r in rec["rounds"])
-    assert "2^-r" in rec["spending"]
+    assert rec.get("policy", "rounds") == policy_name
+    assert ("2^-r" in rec["spending"]) == (policy_name == "rounds")
+    assert ("e-process" in rec["spending"]) == (policy_name == "sequential")
 
 
-def test_correct_mechanism_refuted_at_most_at_alpha_over_seeds():
+@pytest.mark.parametrize("policy_name", ["sequential", "rounds"])
+def test_correct_mechanism_refuted_at_most_at_alpha_over_seeds(policy_name):
     """Coverage of the whole adaptive procedure (data-dependent stopping included): a correct RR audited
     against its true ε over 40 seeds at α = 0.2 is refuted no more often than Binomial(40, 0.2) allows."""
     from scipy.stats import binom
 
-    auto = Auto(max_draws=30_000, first=1_000, growth=2, target=1.0)
+    auto = Auto(max_draws=30_000, first=1_000, growth=2, target=1.0, policy=policy_name)
     refuted = sum(
         privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, samples=auto, seed=s, confidence=0.8).verdict == "refuted"
         for s in range(40)
@@ -228,9 +250,9 @@ def test_rounds_share_one_probe_sized_for_the_budget(monkeypatch):
         keep = rng.random(n) < math.exp(0.25) / (1 + math.exp(0.25))
         return np.where(keep, x, 1 - x)
 
-    res = privcheck.audit(rr, inputs=[0, 1], eps=1.0, samples="auto:draws=300000,first=20000", seed=3)
+    res = privcheck.audit(rr, inputs=[0, 1], eps=1.0, samples="auto:draws=300000,first=20000,policy=rounds", seed=3)
     assert len(res.details["adaptive"]["rounds"]) >= 2 and res.verdict != "refuted"
     assert probes == [probe_size(80_000)] == [5000]  # sized for rounds 1-2 (20000 + 4 x 20000 draws)
     probes.clear()
-    privcheck.audit(rr, inputs=[0, 1], eps=1.0, samples="auto:draws=1e6", seed=3)
+    privcheck.audit(rr, inputs=[0, 1], eps=1.0, samples="auto:draws=1e6,policy=rounds", seed=3)
     assert probes == [PROBE_MAX]  # first round 65536: rounds 1-2 warrant the largest probe

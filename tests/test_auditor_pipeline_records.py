@@ -156,19 +156,29 @@ def _cases():
     )
     yield (
         "adaptive_target",
-        lambda: A(rr(1.0), inputs=[0, 1], eps=1.0, samples="auto:target=0.97,draws=80000,first=4000,growth=2", seed=17),
+        lambda: A(
+            rr(1.0),
+            inputs=[0, 1],
+            eps=1.0,
+            samples="auto:target=0.97,draws=80000,first=4000,growth=2,policy=rounds",
+            seed=17,
+        ),
     )
     yield (
         "adaptive_budget",
-        lambda: A(rr(0.3), inputs=[0, 1], eps=1.0, samples="auto:draws=30000,first=4000", seed=18),
+        lambda: A(rr(0.3), inputs=[0, 1], eps=1.0, samples="auto:draws=30000,first=4000,policy=rounds", seed=18),
     )
     yield (
         "adaptive_budget_prediction",
-        lambda: A(rr(0.9), inputs=[0, 1], eps=1.0, samples="auto:target=0.89,draws=20000,first=4000", seed=23),
+        lambda: A(
+            rr(0.9), inputs=[0, 1], eps=1.0, samples="auto:target=0.89,draws=20000,first=4000,policy=rounds", seed=23
+        ),
     )
     yield (
         "adaptive_refuted",
-        lambda: A(rr(1.0), inputs=[0, 1], eps=0.7, samples="auto:draws=60000,first=4000,growth=2", seed=17),
+        lambda: A(
+            rr(1.0), inputs=[0, 1], eps=0.7, samples="auto:draws=60000,first=4000,growth=2,policy=rounds", seed=17
+        ),
     )
     yield (
         "per_sample",

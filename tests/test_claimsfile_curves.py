@@ -94,7 +94,7 @@ def test_samples_auto_runs_in_rounds_and_quick_divides_its_budget(write):
     mechanism = "de"
     params = { m = 4, eps = 1.0 }
     exact = false
-    samples = "auto:draws=20000,first=2000"
+    samples = "auto:draws=20000,first=2000,policy=rounds"
     """)
     rec = _run(path)["c.auto"]
     assert rec.verdict == "holds" and rec.details["adaptive"]["max_draws"] == 20000

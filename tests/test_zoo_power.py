@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import privcheck
-from privcheck.auditor.adaptive import Auto
+from privcheck.auditor.adaptive import FIRST_ROUND, Auto
 from privcheck.catalogue import zoo
 from privcheck.catalogue.zoo import Case, Entry, case_samples, of_true, run_entry
 from privcheck.claims import RunContext
@@ -34,7 +34,8 @@ def test_target_is_a_fraction_of_the_true_eps_expressed_against_the_claim():
     assert case_samples(c, math.inf, None).target == 1.0
     assert case_samples(c, 1.0, 777) == 777  # --samples / --quick: fixed
     assert case_samples(Case("d", lambda: None, [0, 1], 1.0, delta=1e-5), 1.0, None) == zoo.DEFAULT_SAMPLES
-    assert case_samples(c, 1.0, None, first=10).first == 1000  # round 1 from a slow call rate, floored
+    assert case_samples(c, 1.0, None, first=10).first_size == 2000  # sequential: its first epoch
+    assert case_samples(c, 1.0, None).policy == "sequential"
 
 
 def test_of_true_basis():
@@ -181,7 +182,10 @@ def test_budget_from_the_environment(monkeypatch):
     monkeypatch.setenv(zoo.BUDGET_ENV, "seconds=900,draws=2e7")
     a = case_samples(c, 1.0, None)
     assert (a.max_seconds, a.max_draws, a.target) == (900.0, 20_000_000, zoo.TARGET_OF_TRUE)
-    assert zoo.case_budget() == {"max_draws": 20_000_000, "max_seconds": 900.0, "first": None}
+    assert zoo.case_budget() == {"max_draws": 20_000_000, "max_seconds": 900.0, "first": None, "policy": "sequential"}
+    monkeypatch.setenv(zoo.BUDGET_ENV, "policy=rounds")
+    assert case_samples(c, 1.0, None, first=10).first == 1000  # rounds: round 1 from a slow call rate, floored
+    assert case_samples(c, 1.0, None).first == FIRST_ROUND and case_samples(c, 1.0, None).policy == "rounds"
     monkeypatch.setenv(zoo.BUDGET_ENV, "draws=3000,first=1500")
     assert case_samples(c, 1.0, None, first=10_000).first == 1500  # the user's round 1 wins over the call rate's
     rr = privcheck.mechanism("grr", d=8, eps=0.1)

@@ -1,7 +1,13 @@
-"""Adaptive power: ``samples="auto"`` draws in rounds until the certified fraction reaches a target.
+"""Adaptive power: ``samples="auto"`` draws until the claim is refuted, a target is certified or a budget is spent.
 
-This module holds the rounds' settings (:class:`Auto`, ``--samples`` parsing), their record and messages; the
-rounds themselves are the adaptive draw policy, :func:`privcheck.auditor.policy.adaptive_bound`. It runs
+This module holds the settings of ``samples="auto"`` (:class:`Auto`, ``--samples`` parsing) and the record and
+messages of the *rounds* policy. Two policies read them (``Auto.policy``):
+
+- ``"sequential"`` (the default): batches of fresh draws tested by one anytime-valid e-process, which may stop
+  at any batch (:mod:`privcheck.auditor.sequential`);
+- ``"rounds"`` (``samples="auto:policy=rounds"``): complete audits of growing size, described below.
+
+The rounds themselves are the adaptive draw policy :func:`privcheck.auditor.policy.adaptive_bound`. It runs
 :func:`privcheck.auditor.bound.monte_carlo_bound` in rounds ``r = 1, 2, …`` of growing size (``first``, ``growth·first``, …;
 the last round takes all the draws budget leaves, see :meth:`Auto.next_size`),
 each cut to :data:`PREDICT_MARGIN` times the draws the best event of the
@@ -51,9 +57,13 @@ from privcheck.base.validation import check_int, check_positive, check_probabili
 DEFAULT_TARGET = 0.95
 #: default draws budget per input (all rounds together)
 DEFAULT_MAX_DRAWS = 10_000_000
-#: draws per input of the first round, and the growth factor of the next ones
+#: draws per input of the rounds policy's first round, and the growth factor of the next ones (or epochs)
 FIRST_ROUND = 1 << 16
 GROWTH = 4
+#: draws per input of the sequential policy's first epoch (selection and its first batches)
+FIRST_EPOCH = 2000
+#: the policies ``samples="auto"`` can run (the first is the default)
+POLICIES = ("sequential", "rounds")
 #: a round is cut to this multiple of the draws the best event so far predicts it needs
 PREDICT_MARGIN = 1.5
 #: a round smaller than this (what a budget leaves) is not run
@@ -63,28 +73,42 @@ SPENDING_RULE = "alpha_r = alpha * 2^-r for round r = 1, 2, ... (sum < alpha); b
 
 @dataclass(frozen=True)
 class Auto:
-    """``samples=Auto(...)`` (or ``samples="auto"``): draw in rounds until certified or a budget is spent.
+    """``samples=Auto(...)`` (or ``samples="auto"``): draw until refuted, certified or a budget is spent.
 
     target: certified fraction of the claimed ε at which to stop, in (0, 1]
-    (default 0.95). max_draws: draws per input over all rounds, ≥ 1000
+    (default 0.95). max_draws: draws per input over all batches or rounds, ≥ 1000
     (default 10⁷). max_seconds: optional wall-clock budget in seconds (> 0).
-    first: draws per input of round 1 (≥ 1000); growth: size factor between
-    rounds (integer ≥ 2).
+    first: draws per input of the first epoch (sequential) or round (rounds), ≥ 1000; None: the policy's
+    default (:data:`FIRST_EPOCH`, :data:`FIRST_ROUND`). growth: size factor between epochs or rounds
+    (integer ≥ 2). policy: ``"sequential"`` (default; :mod:`privcheck.auditor.sequential`) or ``"rounds"``.
     """
 
     target: float = DEFAULT_TARGET
     max_draws: int = DEFAULT_MAX_DRAWS
     max_seconds: float | None = None
-    first: int = FIRST_ROUND
+    first: int | None = None
     growth: int = GROWTH
+    policy: str = POLICIES[0]
 
     def __post_init__(self):
         object.__setattr__(self, "target", check_probability("target", self.target, open_low=True))
         object.__setattr__(self, "max_draws", check_int("max_draws", self.max_draws, minimum=MIN_ROUND))
         if self.max_seconds is not None:
             object.__setattr__(self, "max_seconds", check_positive("max_seconds", self.max_seconds))
-        object.__setattr__(self, "first", check_int("first", self.first, minimum=MIN_ROUND))
+        if self.first is not None:
+            object.__setattr__(self, "first", check_int("first", self.first, minimum=MIN_ROUND))
         object.__setattr__(self, "growth", check_int("growth", self.growth, minimum=2))
+        if self.policy not in POLICIES:
+            raise PrivcheckUsageError(
+                f"samples='auto': policy must be one of {', '.join(POLICIES)}, got {self.policy!r}"
+            )
+
+    @property
+    def first_size(self) -> int:
+        """Draws per input of the first epoch or round: ``first``, else the policy's default."""
+        if self.first is not None:
+            return self.first
+        return FIRST_EPOCH if self.policy == "sequential" else FIRST_ROUND
 
     def next_size(self, r: int, used: int) -> int | None:
         """Nominal draws per input of round ``r ≥ 1`` when ``used`` draws per input are spent (None: budget spent).
@@ -96,7 +120,7 @@ class Auto:
         rest = self.max_draws - used
         if rest < MIN_ROUND:
             return None
-        n = self.first * self.growth ** (r - 1)
+        n = self.first_size * self.growth ** (r - 1)
         return rest if rest - n < n * self.growth else n
 
     def round_sizes(self) -> list[int]:
@@ -113,9 +137,13 @@ _KEYS: dict[str, Callable[[str], Any]] = {
     "max_seconds": float,
     "first": lambda t: check_int("first", float(t)),
     "growth": lambda t: check_int("growth", float(t)),
+    "policy": str,
 }
 _ALIASES = {"draws": "max_draws", "seconds": "max_seconds"}
-_AUTO_HELP = "'auto' or 'auto:target=0.95,draws=1e7,seconds=600' (keys target, draws, seconds, first, growth)"
+_AUTO_HELP = (
+    "'auto' or 'auto:target=0.95,draws=1e7,seconds=600' (keys target, draws, seconds, first, growth, "
+    "policy=sequential|rounds)"
+)
 
 
 def parse_samples(value: Any) -> int | Auto | None:
@@ -123,7 +151,7 @@ def parse_samples(value: Any) -> int | Auto | None:
 
     Accepts an integer, ``"auto"``, ``"auto:key=value,..."`` with keys ``target``,
     ``draws`` (``max_draws``), ``seconds`` (``max_seconds``), ``first``, ``growth``,
-    or an :class:`Auto`. Raises :class:`PrivcheckUsageError` (one line) otherwise.
+    ``policy`` (``sequential`` or ``rounds``), or an :class:`Auto`. Raises :class:`PrivcheckUsageError` (one line) otherwise.
     """
     if value is None or isinstance(value, Auto):
         return value
@@ -152,6 +180,19 @@ def parse_samples(value: Any) -> int | Auto | None:
         if value is None:
             raise PrivcheckUsageError(f"--samples must be an integer >= 20 or {_AUTO_HELP}, got {text!r}")
     return check_int("--samples", value, minimum=20)
+
+
+def auto_settings(auto: Any, mc_kwargs: dict) -> Auto:
+    """The settings of ``samples="auto"``, refused for anything but ``"auto"``/:class:`Auto` and for a δ claim
+    (``mc_kwargs``: the Monte Carlo keywords; ``delta_eps`` set means an (ε, δ) claim)."""
+    parsed = parse_samples(auto)
+    if not isinstance(parsed, Auto):
+        raise PrivcheckUsageError(f"samples must be an integer >= 20, 'auto' or Auto(...), got {parsed!r}")
+    if mc_kwargs.get("delta_eps") is not None:
+        raise PrivcheckUsageError(
+            "samples='auto' adapts to an ε claim with δ = 0; give an integer samples for an (ε, δ) claim"
+        )
+    return parsed
 
 
 def planned_draws(samples: int | Auto | None, default: int) -> int:
@@ -204,11 +245,27 @@ class AdaptiveRecord:
 
 
 def summary_lines(record: dict) -> list[str]:
-    """Lines for :meth:`AuditResult.summary` from an :meth:`AdaptiveRecord.to_dict` record."""
+    """Lines for :meth:`AuditResult.summary` from the record of ``samples="auto"`` (either policy)."""
+    if record.get("policy") == "sequential":
+        return sequential_lines(record)
     sizes = "+".join(str(r["samples"]) for r in record["rounds"])
     lines = [
         f"adaptive       {len(record['rounds'])} rounds ({sizes} draws/input), stopped: {record['stopped']}",
         f"  spending     {record['spending']}; spent {record['alpha_spent']:.4g} of {record['alpha']:.4g}",
+    ]
+    if record.get("message"):
+        lines.append(f"  budget       {record['message']}")
+    return lines
+
+
+def sequential_lines(record: dict) -> list[str]:
+    """Summary lines of the sequential policy's record (:class:`privcheck.auditor.sequential.SequentialRecord`)."""
+    looks = record["rounds"]
+    lines = [
+        f"sequential     {len(looks)} batch{'es' * (len(looks) != 1)} in {record['epochs']} "
+        f"selection{'s' * (record['epochs'] != 1)}, {record['draws_per_input']} "
+        f"draws/input at stop, stopped: {record['stopped']}",
+        f"  test         one e-process at level {record['alpha']:.4g}, valid at every batch (Ville's inequality)",
     ]
     if record.get("message"):
         lines.append(f"  budget       {record['message']}")

@@ -16,6 +16,7 @@ from privcheck.auditor.curves.audit import run_curve_audit
 from privcheck.auditor.curves.claimed import ClaimedCurve
 from privcheck.auditor.defaults import DEFAULT_SAMPLES, MAX_EVENTS, SELECTION_SHARE
 from privcheck.auditor.eps_audit import run_eps_audit
+from privcheck.auditor.family import conditional, implied_request
 from privcheck.auditor.plan import AuditPlan, AuditRequest, build_plan
 from privcheck.auditor.result import AuditResult
 from privcheck.base.scheduler import one_backend_per_call
@@ -55,6 +56,7 @@ def audit(
     mu: float | None = None,
     accountant: Any = None,
     curve: bool = True,
+    family: str | None = None,
 ) -> AuditResult:
     """Audit the ε (and δ) of a mechanism or of a plain sampler, or its μ-GDP or accountant curve.
 
@@ -70,9 +72,10 @@ def audit(
         output type (:mod:`privcheck.auditor.autoviews`); False: raw outputs only.
     eps : claimed ε ≥ 0 (0 claims perfect privacy; default: the mechanism's nominal ε; required for a callable).
     samples : draws per input (≥ 20), or ``"auto"`` / ``"auto:key=value,..."`` /
-        :class:`~privcheck.auditor.adaptive.Auto`: rounds on fresh draws (growing by ``growth``, 4 by default, cut
-        to what the best event predicts) until 95 % of the claimed ε is certified or 10⁷ draws per input are
-        spent, with alpha spending across rounds (:mod:`privcheck.auditor.policy`).
+        :class:`~privcheck.auditor.adaptive.Auto`: batches of fresh draws tested by one anytime-valid e-process
+        (:mod:`privcheck.auditor.sequential`), stopping at the first batch that refutes the claim or certifies
+        95 % of it, or when 10⁷ draws per input are spent; ``"auto:policy=rounds"``: complete audits of growing
+        size with alpha spending across rounds (:mod:`privcheck.auditor.policy`).
     seed : integer ≥ 0; all randomness derives from it. confidence : in (0, 1).
     exact : compute the exact ε (default: when the mechanism provides it; ``True`` without one is an error).
     monte_carlo : run the Monte Carlo lower bound.
@@ -85,6 +88,10 @@ def audit(
         when a box lies below its certified curve's lower end. A mechanism with ``accountant()`` and no finite ε
         claim (``dp-sgd``) is audited against it by default. With a curve claim, ``delta`` (in [0, 1)) adds
         ``eps_lower_at_delta`` from the same points (the verdict stays the curve's).
+    family : ``"gaussian"`` declares the mechanism Gaussian-additive: the (ε, δ) claim (δ > 0) is audited as the
+        μ-GDP claim it implies (``mu = gdp_mu(eps, delta)``), a stronger test where δ at ε has no power; the
+        verdict is conditional on the declared family (``reason``, ``details["family"]``;
+        :mod:`privcheck.auditor.family`).
     jobs, client : workers of the chunk backend (threads by default; a Dask client or ``"local"``; see
         :func:`privcheck.base.scheduler.get_backend`). One client serves every stage, round and curve draw of the
         audit (a ``"local"`` cluster starts at the first draw and is closed when the audit returns or raises);
@@ -97,4 +104,7 @@ def audit(
     """
     request = AuditRequest(**locals())  # the call's keywords, as given (nothing else is defined yet)
     started = time.perf_counter()
+    if family is not None:  # the μ the (ε, δ) claim implies for the declared family, verdict conditional on it
+        mu_request, declared = implied_request(request)
+        return conditional(run_plan(build_plan(mu_request), started), declared)
     return run_plan(build_plan(request), started)

@@ -609,6 +609,34 @@ class OutputCoding:
             codes = _Columns({j: sub[:, k] for k, j in enumerate(cols)}, len(data))
         return self._count_from_codes(codes, events, cache)
 
+    def event_members(self, data: np.ndarray | PackedBits, events) -> np.ndarray:
+        """Whether each row of a chunk falls in each event: a boolean ``(n, len(events))`` matrix whose column
+        sums are :meth:`count_events` (the sequential policy pairs rows of two inputs, so it needs the rows)."""
+        out = np.zeros((len(data), len(events)), dtype=bool)
+        if not events:
+            return out
+        cache: dict = {}
+        codes: np.ndarray | _Columns
+        if isinstance(data, PackedBits):
+            if not self.all_int:
+                return self.event_members(data.unpack(), events)
+            if any(ev.family == () for ev in events):
+                cache[()] = self.row_atoms(self._packed_row_keys(data))
+            cols = sorted({j for ev in events for j in ev.family})
+            sub = self._packed_codes(data, cols) if cols else np.empty((len(data), 0), np.int64)
+            codes = _Columns({j: sub[:, k] for k, j in enumerate(cols)}, len(data))
+        elif any(ev.family == () for ev in events):
+            codes = self.codes_matrix(data)
+        else:
+            cols = sorted({j for ev in events for j in ev.family})
+            sub = self.codes_matrix(data if len(cols) == self.width else np.ascontiguousarray(data[:, cols]), cols)
+            codes = _Columns({j: sub[:, k] for k, j in enumerate(cols)}, len(data))
+        for e, ev in enumerate(events):
+            if ev.family not in cache:
+                cache[ev.family] = self.family_codes(codes, ev.family)
+            out[:, e] = ev.atoms[cache[ev.family]]
+        return out
+
     def _count_from_codes(self, codes, events, cache: dict) -> np.ndarray:
         """Event counts from column codes (a matrix or :class:`_Columns`), one ``bincount`` per family."""
         out = np.zeros(len(events), dtype=np.int64)

@@ -17,7 +17,7 @@ from privcheck.auditor.claim import Claim, EpsClaim, check_claimed_eps, resolve_
 from privcheck.auditor.curves.claimed import ClaimedCurve
 from privcheck.auditor.defaults import DEFAULT_SAMPLES, MAX_EVENTS, SELECTION_SHARE
 from privcheck.auditor.execution import Execution
-from privcheck.auditor.policy import AdaptiveDraws, DrawPolicy, draw_policy
+from privcheck.auditor.policy import AUTO_POLICIES, DrawPolicy, draw_policy
 from privcheck.auditor.sizing import check_audit_request
 from privcheck.auditor.target import resolve_pairs
 from privcheck.base.errors import PrivcheckUsageError
@@ -51,6 +51,7 @@ class AuditRequest:
     mu: Any = None
     accountant: Any = None
     curve: bool = True
+    family: Any = None
 
 
 @dataclass
@@ -141,7 +142,7 @@ def build_plan(req: AuditRequest) -> AuditPlan:
 
 def _curve_plan(plan: AuditPlan, claim: ClaimedCurve, req: AuditRequest) -> AuditPlan:
     """The plan of a μ-GDP or accountant claim: audited from a fixed number of samples only."""
-    if isinstance(plan.policy, AdaptiveDraws):
+    if isinstance(plan.policy, AUTO_POLICIES):
         raise PrivcheckUsageError(
             "samples='auto' is for ε claims; a μ-GDP or accountant claim takes a number of samples"
         )

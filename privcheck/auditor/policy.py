@@ -1,23 +1,19 @@
 """Draw policies: how many draws an ε audit takes, and when it stops.
 
-A policy turns the event strategy (:func:`privcheck.auditor.bound.monte_carlo_bound`, one complete run of
-draw → code → select → estimate on fresh draws) into the audit's Monte Carlo bound:
+A policy turns the event strategy (draw → code → select → estimate on fresh draws) into the audit's Monte Carlo
+bound:
 
-- :class:`FixedDraws` — one run of ``samples`` draws per input (``samples=N``);
-- :class:`AdaptiveDraws` — rounds of growing size, each a complete run on fresh draws at error level
-  ``α·2^-r``, until a target share of the claim is certified or a budget is spent (``samples="auto"``;
-  :func:`adaptive_bound`, settings and record in :mod:`privcheck.auditor.adaptive`).
+- :class:`FixedDraws` — one run of ``samples`` draws per input (``samples=N``; Clopper–Pearson at the level);
+- :class:`SequentialDraws` — the default of ``samples="auto"``: epochs of event selection and batches of fresh
+  paired draws tested by one e-process, valid at every batch, stopping as soon as the claim is refuted or the
+  target certified (:mod:`privcheck.auditor.sequential`);
+- :class:`AdaptiveDraws` — ``samples="auto:policy=rounds"``: rounds of growing size, each a complete run on
+  fresh draws at error level ``α·2^-r``, until the target is certified or a budget is spent
+  (:func:`adaptive_bound`; settings and record in :mod:`privcheck.auditor.adaptive`).
 
-The seam for a **sequential, anytime-valid policy** (next): implement :class:`DrawPolicy` — ``planned`` (the
-most draws per input, for the memory and sample checks) and ``bound(audit, eps)`` returning the bound and a
-JSON-ready record for ``details``. Such a policy should run the stages itself rather than whole runs: prepare
-one draw run (:func:`privcheck.auditor.bound.prepare_run`), choose the events once
-(``EventStrategy.code`` then ``EventStrategy.select`` on the selection share), then count them batch by batch
-with :func:`privcheck.auditor.stages.estimate.count_events` under stage names of their own (``"estimation",
-"estimation-2", …``: each batch fresh draws from disjoint streams), and bound the running counts with a
-confidence *sequence* (valid at every stopping time), not with Clopper–Pearson at a fixed level. Add it to
-:func:`draw_policy` (what ``samples=`` selects it) and nothing else changes: the claim runners only call
-``policy.bound``.
+A policy implements :class:`DrawPolicy` — ``planned`` (the most draws per input, for the memory and sample
+checks) and ``bound(audit, eps)`` returning the bound and a JSON-ready record for ``details["adaptive"]`` —
+and is chosen by :func:`draw_policy` from ``samples=``; the claim runners only call ``policy.bound``.
 """
 
 from __future__ import annotations
@@ -35,6 +31,7 @@ from privcheck.auditor.adaptive import (
     AdaptiveRecord,
     AdaptiveRound,
     Auto,
+    auto_settings,
     budget_message,
     needed_draws,
     parse_samples,
@@ -42,6 +39,7 @@ from privcheck.auditor.adaptive import (
 )
 from privcheck.auditor.bound import choose_view, monte_carlo_bound
 from privcheck.auditor.result import MonteCarloBound
+from privcheck.auditor.sequential import sequential_bound
 from privcheck.base.errors import PrivcheckUsageError
 from privcheck.base.seeding import derive
 from privcheck.base.validation import check_confidence, check_int
@@ -112,13 +110,39 @@ class AdaptiveDraws:
         return b, record.to_dict()
 
 
-def draw_policy(samples: Any) -> FixedDraws | AdaptiveDraws:
+@dataclass(frozen=True)
+class SequentialDraws:
+    """Batches tested by one e-process until refuted, certified or a budget is spent (``samples="auto"``)."""
+
+    auto: Auto
+
+    @property
+    def planned(self) -> int:
+        """The draws budget per input of all epochs together."""
+        return self.auto.max_draws
+
+    def bound(self, audit: EventAudit, eps: float) -> tuple[MonteCarloBound, dict | None]:
+        """:func:`~privcheck.auditor.sequential.sequential_bound` with the audit's keywords; the record as a dict."""
+        kw = dict(audit.keywords)
+        confidence, seed, progress = kw.pop("confidence"), kw.pop("seed"), kw.pop("progress", None)
+        b, record = sequential_bound(
+            audit.sampler, audit.inputs, self.auto, eps=eps, confidence=confidence, seed=seed, progress=progress, **kw
+        )
+        return b, record.to_dict()
+
+
+#: the policies of ``samples="auto"`` (their records go to ``details["adaptive"]``)
+AUTO_POLICIES = (SequentialDraws, AdaptiveDraws)
+
+
+def draw_policy(samples: Any) -> FixedDraws | AdaptiveDraws | SequentialDraws:
     """The policy a ``samples=`` value asks for: an integer ≥ 20 (:class:`FixedDraws`), ``"auto"``,
-    ``"auto:key=value,..."`` or an :class:`~privcheck.auditor.adaptive.Auto` (:class:`AdaptiveDraws`)."""
-    if isinstance(samples, (str, Auto)):  # samples="auto" or Auto(...): rounds (privcheck.auditor.adaptive)
+    ``"auto:key=value,..."`` or an :class:`~privcheck.auditor.adaptive.Auto` (:class:`SequentialDraws`, or
+    :class:`AdaptiveDraws` with ``policy=rounds``)."""
+    if isinstance(samples, (str, Auto)):  # samples="auto" or Auto(...)
         auto = parse_samples(samples)
         if isinstance(auto, Auto):
-            return AdaptiveDraws(auto)
+            return SequentialDraws(auto) if auto.policy == "sequential" else AdaptiveDraws(auto)
         samples = auto
     return FixedDraws(check_int("samples", samples, minimum=20))
 
@@ -218,23 +242,11 @@ class _Rounds:
         return bound, record
 
 
-def _adaptive_settings(auto: Any, mc_kwargs: dict) -> Auto:
-    """The rounds' settings, refused for anything but ``"auto"``/:class:`Auto` and for a δ claim."""
-    parsed = parse_samples(auto)
-    if not isinstance(parsed, Auto):
-        raise PrivcheckUsageError(f"samples must be an integer >= 20, 'auto' or Auto(...), got {parsed!r}")
-    if mc_kwargs.get("delta_eps") is not None:
-        raise PrivcheckUsageError(
-            "samples='auto' adapts to an ε claim with δ = 0; give an integer samples for an (ε, δ) claim"
-        )
-    return parsed
-
-
 def _one_view(sampler: Any, inputs: Any, auto: Auto, ss: np.random.SeedSequence, mc_kwargs: dict) -> Any:
     """The view every round audits, by output type on one probe from ``derive(seed, "autoview")``: sized for
     the first two rounds (what any run of the budget starts with), not for max_draws — a slow sampler whose
     seconds budget allows one or two small rounds must not spend it on the probe."""
-    first_two = min(auto.max_draws, auto.first * auto.growth)
+    first_two = min(auto.max_draws, auto.first_size * auto.growth)
     return choose_view(
         sampler,
         inputs,
@@ -275,7 +287,7 @@ def adaptive_bound(
     and ``draws`` the totals over rounds, ``eps_max_certifiable`` the largest any
     round could certify; and the :class:`~privcheck.auditor.adaptive.AdaptiveRecord`.
     """
-    parsed = _adaptive_settings(auto, mc_kwargs)
+    parsed = auto_settings(auto, mc_kwargs)
     confidence = check_confidence(confidence)
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(int(seed))
     state = _Rounds(parsed, eps, 1.0 - confidence, time.perf_counter())

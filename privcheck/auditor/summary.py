@@ -8,6 +8,7 @@ import numpy as np
 
 from privcheck.auditor.adaptive import summary_lines as adaptive_lines
 from privcheck.auditor.fresh_draws import NOT_REPRODUCIBLE
+from privcheck.base.errors import PrivcheckUsageError
 
 
 def fmt_value(v: Any, width: int = 80) -> str:
@@ -28,10 +29,37 @@ def summary_text(res: Any) -> str:
         lines.append(f"note           {NOT_REPRODUCIBLE} (the bound stays valid: every stage draws afresh)")
     if "adaptive" in res.details:
         lines += adaptive_lines(res.details["adaptive"])
+    lines += power_lines(res)
     if res.reason:
         lines.append(f"reason         {res.reason}")
-    lines.append(f"verdict        {res.verdict}  ({res.seconds:.2f} s)")
+    family = (res.details.get("family") or {}).get("family")
+    condition = f", conditional on the declared family {family!r}" if family else ""
+    lines.append(f"verdict        {res.verdict}  ({res.seconds:.2f} s{condition})")
     return "\n".join(lines)
+
+
+def power_lines(res: Any) -> list[str]:
+    """The power line of an (ε, δ) audit of sampled outputs that did not refute: the smallest δ violation its
+    draws could detect when it is above the claimed δ (a violation in a tail they do not reach is invisible),
+    and the stronger test, ``family="gaussian"`` with the μ the claim implies (:mod:`privcheck.auditor.family`)."""
+    if not res.delta_claimed or res.verdict == "refuted" or res.mu_claimed is not None or res.accountant:
+        return []
+    if "delta_detectable" not in res.details or res.eps_claimed is None:
+        return []
+    seen = res.details["delta_detectable"]
+    if seen is not None and seen <= res.delta_claimed:
+        return []
+    from privcheck.auditor.family import implied_mu
+
+    what = f"only delta >= {seen:.3g}" if seen is not None else "no delta"
+    try:
+        stronger = f"family='gaussian' audits the mu {implied_mu(res.eps_claimed, res.delta_claimed):.4g} it implies"
+    except PrivcheckUsageError:  # an edge claim gives no μ: name the test without it
+        stronger = "family='gaussian' audits the mu it implies"
+    return [
+        f"power          no power at the claimed delta: these draws detect {what} at eps {res.eps_claimed:g} "
+        f"(claimed {res.delta_claimed:g}); if the mechanism is Gaussian-additive, the stronger test: {stronger}"
+    ]
 
 
 def _claim_lines(res: Any) -> list[str]:

@@ -35,8 +35,13 @@ Top-level keys: ``privacy``, ``accountant``, ``estimator``, ``sampling``, ``trac
 ``samples``     integer   Monte Carlo draws per input, ≥ 20 (default 100000;
                 or string ``--samples`` overrides, ``--quick`` divides by 5), or
                           ``"auto"`` / ``"auto:key=value,..."`` (ε claims only:
-                          rounds until certified, as ``audit --samples auto``;
-                          ``--quick`` divides its draws budget by 5)
+                          anytime-valid batches until refuted or certified, as
+                          ``audit --samples auto``; ``--quick`` divides its draws
+                          budget by 5)
+``family``      string    ``"gaussian"``: with ``eps`` and ``delta`` > 0, declares
+                          the mechanism Gaussian-additive and audits the μ the
+                          claim implies (``audit --family``; verdict conditional
+                          on the family)
 ``exact``       bool      compute the exact ε (default: when the mechanism has it;
                           not with ``mu``/``accountant``)
 ``monte_carlo`` bool      run the Monte Carlo lower bound (default true)

@@ -1,8 +1,9 @@
 """``[[privacy]]`` entries: audit a built-in mechanism's ε, or a user's sampler (``sampler = "pkg.module:fn"``).
 
 The claim is what ``privcheck audit`` takes: ``eps`` (and ``delta``), or ``mu`` (a μ-GDP claim), or
-``accountant`` (the certified trade-off curve of composed PLD events, the ``--accountant`` syntax); the
-Monte Carlo size is ``samples`` (an integer, or ``"auto"`` / ``"auto:key=value,..."`` as ``--samples``).
+``accountant`` (the certified trade-off curve of composed PLD events, the ``--accountant`` syntax); ``family =
+"gaussian"`` with ``eps`` and ``delta`` declares the mechanism Gaussian-additive and audits the μ the claim implies
+(verdict conditional on that family, :mod:`privcheck.auditor.family`); the Monte Carlo size is ``samples`` (an integer, or ``"auto"`` / ``"auto:key=value,..."`` as ``--samples``).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ KEYS: dict[str, Any] = {
     "per_sample": bool,
     "seed_global": bool,
     "view": str,
+    "family": str,
 }
 
 
@@ -46,7 +48,8 @@ class ClaimSpec:
 
     eps/delta: the ε claim (eps None: the mechanism's nominal ε); mu: a μ-GDP claim; accountant: a composed
     :class:`~accountants.pld.PLDAccountant` (``specs`` its event specs); samples: draws per input (an integer
-    ≥ 20) or an :class:`~privcheck.auditor.adaptive.Auto`.
+    ≥ 20) or an :class:`~privcheck.auditor.adaptive.Auto`; family: the declared family of an (ε, δ) claim
+    (``"gaussian"``: its implied μ is audited), or None.
     """
 
     eps: float | None
@@ -55,6 +58,7 @@ class ClaimSpec:
     accountant: Any
     specs: tuple[str, ...]
     samples: Any
+    family: str | None = None
 
     @property
     def curve(self) -> bool:
@@ -68,6 +72,8 @@ class ClaimSpec:
             out["mu"] = self.mu
         if self.accountant is not None:
             out["accountant"] = self.accountant
+        if self.family is not None:
+            out["family"] = self.family
         return out
 
     def draws(self, ctx: RunContext) -> Any:
@@ -87,8 +93,13 @@ class ClaimSpec:
             )
         return ctx.n(self.samples, quick=max(20, self.samples // 5))
 
-    def statement(self, who: str) -> str:
-        """The claim in words."""
+    def statement(self, who: str, eps: float | None = None) -> str:
+        """The claim in words (``eps``: the claimed ε when the entry takes a mechanism's nominal one)."""
+        if self.family is not None:
+            e = self.eps if self.eps is not None else eps
+            return (
+                f"{who} is (ε={e:g}, δ={self.delta:g})-DP, declared {self.family}-additive (audited as implied μ-GDP)"
+            )
         if self.mu is not None:
             return f"{who} is μ={self.mu:g}-GDP"
         if self.accountant is not None:
@@ -130,7 +141,25 @@ def _claim_spec(ent: Entry, user_code: bool) -> ClaimSpec:
     samples = ent.guard(lambda: parse_samples(raw_samples))
     if isinstance(samples, Auto) and (mu is not None or acc is not None):
         ent.fail('samples = "auto" is for ε claims; a mu or accountant claim takes a number of samples')
-    return ClaimSpec(eps, delta, mu, acc, specs, samples)
+    family = _family(ent, mu is not None or acc is not None, samples)
+    return ClaimSpec(eps, delta, mu, acc, specs, samples, family)
+
+
+def _family(ent: Entry, curve: bool, samples: Any) -> str | None:
+    """The declared ``family`` of an entry's (ε, δ) claim, validated (None when not given)."""
+    from privcheck.auditor.adaptive import Auto
+    from privcheck.auditor.family import check_family
+
+    if "family" not in ent.values:
+        return None
+    family = ent.guard(lambda: check_family(ent.values["family"]))
+    if curve:
+        ent.fail("family declares the family of an (eps, delta) claim; it takes no mu or accountant")
+    if not ent.values.get("delta"):
+        ent.fail(f'family = "{family}" audits the mu an (eps, delta) claim implies: give delta > 0')
+    if isinstance(samples, Auto) or not ent.values.get("monte_carlo", True) or ent.values.get("exact"):
+        ent.fail(f'family = "{family}" is audited from a number of samples (no "auto", exact or monte_carlo = false)')
+    return family
 
 
 def _accountant(specs: tuple[str, ...]) -> Any:
@@ -149,6 +178,11 @@ def _planned(spec: ClaimSpec) -> int:
 
 def _measured(res: Any, exact: bool = True) -> tuple[Any, Any, dict]:
     """(claimed, measured, extra details) of an audit result: ε, (ε, δ), μ-GDP or accountant claims."""
+    family = res.details.get("family")
+    if family is not None:  # an (ε, δ) claim audited as the μ its declared family implies
+        claimed = {"eps": family["eps"], "delta": family["delta"], "family": family["family"]}
+        measured = {"mu_implied": family["mu_implied"], "mu_lower": res.mu_lower}
+        return claimed, measured, {"interval": [res.mu_lower, math.inf]} if res.mu_lower is not None else {}
     if res.mu_claimed is not None:
         measured: dict = {"mu_lower": res.mu_lower}
         if res.eps_lower_at_delta is not None:
@@ -234,7 +268,7 @@ def _privacy(ent: Entry, paper: str) -> tuple[Claim, Check]:
         ent.fail("monte_carlo = false leaves nothing to run for a mu or accountant claim")
     if exact and not has_exact:
         ent.fail(f"mechanism {name!r} has no exact output distribution; set exact = false")
-    use_exact = False if spec.curve else (has_exact if exact is None else exact)
+    use_exact = False if spec.curve or spec.family else (has_exact if exact is None else exact)
     if not use_exact and not mc:
         ent.fail("nothing to run: exact = false and monte_carlo = false")
     method = "exact" if use_exact else "mc"
@@ -250,7 +284,7 @@ def _privacy(ent: Entry, paper: str) -> tuple[Claim, Check]:
         return _outcome(res, ctx, {"mechanism": name, "params": params}, mc)
 
     who = f"{name}({', '.join(f'{k}={val}' for k, val in params.items())})"
-    stmt = spec.statement(who) or f"{who} is ε={eps:g}-LDP"
+    stmt = spec.statement(who, eps) or f"{who} is ε={eps:g}-LDP"
     return ent.claim(paper, "privacy", method, stmt), Check(ent.id, method, run, expect=ent.expect)
 
 

@@ -348,7 +348,8 @@ class _AuditCommand(click.Command):
     type=str,
     default=None,
     help="Monte Carlo draws per input (>= 20), or 'auto[:target=0.95,draws=1e7,seconds=S]' "
-    "(rounds until certified or budget).  [default: 1000000]",
+    "(anytime-valid batches until refuted, certified or budget; 'auto:policy=rounds' for rounds).  "
+    "[default: 1000000]",
 )
 @click.option("--exact/--no-exact", default=None, help="Compute the exact ε.  [default: when available]")
 @click.option("--mc/--no-mc", "monte_carlo", default=True, show_default=True, help="Run the Monte Carlo lower bound.")
@@ -419,6 +420,13 @@ class _AuditCommand(click.Command):
     "--event' syntax; repeat to compose), against its certified trade-off curve.  [default for dp-sgd/dp-fedavg: their own]",
 )
 @click.option(
+    "--family",
+    type=click.Choice(["gaussian"]),
+    default=None,
+    help="Declare the mechanism Gaussian-additive: audit the mu the (--eps, --delta) claim implies (a stronger "
+    "test than delta at eps); the verdict is conditional on the declared family.",
+)
+@click.option(
     "--timeout",
     type=float,
     default=None,
@@ -453,6 +461,7 @@ def audit(
     dask,
     mu,
     accountant_specs,
+    family,
     timeout,
     canaries,
 ):
@@ -485,6 +494,8 @@ def audit(
         timeout = check_timeout(timeout)
     samples = parse_samples(samples)
     curve = _curve_claim(mu, accountant_specs, eps, delta)
+    if family is not None:  # the μ the (ε, δ) claim implies (privcheck.auditor.family), passed with the claim
+        curve = {**curve, "family": family}
     if is_reference(mechanism_name):
         if params or exact:
             raise PrivcheckUsageError("--param and --exact are for built-in mechanisms; user code takes --input/--pair")

@@ -56,10 +56,12 @@ TARGET_OF_TRUE = 0.95
 CASE_MAX_DRAWS = 10_000_000
 CASE_MAX_SECONDS = 120.0
 #: environment variable overriding the per-case budget of the adaptive full run, in ``--samples auto:``
-#: syntax without the prefix, e.g. ``PRIVCHECK_ZOO_BUDGET="seconds=900,draws=2e7"`` (keys draws, seconds, first)
+#: syntax without the prefix, e.g. ``PRIVCHECK_ZOO_BUDGET="seconds=900,draws=2e7"`` (keys draws, seconds, first,
+#: policy: ``sequential``, the default, or ``rounds``)
 BUDGET_ENV = "PRIVCHECK_ZOO_BUDGET"
-#: round 1 of an adaptive case takes at most 1/FIRST_ROUND_SHARE of CASE_MAX_SECONDS at the library's
-#: measured call rate (a library at a few hundred calls/s would otherwise spend minutes on round 1)
+#: with ``policy=rounds``: round 1 of an adaptive case takes at most 1/FIRST_ROUND_SHARE of CASE_MAX_SECONDS at
+#: the library's measured call rate (a library at a few hundred calls/s would otherwise spend minutes on round 1);
+#: the sequential policy (the default) starts with 2000 draws per input and may stop after any batch
 FIRST_ROUND_SHARE = 8
 #: seconds one case may run before it is stopped (one line in its row); above CASE_MAX_SECONDS, whose
 #: last round may overrun its prediction
@@ -367,16 +369,17 @@ def power_statement(row: dict, adaptive: dict | None) -> str | None:
 
 
 def case_budget() -> dict:
-    """The per-case budget of the adaptive full run: ``{"max_draws", "max_seconds", "first"}`` from
-    :data:`CASE_MAX_DRAWS` / :data:`CASE_MAX_SECONDS` (``first`` None: the auditor's round-1 size), each
-    overridden by :data:`BUDGET_ENV` (``--samples auto:`` syntax without the prefix; keys draws, seconds,
-    first — the target always comes from each case's true ε). One place, so the rows, round 1's sizing and
+    """The per-case budget of the adaptive full run: ``{"max_draws", "max_seconds", "first", "policy"}`` from
+    :data:`CASE_MAX_DRAWS` / :data:`CASE_MAX_SECONDS` (``first`` None: the policy's first size; ``policy``
+    ``"sequential"``: anytime-valid batches, :mod:`privcheck.auditor.sequential`), each overridden by
+    :data:`BUDGET_ENV` (``--samples auto:`` syntax without the prefix; keys draws, seconds, first, policy —
+    the target always comes from each case's true ε). One place, so the rows, round 1's sizing and
     the claim's ``sizing`` line all state the budget actually used.
     """
     from privcheck.auditor.adaptive import Auto, parse_samples
     from privcheck.base.errors import PrivcheckUsageError
 
-    budget = {"max_draws": CASE_MAX_DRAWS, "max_seconds": CASE_MAX_SECONDS, "first": None}
+    budget = {"max_draws": CASE_MAX_DRAWS, "max_seconds": CASE_MAX_SECONDS, "first": None, "policy": Auto().policy}
     env = os.environ.get(BUDGET_ENV, "").strip()
     if env:
         if "target" in env:
@@ -393,8 +396,10 @@ def case_samples(case: Case, eps_true: float | None, n_fixed: int | None, first:
     or when the case claims δ > 0 (the adaptive rounds cover ε claims only: then :data:`DEFAULT_SAMPLES`);
     else an :class:`~privcheck.auditor.adaptive.Auto` whose target is :data:`TARGET_OF_TRUE` of the true ε
     expressed as a fraction of the claimed ε (the only target ``Auto`` takes), capped at 1 (a broken case
-    stops on refutation), with the per-case budget of :func:`case_budget` and ``first`` draws per input in
-    round 1 (default the auditor's; a ``first`` set in :data:`BUDGET_ENV` wins).
+    stops on refutation), with the per-case budget and policy of :func:`case_budget`. The sequential policy (the
+    default) starts from its own first epoch (2000 draws per input: a gross violation of a slow library is
+    refuted after a few hundred calls); ``policy=rounds`` takes ``first`` draws per input in round 1 (default
+    the auditor's, cut to the call rate's ``first``). A ``first`` set in :data:`BUDGET_ENV` wins either way.
     """
     from privcheck.auditor.adaptive import FIRST_ROUND, MIN_ROUND, Auto
 
@@ -406,11 +411,16 @@ def case_samples(case: Case, eps_true: float | None, n_fixed: int | None, first:
     if eps_true is not None and 0 < eps_true and 0 < case.eps < math.inf:
         target = min(1.0, TARGET_OF_TRUE * eps_true / case.eps) if math.isfinite(eps_true) else 1.0
     budget = case_budget()
+    policy = budget["policy"]
     if budget["first"] is not None:  # set by the user: taken as given
         first = int(budget["first"])
+    elif policy == "sequential":  # its first epoch: batches from a few hundred draws on, no call-rate sizing
+        first = None
     else:
         first = FIRST_ROUND if first is None else max(MIN_ROUND, min(FIRST_ROUND, int(first)))
-    return Auto(target=target, max_draws=budget["max_draws"], max_seconds=budget["max_seconds"], first=first)
+    return Auto(
+        target=target, max_draws=budget["max_draws"], max_seconds=budget["max_seconds"], first=first, policy=policy
+    )
 
 
 def _timed_case(case: Case, samples, seed: int, confidence: float, call_rate: bool = True) -> dict:
@@ -524,7 +534,7 @@ def _sizing(n: int | None, default: int) -> str:
     return (
         f"adaptive per case: target {TARGET_OF_TRUE:g} of the true eps (claimed where no "
         f"calculator), budget {budget['max_draws']:.0e} draws/input and "
-        f"{budget['max_seconds']:g} s; (eps, delta) cases fixed {default} draws/input"
+        f"{budget['max_seconds']:g} s, {budget['policy']} policy; (eps, delta) cases fixed {default} draws/input"
     )
 
 

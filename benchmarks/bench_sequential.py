@@ -1,0 +1,236 @@
+"""Benchmark (not CI): the sequential policy of ``samples="auto"`` against the rounds policy, in one run.
+
+Usage: ``python benchmarks/bench_sequential.py [--quick] [--runs 500] [--seeds 20] [--out PATH]``
+
+Three tables (issue 33 §1), every figure measured in this run for both policies on the same seeds:
+
+1. **Draws to refutation** of grossly broken mechanisms (true ε = 3× the claim): median / 90th percentile /
+   largest draws per input at stop and the refutation count, budget 10⁶ draws per input; the ratio
+   rounds / sequential of the medians.
+2. **False refutations** of correct mechanisms audited at their true ε (the tight case) at α = 0.05 over
+   ``--runs`` seeded runs, target 1 (no early stop at the target: every run spends its whole budget of
+   20 000 draws per input, the most exposure a budget gives); the count and its Clopper–Pearson 95 % upper
+   bound on the rate.
+3. **Power and holds at equal budget**: refutation rates of mildly broken mechanisms (true ε = 1.05× the
+   claim) and the mean certified fraction ``eps_lower / eps`` of a correct one (target 1), both policies
+   given the same draws budget.
+
+It prints the tables and writes them to ``benchmarks/results/sequential.md`` (``--out``). Seconds are wall time
+on a shared machine: read them as ratios within the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import platform
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import privcheck  # noqa: E402
+from privcheck.base.stats import clopper_pearson  # noqa: E402
+
+POLICIES = ("sequential", "rounds")
+ALPHA = 0.05
+
+
+def rr(eps: float) -> Callable:
+    """Binary randomised response, true ε = ``eps``."""
+    p = math.exp(eps) / (1.0 + math.exp(eps))
+
+    def sampler(x, n, rng):
+        return np.where(rng.random(n) < p, x, 1 - x)
+
+    return sampler
+
+
+def krr(eps: float, m: int) -> Callable:
+    """k-ary randomised response on {0..m-1}, true ε = ``eps``."""
+    keep = math.exp(eps) / (math.exp(eps) + m - 1)
+
+    def sampler(x, n, rng):
+        other = (x + rng.integers(1, m, n)) % m
+        return np.where(rng.random(n) < keep, x, other)
+
+    return sampler
+
+
+def laplace(eps: float) -> Callable:
+    """The Laplace mechanism on inputs 0 and 1 (sensitivity 1), true ε = ``eps``."""
+
+    def sampler(x, n, rng):
+        return x + rng.laplace(0.0, 1.0 / eps, n)
+
+    return sampler
+
+
+@dataclass
+class Case:
+    name: str
+    sampler: Callable
+    inputs: list
+    claim: float
+    true_eps: float
+
+
+GROSS = [
+    Case("RR, eps 0.75 claimed 0.25", rr(0.75), [0, 1], 0.25, 0.75),
+    Case("RR, eps 3 claimed 1", rr(3.0), [0, 1], 1.0, 3.0),
+    Case("4-RR, eps 3 claimed 1", krr(3.0, 4), [0, 1, 2, 3], 1.0, 3.0),
+    Case("Laplace, eps 3 claimed 1", laplace(3.0), [0.0, 1.0], 1.0, 3.0),
+]
+CORRECT = [
+    Case("RR, eps 1 claimed 1", rr(1.0), [0, 1], 1.0, 1.0),
+    Case("4-RR, eps 1 claimed 1", krr(1.0, 4), [0, 1, 2, 3], 1.0, 1.0),
+]
+MILD = [
+    Case("RR, eps 1.05 claimed 1", rr(1.05), [0, 1], 1.0, 1.05),
+    Case("Laplace, eps 1.05 claimed 1", laplace(1.05), [0.0, 1.0], 1.0, 1.05),
+]
+
+
+def run(case: Case, policy: str, seed: int, auto: str, confidence: float = 1 - ALPHA):
+    """One audit; (verdict, draws per input, eps_lower, seconds)."""
+    t = time.perf_counter()
+    res = privcheck.audit(
+        case.sampler,
+        inputs=case.inputs,
+        eps=case.claim,
+        samples=f"auto:policy={policy},{auto}",
+        seed=seed,
+        confidence=confidence,
+    )
+    return res.verdict, res.samples, res.eps_lower, time.perf_counter() - t
+
+
+def gross_table(seeds: int) -> list[str]:
+    rows = [
+        "| mechanism | policy | refuted | median draws/input | 90% | max | seconds (all runs) | rounds/seq (median) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for case in GROSS:
+        med = {}
+        for policy in POLICIES:
+            out = [run(case, policy, s, "draws=1000000") for s in range(seeds)]
+            n = np.array([o[1] for o in out])
+            refuted = sum(o[0] == "refuted" for o in out)
+            med[policy] = float(np.median(n))
+            ratio = f"{med['rounds'] / med['sequential']:.0f}×" if policy == "rounds" else ""
+            rows.append(
+                f"| {case.name} | {policy} | {refuted}/{seeds} | {med[policy]:.0f} | {np.percentile(n, 90):.0f} | "
+                f"{n.max()} | {sum(o[3] for o in out):.1f} | {ratio} |"
+            )
+            print(rows[-1], flush=True)
+    return rows
+
+
+def false_table(runs: int) -> list[str]:
+    rows = [
+        f"| mechanism | policy | runs | refuted at α = {ALPHA} | rate | CP 95% upper | seconds |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for case in CORRECT:
+        for policy in POLICIES:
+            t = time.perf_counter()
+            k = sum(run(case, policy, s, "draws=20000,target=1")[0] == "refuted" for s in range(runs))
+            hi = clopper_pearson(k, runs, 0.05, side="upper") if k < runs else 1.0
+            rows.append(
+                f"| {case.name} | {policy} | {runs} | {k} | {k / runs:.4f} | {float(hi):.4f} | "
+                f"{time.perf_counter() - t:.1f} |"
+            )
+            print(rows[-1], flush=True)
+    return rows
+
+
+def power_table(seeds: int, budgets: list[int]) -> list[str]:
+    rows = [
+        "| mechanism | budget draws/input | sequential | rounds | statement |",
+        "|---|---|---|---|---|",
+    ]
+    for budget in budgets:
+        for case in MILD:
+            rate = {}
+            for policy in POLICIES:
+                out = [run(case, policy, s, f"draws={budget}") for s in range(seeds)]
+                rate[policy] = sum(o[0] == "refuted" for o in out) / seeds
+            rows.append(
+                f"| {case.name} | {budget} | {rate['sequential']:.2f} | {rate['rounds']:.2f} | refutation rate |"
+            )
+            print(rows[-1], flush=True)
+        case = CORRECT[0]
+        frac = {}
+        for policy in POLICIES:
+            out = [run(case, policy, s, f"draws={budget},target=1") for s in range(seeds)]
+            frac[policy] = float(np.mean([max(o[2], 0.0) / case.claim for o in out]))
+        rows.append(
+            f"| {case.name} | {budget} | {frac['sequential']:.3f} | {frac['rounds']:.3f} | "
+            "mean certified fraction (holds) |"
+        )
+        print(rows[-1], flush=True)
+    return rows
+
+
+def _sections(text: str) -> dict[int, str]:
+    """The tables of an earlier results file by number (``## k.`` up to the next section or the footer)."""
+    out: dict[int, str] = {}
+    for chunk in text.split("\n## ")[1:]:
+        body = chunk.split("\nLast run ")[0].split("\nTotal ")[0].rstrip()
+        out[int(chunk.split(".", 1)[0])] = "## " + body
+    return out
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="few seeds and runs (a smoke run, not the figures)")
+    ap.add_argument("--runs", type=int, default=500, help="runs per correct mechanism (table 2)")
+    ap.add_argument("--seeds", type=int, default=20, help="seeds per cell of tables 1 and 3")
+    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "sequential.md"))
+    ap.add_argument(
+        "--sections",
+        default="1,2,3",
+        help="tables to run (e.g. 3); the others are kept from the existing --out file, each marked with its run",
+    )
+    a = ap.parse_args(argv)
+    wanted = {int(x) for x in a.sections.split(",")}
+    runs, seeds = (20, 4) if a.quick else (a.runs, a.seeds)
+    budgets = [20_000] if a.quick else [20_000, 100_000, 1_000_000]
+    t0 = time.perf_counter()
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    titles = {
+        1: f"## 1. Draws to refutation, true ε = 3× the claim ({seeds} seeds, budget 10⁶ draws/input)",
+        2: f"## 2. False refutations of correct mechanisms audited at their true ε ({runs} seeded runs each, "
+        "budget 20 000 draws/input, target 1)",
+        3: f"## 3. Power and holds at equal budget ({seeds} seeds per cell)",
+    }
+    tables = {1: lambda: gross_table(seeds), 2: lambda: false_table(runs), 3: lambda: power_table(seeds, budgets)}
+    old = _sections(Path(a.out).read_text()) if Path(a.out).exists() else {}
+    parts = [
+        '# Sequential vs rounds: `samples="auto"` (generated by `benchmarks/bench_sequential.py`)',
+        "",
+        f"Both policies on the same seeds in one run; α = {ALPHA}; python {platform.python_version()}, "
+        f"{platform.machine()}; shared 2-core machine (seconds are noisy: compare within a row).",
+        "",
+    ]
+    for k in (1, 2, 3):
+        if k in wanted:
+            parts += [titles[k], "", f"(run {stamp})", "", *tables[k](), ""]
+        elif k in old:
+            parts += [old[k], ""]
+    parts += [f"Last run {time.perf_counter() - t0:.0f} s (sections {a.sections}).", ""]
+    text = "\n".join(parts)
+    if not a.quick:
+        Path(a.out).parent.mkdir(exist_ok=True)
+        Path(a.out).write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

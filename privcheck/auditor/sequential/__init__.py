@@ -1,0 +1,14 @@
+"""The sequential policy of ``samples="auto"``: anytime-valid audits that stop at the first decisive batch.
+
+- :mod:`~privcheck.auditor.sequential.wealth` — the e-process (payoff, Kelly bets, wealth over a θ grid, the
+  lower bound on ε valid at every batch at once);
+- :mod:`~privcheck.auditor.sequential.pairs` — the estimate stage of one batch: joint counts of paired draws;
+- :mod:`~privcheck.auditor.sequential.run` — the schedule (epochs of selection, batches) and the stopping rule;
+- :mod:`~privcheck.auditor.sequential.record` — the record in ``details["adaptive"]``.
+"""
+
+from privcheck.auditor.sequential.record import Look, SequentialRecord
+from privcheck.auditor.sequential.run import sequential_bound
+from privcheck.auditor.sequential.wealth import EProcess, kelly_bet, log_factor, theta_grid
+
+__all__ = ["EProcess", "Look", "SequentialRecord", "kelly_bet", "log_factor", "sequential_bound", "theta_grid"]

@@ -1,0 +1,457 @@
+"""The sequential draw policy: epochs of event selection, batches of fresh pairs, one e-process, stop at any batch.
+
+Schedule (a function of the settings and of earlier batches only). Epoch ``k = 1, 2, …`` has
+``Auto.next_size(k, used)`` draws per input (``first·growth^{k−1}``, cut to the budget): its selection share
+(``selection_share``, pilot included) chooses the candidate events on streams of its own
+(``derive(seed, "sequential", k)``: pilot, selection), then its estimation share is drawn in batches
+(:data:`BATCH_SHARES` of it, none above :data:`MAX_BATCH`), each on streams of its own name (``estimation-b``).
+After every batch the e-process (:mod:`privcheck.auditor.sequential.wealth`) is updated with the batch's joint
+counts (:mod:`privcheck.auditor.sequential.pairs`) and the policy stops when the lower bound exceeds the claim
+(refuted), reaches ``target`` times it, or a budget is spent; otherwise the next epoch re-selects on more draws.
+
+Bets: slot ``j`` bets on the ``j``-th ranked event of its epoch with the Kelly fraction for plug-in
+probabilities from this epoch's earlier batches of that event, else from an earlier epoch's counts of the same
+event (same pair and description), else from its selection counts moved one standard error to the pessimistic
+side (Wilson). All of these are fixed before the batch is drawn, which is all the e-process needs; so is the
+event itself, chosen on selection draws no batch uses. Re-selecting therefore needs no share of α.
+
+Reproducibility: the result is a function of the seed, the claim and the settings (the seconds budget only
+decides where the looks stop; the record lists them).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from privcheck.auditor.adaptive import Auto, auto_settings
+from privcheck.auditor.bound import EventStrategy, choose_view, prepare_run, seed_sequence
+from privcheck.auditor.defaults import MAX_EVENTS, SELECTION_SHARE
+from privcheck.auditor.execution import Execution
+from privcheck.auditor.result import MonteCarloBound
+from privcheck.auditor.selection import Event, wilson
+from privcheck.auditor.sequential.pairs import batch_counts
+from privcheck.auditor.sequential.record import Look, SequentialRecord, budget_line
+from privcheck.auditor.sequential.wealth import (
+    EProcess,
+    kelly_bet,
+    log_factor,
+    slot_weights,
+    start_weight,
+    theta_grid,
+)
+from privcheck.auditor.stages.settings import EventSettings
+from privcheck.auditor.target import plain, resolve_pairs
+from privcheck.base.scheduler import one_backend_per_call
+from privcheck.base.seeding import derive
+from privcheck.base.validation import check_confidence, check_int, check_probability
+
+#: an epoch's estimation share is drawn in batches of these fractions (a look after each; the first, small, gives
+#: the plug-ins of the next) ...
+BATCH_SHARES = (0.125, 0.125, 0.25, 0.5)
+#: ... none above this many draws per input (memory: one bit per draw and event is kept until paired)
+MAX_BATCH = 1 << 20
+#: standard errors a plug-in is moved to its pessimistic side: selection counts (the events are the selection's
+#: best of many: their counts are optimistic) and estimation counts (noise)
+Z_SELECTION_PLUG_IN = 3.0
+Z_ESTIMATE_PLUG_IN = 0.5
+
+
+def epoch_batches(n_est: int) -> list[int]:
+    """The batch sizes (draws per input) of an epoch's ``n_est`` estimation draws (:data:`BATCH_SHARES`,
+    each cut into pieces of at most :data:`MAX_BATCH`)."""
+    sizes = [int(n_est * f) for f in BATCH_SHARES[:-1]]
+    sizes.append(n_est - sum(sizes))
+    out: list[int] = []
+    for s in sizes:
+        pieces = max(1, math.ceil(s / MAX_BATCH))
+        out += [s // pieces + (1 if i < s % pieces else 0) for i in range(pieces)]
+    return [s for s in out if s > 0]
+
+
+@dataclass
+class Slot:
+    """One candidate event of an epoch: its selection counts (``k1``, ``k0`` of ``n_sel`` per input) and its
+    estimation counts so far in this epoch (``e1``, ``e0`` of ``n`` pairs)."""
+
+    event: Event
+    k1: int
+    k0: int
+    n_sel: int
+    e1: int = 0
+    e0: int = 0
+    n: int = 0
+
+    @property
+    def key(self) -> tuple:
+        """The event's identity across epochs (pair and description), for carrying plug-ins."""
+        return (self.event.pair, self.event.description)
+
+    def plug_in(self, carried: dict) -> tuple[float, float, bool]:
+        """The plug-in ``(q1, q0)`` of the next bet, moved to its pessimistic side (Wilson bounds), and whether
+        it is the selection's: this epoch's estimation counts (:data:`Z_ESTIMATE_PLUG_IN`), else an earlier
+        epoch's of the same event, else the selection counts (:data:`Z_SELECTION_PLUG_IN`)."""
+        if self.n > 0:
+            k1, k0, n, z, sel = self.e1, self.e0, self.n, Z_ESTIMATE_PLUG_IN, False
+        elif self.key in carried:
+            k1, k0, n = carried[self.key]
+            z, sel = Z_ESTIMATE_PLUG_IN, False
+        else:
+            k1, k0, n, z, sel = self.k1, self.k0, self.n_sel, Z_SELECTION_PLUG_IN, True
+        return float(wilson(k1, n, z, "lower")), float(wilson(k0, n, z, "upper")), sel
+
+    def add(self, counts: tuple[int, int, int, int]) -> None:
+        """Add a batch's joint counts."""
+        n11, n10, n01, n00 = counts
+        self.e1 += n11 + n10
+        self.e0 += n11 + n01
+        self.n += n11 + n10 + n01 + n00
+
+
+def selection_slots(coded: Any, events: list[Event], n_sel: int, previous: list) -> list[Slot | None]:
+    """The epoch's slots: each event with its selection counts under both inputs of its pair. An event the last
+    epoch also estimated (same pair and description) keeps its slot, so that slot's wealth stays on it; the
+    others fill the free slots in rank order."""
+    fresh = []
+    for ev in events:
+        a, b = ev.pair
+        k1 = int(coded.counts[a][ev.family][ev.atoms].sum())
+        k0 = int(coded.counts[b][ev.family][ev.atoms].sum())
+        fresh.append(Slot(ev, k1, k0, n_sel))
+    size = max(len(fresh), len(previous))
+    placed: list[Slot | None] = [None] * size
+    rest = []
+    old = {s.key: j for j, s in enumerate(previous) if s is not None}
+    for s in fresh:
+        j = old.get(s.key)
+        if j is not None and placed[j] is None:
+            placed[j] = s
+        else:
+            rest.append(s)
+    for j in range(size):
+        if placed[j] is None and rest:
+            placed[j] = rest.pop(0)
+    return placed
+
+
+@dataclass
+class Context:
+    """What every epoch of one sequential audit shares: the sampler at its inputs and pairs, the view, the
+    backend, the seed, and the event strategy's settings."""
+
+    sampler: Any
+    inputs: list
+    ordered: list
+    view: Any
+    execution: Execution
+    seed: np.random.SeedSequence
+    max_events: int
+    share: float
+
+
+@dataclass
+class State:
+    """The running audit: settings, the e-process, the current slots, what was drawn, the looks, why it stopped."""
+
+    auto: Auto
+    eps: float
+    alpha: float
+    proc: EProcess
+    t0: float = field(default_factory=time.perf_counter)
+    slots: list = field(default_factory=list)  # Slot or None (a slot without an event this epoch)
+    carried: dict = field(default_factory=dict)
+    looks: list[Look] = field(default_factory=list)
+    used: int = 0
+    pending: int = 0  # this epoch's selection draws per input, counted in its first look
+    draws: int = 0
+    selection: int = 0
+    pilots: int = 0
+    epochs: int = 0
+    reproducible: bool = True
+    stopped: str = "draws budget"
+    done: bool = False
+
+    @property
+    def goal(self) -> float | None:
+        """The ε the target asks to certify (None for a claim of 0 or ∞: only refutation stops early)."""
+        return self.auto.target * self.eps if 0 < self.eps < math.inf else None
+
+    def over_time(self, n: int) -> bool:
+        """Whether drawing ``n`` more per input is predicted to overrun the seconds budget (rate so far)."""
+        if self.auto.max_seconds is None or self.used + self.pending == 0:
+            return False
+        elapsed = time.perf_counter() - self.t0
+        return elapsed + elapsed / (self.used + self.pending) * n > self.auto.max_seconds
+
+    @property
+    def filled(self) -> list[tuple[int, Slot]]:
+        """The slots with an event this epoch, with their index (the order their events are counted in)."""
+        return [(j, s) for j, s in enumerate(self.slots) if s is not None]
+
+    def start_epoch(self, slots: list, n_sel: int, n_pilot: int, needed: int, reproducible: bool) -> None:
+        """Begin an epoch: carry the last epoch's estimation counts, take its slots and selection draws, start
+        the e-process components of this epoch."""
+        self.proc.start()
+        for _, s in self.filled:
+            if s.n > 0:
+                self.carried[s.key] = (s.e1, s.e0, s.n)
+        self.slots = slots
+        self.epochs += 1
+        self.pending += n_sel
+        self.selection += n_sel
+        self.pilots += n_pilot
+        self.draws += n_sel * needed
+        self.reproducible &= reproducible
+
+    def bet(self, counts: list, n: int, used_inputs: int) -> None:
+        """One batch: every slot bets (plug-ins from earlier draws) and takes its joint counts; then the looks."""
+        for (j, slot), c in zip(self.filled, counts, strict=True):
+            q1, q0, from_selection = slot.plug_in(self.carried)
+            self.proc.update(j, c, kelly_bet(q1, q0, self.proc.theta), from_selection)
+            slot.add(c)
+        self.proc.close_batch(n)
+        self.pending += n
+        self.draws += n * used_inputs
+
+    def look(self, epoch: int, pairs: int, seconds: float) -> None:
+        """Record the look after a batch (or an epoch without events) and decide whether to stop."""
+        lb = self.proc.lower_bound()
+        self.used += self.pending
+        j, _ = self.best_slot()
+        claim_i = int(np.searchsorted(self.proc.theta, self.eps, side="right")) if self.eps < math.inf else None
+        log_e = None
+        if claim_i is not None and claim_i < self.proc.theta.size:
+            log_e = round(float(self.proc.log_wealth()[claim_i]), 6)
+        event = self.slots[j].event.description if j is not None else None
+        self.looks.append(
+            Look(
+                len(self.looks) + 1,
+                epoch,
+                self.pending,
+                pairs,
+                self.used,
+                lb,
+                self.proc.max_certifiable(),
+                log_e,
+                event,
+                seconds,
+            )
+        )
+        self.pending = 0
+        if lb > self.eps:
+            self.stopped, self.done = "claim refuted", True
+        elif self.goal is not None and lb >= self.goal and not self.refutation_in_sight():
+            self.stopped, self.done = "target reached", True
+        elif self.auto.max_seconds is not None and time.perf_counter() - self.t0 >= self.auto.max_seconds:
+            self.stopped, self.done = "seconds budget", True
+
+    def refutation_in_sight(self) -> bool:
+        """Whether the best slot's estimate of this epoch (its estimation counts' log ratio) exceeds the claim
+        (then a target reached below the claim does not stop the audit: a few more batches may refute it). A
+        choice of when to stop, made from earlier draws: it costs no validity (Ville holds at every batch)."""
+        j, _ = self.best_slot()
+        if j is None or self.slots[j].n == 0:
+            return False
+        slot = self.slots[j]
+        return slot.e0 > 0 and slot.e1 > 0 and math.log(slot.e1 / slot.e0) > self.eps
+
+    def best_slot(self) -> tuple[int | None, int]:
+        """The slot holding the most wealth at the reported bound's grid point (θ = 0 without one), and that
+        grid index; None without slots."""
+        lb = self.proc.lower_bound()
+        i = 0 if lb == -math.inf else int(np.searchsorted(self.proc.theta, lb))
+        filled = [j for j, _ in self.filled]
+        if not filled:
+            return None, i
+        wealth = self.proc.slot_wealth(i)
+        return max(filled, key=lambda j: wealth[j]), i
+
+
+def predicted_need(state: State, share: float) -> int | None:
+    """Draws per input the best slot's estimated growth predicts the target needs (a prediction, never a bound):
+    None when its estimated growth at the target is not positive."""
+    goal = state.goal
+    j, _ = state.best_slot()
+    if goal is None or j is None:
+        return None
+    slot = state.slots[j]
+    i = min(int(np.searchsorted(state.proc.theta, goal)), state.proc.theta.size - 1)
+    theta = state.proc.theta[i : i + 1]
+    q1, q0, _ = slot.plug_in(state.carried)
+    c = kelly_bet(q1, q0, theta)
+    pr = {(1, 1): q1 * q0, (1, 0): q1 * (1 - q0), (0, 1): (1 - q1) * q0}
+    rate = sum(p * float(log_factor((a * b, a * (1 - b), (1 - a) * b, 0), c, theta)[0]) for (a, b), p in pr.items())
+    if not rate > 0:
+        return None
+    weight = math.log(float(slot_weights(state.proc.slots)[0]) * start_weight(state.epochs))
+    gap = state.proc.threshold - float(state.proc.log_wealth()[i]) - weight
+    return state.used + max(0, math.ceil(max(gap, 0.0) / rate / (1.0 - share)))
+
+
+def run_epoch(state: State, ctx: Context, k: int, size: int) -> None:
+    """Epoch ``k`` of ``size`` draws per input: selection, then its batches until a look stops the audit."""
+    t = time.perf_counter()
+    run, _ = prepare_run(
+        ctx.sampler, ctx.inputs, ctx.ordered, size, derive(ctx.seed, "sequential", k), ctx.view, ctx.execution
+    )
+    settings = EventSettings(size, 1.0 - state.alpha, ctx.max_events, ctx.share)
+    strategy = EventStrategy(settings, ctx.view)
+    coded = strategy.code(run)
+    sel = strategy.select(run, coded)
+    state.start_epoch(
+        selection_slots(coded, sel.events, settings.n_sel, state.slots),
+        settings.n_sel,
+        sel.n_pilot,
+        len(run.needed),
+        run.reproducible,
+    )
+    if not sel.events:  # nothing separated the inputs: the next epoch selects on more draws
+        state.look(k, 0, round(time.perf_counter() - t, 4))
+        return
+    events = [s.event for _, s in state.filled]  # in slot order
+    used_inputs = len({i for ev in events for i in ev.pair})
+    for b, n in enumerate(epoch_batches(settings.n_est), 1):
+        if state.over_time(n):
+            state.stopped, state.done = "seconds budget", True
+            return
+        counts = batch_counts(run, sel.coding, events, n, f"estimation-{b}")
+        state.bet(counts, n, used_inputs)
+        state.look(k, n, round(time.perf_counter() - t, 4))
+        t = time.perf_counter()
+        if state.done:
+            return
+
+
+def _bound(state: State, ctx: Context, confidence: float) -> MonteCarloBound:
+    """The audit's :class:`MonteCarloBound` at stop: the e-process's bound and the best slot's event."""
+    j, i = state.best_slot()
+    wealth = state.proc.slot_wealth(i) if state.proc.starts else np.zeros(state.proc.slots)
+    cands = []
+    for s_j, s in state.filled:
+        a, b = s.event.pair
+        cands.append(
+            {
+                "pair": [plain(ctx.inputs[a]), plain(ctx.inputs[b])],
+                "event": s.event.description,
+                "kind": s.event.kind,
+                "counts": [s.e1, s.n, s.e0, s.n],
+                "selection_counts": [s.k1, s.n_sel, s.k0, s.n_sel],
+                "log_wealth": round(float(wealth[s_j]), 6),
+                "predicted": s.event.predicted,
+            }
+        )
+    best = state.slots[j] if j is not None else None
+    return MonteCarloBound(
+        eps_lower=state.proc.lower_bound(),
+        confidence=confidence,
+        samples_per_input=state.used,
+        selection_samples=state.selection,
+        estimation_samples=state.proc.pairs,
+        eps_max_certifiable=state.proc.max_certifiable(),
+        worst_pair=None
+        if best is None
+        else (plain(ctx.inputs[best.event.pair[0]]), plain(ctx.inputs[best.event.pair[1]])),
+        event=None if best is None else best.event.description,
+        counts=None if best is None else (best.e1, best.n, best.e0, best.n),
+        candidates=cands,
+        reproducible=state.reproducible,
+        pilot_samples=state.pilots,
+        pairs_audited=len(ctx.ordered),
+        draws=state.draws,
+        view=getattr(ctx.view, "description", None),
+    )
+
+
+def _record(state: State, share: float) -> SequentialRecord:
+    """The record of the run (with the budget line when a budget stopped it short of the target)."""
+    a = state.auto
+    rec = SequentialRecord(
+        a.target, a.max_draws, a.max_seconds, state.alpha, state.stopped, state.used, state.epochs, state.looks
+    )
+    if state.stopped in ("draws budget", "seconds budget"):
+        rec.needed_draws = predicted_need(state, share)
+        elapsed = time.perf_counter() - state.t0
+        rec.message = budget_line(
+            a.target,
+            state.eps,
+            state.proc.lower_bound(),
+            state.used,
+            len(state.looks),
+            state.stopped,
+            rec.needed_draws,
+            elapsed,
+        )
+    return rec
+
+
+def _context(sampler: Any, inputs: Any, auto: Auto, ss: np.random.SeedSequence, kw: dict, progress) -> Context:
+    """Validate the Monte Carlo keywords and fix what every epoch shares (the view probed once, by output type,
+    for the first two epochs' size)."""
+    inputs, ordered = resolve_pairs(inputs, kw.get("pairs"), kw.get("neighbours"))
+    jobs = kw.get("jobs")
+    execution = Execution(None if jobs is None else check_int("jobs", jobs, minimum=1), kw.get("client"), progress)
+    view = kw.get("view")
+    if view is None:
+        first_two = min(auto.max_draws, auto.first_size * auto.growth)
+        view = choose_view(
+            sampler,
+            inputs,
+            first_two,
+            seed=derive(ss, "autoview"),
+            pairs=kw.get("pairs"),
+            neighbours=kw.get("neighbours"),
+        )
+    share = check_probability(
+        "selection_share", kw.get("selection_share", SELECTION_SHARE), open_low=True, open_high=True
+    )
+    max_events = check_int("max_events", kw.get("max_events", MAX_EVENTS), minimum=1)
+    return Context(sampler, inputs, ordered, view, execution, ss, max_events, share)
+
+
+@one_backend_per_call
+def sequential_bound(
+    sampler: Any,
+    inputs: Sequence | None,
+    auto: Auto | str = "auto",
+    *,
+    eps: float,
+    confidence: float = 0.95,
+    seed: int | np.random.SeedSequence = 0,
+    progress: Callable[[int], None] | None = None,
+    **mc_kwargs: Any,
+) -> tuple[MonteCarloBound, SequentialRecord]:
+    """Monte Carlo lower bound on ε from batches tested by one e-process, stopping at the first decisive batch.
+
+    Parameters
+    ----------
+    sampler, inputs : as for :func:`privcheck.auditor.bound.monte_carlo_bound`.
+    auto : ``"auto"`` or an :class:`~privcheck.auditor.adaptive.Auto` (target, budgets, first epoch, growth).
+    eps : the claimed ε ≥ 0 (refuted when the bound exceeds it; for ε = 0 or ∞ no target stops early).
+    confidence : in (0, 1); the bound holds at this level *simultaneously at every batch*, so at the data-dependent
+        stopping time too (Ville's inequality; :mod:`privcheck.auditor.sequential.wealth`).
+    seed : int or SeedSequence; epoch ``k`` draws below ``derive(seed, "sequential", k)``.
+    mc_kwargs : jobs, client, pairs, neighbours, view, max_events (slots: ``max_events`` + 1 for the
+        one-input event), selection_share; δ claims are not sequential (``delta_eps`` must not be given).
+
+    Returns ``(bound, record)``: a :class:`MonteCarloBound` (``eps_lower`` the e-process's bound at stop,
+    ``samples_per_input``/``draws`` the totals, ``estimation_samples`` the pairs tested, ``eps_max_certifiable``
+    the power statement) and the :class:`~privcheck.auditor.sequential.record.SequentialRecord`.
+    """
+    parsed = auto_settings(auto, mc_kwargs)
+    confidence = check_confidence(confidence)
+    ss = seed_sequence(seed)
+    ctx = _context(sampler, inputs, parsed, ss, mc_kwargs, progress)
+    alpha = 1.0 - confidence
+    state = State(parsed, float(eps), alpha, EProcess(theta_grid(float(eps)), ctx.max_events + 1, alpha))
+    k = 0
+    while not state.done and (size := parsed.next_size(k + 1, state.used)) is not None:
+        k += 1
+        if state.over_time(size):
+            state.stopped = "seconds budget"
+            break
+        run_epoch(state, ctx, k, size)
+    return _bound(state, ctx, confidence), _record(state, ctx.share)
