@@ -19,6 +19,7 @@ from privcheck.auditor.plan import AuditPlan, AuditRequest, build_plan
 from privcheck.auditor.result import AuditResult
 from privcheck.base.scheduler import one_backend_per_call
 
+
 def run_curve_audit(plan: AuditPlan, started: float) -> AuditResult:
     """:func:`privcheck.auditor.curves.audit.run_curve_audit`, imported when a curve is audited (start-up, issue 33)."""
     from privcheck.auditor.curves.audit import run_curve_audit as run
