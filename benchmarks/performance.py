@@ -287,6 +287,7 @@ def main() -> None:
         env = {label: _env(tree, cache) for label, tree in trees.items()}
         for part in args.only:
             print(f"measuring {part} ...", flush=True)
+            first = len(rows)
             if part == "startup":
                 rows += startup(trees, env, args.repeat)
             elif part == "percall":
@@ -300,7 +301,7 @@ def main() -> None:
                 rows += verify(trees, env, 1)
             else:
                 rows += suite(trees, env)
-            for r in rows[-3:]:
+            for r in rows[first:]:
                 print("  " + " | ".join(map(str, r)), flush=True)
     load1 = os.getloadavg()[0]
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
