@@ -82,14 +82,22 @@ end of μ, or ``points_below_curve``).
 ``relation``   string    ``"<="`` (default: computed ≤ bound), ``">="`` or ``"="``
 ``rel_tol``    number    relative tolerance of ``"="`` (default 1e-9)
 ``output``     string    which field of a structured answer (default per query)
+``events``     list      ``query = "pld"`` only: ``--event`` specs of the composition
+``neighbouring`` string  ``query = "pld"``: ``"add_remove"`` (default) or ``"replace_one"``
+``delta``      number    ``query = "pld"``: with ``eps_bound``, claims ε(δ) ≤ eps_bound
+``eps_bound``  number    ``query = "pld"``: the claimed ε at ``delta``
+``eps``        number    ``query = "pld"``: with ``delta_bound``, claims δ(ε) ≤ delta_bound
+``delta_bound`` number   ``query = "pld"``: the claimed δ at ``eps``
+``mu_bound``   number    ``query = "pld"``: claims μ-GDP with μ ≤ mu_bound
+``alpha_min``  number    ``query = "pld"``: with ``mu_bound``, the smallest α compared
+``alpha``      number    ``query = "pld"``: with ``beta_bound``, claims β(α) ≥ beta_bound
+``beta_bound`` number    ``query = "pld"``: the claimed type-II error at ``alpha``
+``fpr``        number    ``query = "pld"``: with ``tpr_bound``, claims TPR(fpr) ≤ tpr_bound
+``tpr_bound``  number    ``query = "pld"``: the claimed attack TPR at ``fpr``
 =============  ========  ====================================================
 
-``query = "pld"`` takes no ``params``/``bound``: ``events`` (``--event`` specs),
-``neighbouring`` (``"add_remove"``/``"replace_one"``) and any of the claims
-``delta``+``eps_bound`` (ε(δ) ≤), ``eps``+``delta_bound`` (δ(ε) ≤), ``mu_bound``
-(+``alpha_min``; μ ≤), ``alpha``+``beta_bound`` (β(α) ≥), ``fpr``+``tpr_bound``
-(TPR ≤), all decided by certified intervals from one build
-(:mod:`privcheck.claimsfile.accountant_pld`).
+``query = "pld"`` takes no ``params``/``bound``: the claims are decided by
+certified intervals from one build (:mod:`privcheck.claimsfile.accountant_pld`).
 
 ``[[estimator]]`` — simulate an estimator and test its mean and variance
 (:func:`privcheck.estimator_check.check_estimator`, Student-t interval for the
