@@ -14,6 +14,7 @@ entry in ``tables``, keyed by ``id``. The schema, one JSON object::
       "tables": [
         {
           "id": "bench_audit",                       # the benchmark that writes it
+          "placeholder": "optional: why this table is not a fresh measurement",
           "title": "Audit time against raw sampling",
           "command": "python benchmarks/bench_audit.py --draws 1e6",
           "measured": "2026-11-26, commit abc1234, 2 shared cores (load 2)",   # when, what, where
@@ -52,6 +53,8 @@ def render(data: dict) -> str:
         lines += ["", f'!!! warning "Placeholder"\n    {data["placeholder"]}']
     for table in data.get("tables", []):
         lines += ["", f"### {table['title']}", ""]
+        if table.get("placeholder"):  # one table's figures transcribed, not measured
+            lines += [f'!!! warning "Placeholder"\n    {table["placeholder"]}', ""]
         lines.append(
             f"Measured by `{table['command']}`" + (f" ({table['measured']})" if table.get("measured") else "") + "."
         )

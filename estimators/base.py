@@ -17,11 +17,21 @@ Output conventions (``output_kind``):
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from privcheck.base.exact import ExactEpsilon
+if TYPE_CHECKING:  # mpmath (via privcheck.base.exact) loads when an exact ε is computed, not at start-up (issue 33)
+    from privcheck.base.exact import ExactEpsilon
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`privcheck.base.exact.ExactEpsilon`, imported on first use (``from estimators.base import ExactEpsilon``)."""
+    if name == "ExactEpsilon":
+        from privcheck.base.exact import ExactEpsilon
+
+        return ExactEpsilon
+    raise AttributeError(f"module 'estimators.base' has no attribute {name!r}")
 
 
 class Mechanism:

@@ -7,13 +7,16 @@ p = e^ε/(e^ε + m − 1) and each other value with q = 1/(e^ε + m − 1).
 from __future__ import annotations
 
 import math
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from estimators.base import ExactEpsilon, Mechanism
+from estimators.base import Mechanism
 from privcheck.base.errors import PrivcheckUsageError
 from privcheck.base.validation import check_eps, check_int, check_probability
+
+if TYPE_CHECKING:
+    from privcheck.base.exact import ExactEpsilon
 
 #: the largest domain the sampler draws faithfully: one float64 uniform (53 random bits) picks the report
 MAX_M = 2**53
@@ -80,6 +83,8 @@ class DirectEncoding(Mechanism):
 
     def exact_epsilon(self) -> ExactEpsilon:
         """Closed form: ε = log(p/q), attained at inputs (0, 1) and output 0 (by symmetry)."""
+        from fractions import Fraction
+
         import mpmath
 
         mpmath.mp.dps = max(mpmath.mp.dps, 50)
@@ -102,6 +107,8 @@ class DirectEncoding(Mechanism):
 def krr_exact(p, m: int, note: str) -> ExactEpsilon:
     """Exact ε = |log(p/q)| of k-RR over ``m`` values with keep probability ``p`` (mpmath) and q = (1 − p)/(m − 1)."""
     import mpmath
+
+    from privcheck.base.exact import ExactEpsilon
 
     q = (1 - p) / (m - 1)
     hi, lo = (p, q) if p >= q else (q, p)

@@ -38,9 +38,12 @@ def test_one_run_delta0_is_the_logit_of_the_clopper_pearson_limit():
     assert b.eps_max == pytest.approx(one_run_bound(1000, 1000).eps_lower)
 
 
-def test_one_run_at_a_billion_guesses_is_exact_in_log_space():
-    b = one_run_bound(10**9, 6 * 10**8, canaries=10**9, delta=1e-12)
-    lim = clopper_pearson(6 * 10**8, 10**9, 0.05, "lower")  # δ term negligible here
+def test_one_run_at_many_guesses_is_exact_in_log_space():
+    # 10^5 guesses: the binomial coefficients (~10^29000) are far outside the float range, so only log-space
+    # arithmetic passes. (10^9 guesses took 25 min of the CI's 2 cores: betainc's mpmath continued fraction
+    # grows with n; issue 33 moved that size out of the suite.)
+    b = one_run_bound(10**5, 6 * 10**4, canaries=10**5, delta=1e-12)
+    lim = clopper_pearson(6 * 10**4, 10**5, 0.05, "lower")  # δ term negligible here
     assert 0 < b.eps_lower <= math.log(lim / (1 - lim))
     assert b.eps_lower == pytest.approx(math.log(lim / (1 - lim)), rel=1e-6)
 

@@ -134,8 +134,31 @@ def test_per_sample_chunks_are_identical_for_any_jobs(kw, fn):
     ss = derive(5, "test")
     one = map_chunks(lambda rng, size: sampler(1, size, rng), 2000, ss, jobs=1, chunk=250)
     two = map_chunks(lambda rng, size: sampler(1, size, rng), 2000, ss, jobs=2, chunk=250)
-    assert one == two and len(one) == 8
+    assert len(one) == len(two) == 8 and all(np.array_equal(a, b) for a, b in zip(one, two))
     assert 0.6 < np.mean(np.concatenate(one)) < 0.85  # P ≈ 0.73
+
+
+def test_per_sample_batches_of_plain_numbers_become_one_array():
+    from privcheck.auditor.per_sample import as_scalar_array
+
+    assert as_scalar_array([1, 0, 1]).dtype == np.int64 and as_scalar_array([0.5, 1.0]).dtype == np.float64
+    for keep in ([True, False], [1, 2.0], [2**70, 1], ["a"], [np.float64(1.0)], [(1, 2)]):
+        assert as_scalar_array(keep) is keep  # bools, mixed types, big ints, strings, numpy scalars, tuples
+
+
+@pytest.mark.parametrize("fn", [rr_one, lambda x, rng: float(x + rng.laplace(scale=2.0))])
+def test_per_sample_array_batches_audit_like_lists(fn, monkeypatch):
+    # the array is a speed-up only: the same events, bound and verdict as the list it replaces
+    import privcheck.auditor.per_sample as ps_module
+
+    fast = audit(privcheck.per_sample(fn), inputs=[0, 1], eps=EPS, samples=6000, seed=3, jobs=1)
+    monkeypatch.setattr(ps_module, "as_scalar_array", lambda out: out)
+    slow = audit(privcheck.per_sample(fn), inputs=[0, 1], eps=EPS, samples=6000, seed=3, jobs=1)
+    assert (fast.verdict, fast.eps_lower, fast.details.get("event")) == (
+        slow.verdict,
+        slow.eps_lower,
+        slow.details.get("event"),
+    )
 
 
 def test_per_sample_audit_identical_for_jobs_1_and_2():
@@ -167,7 +190,7 @@ def test_per_sample_pickles_for_worker_processes():
     ps = privcheck.per_sample(rr_one)
     assert ps.prefers_processes is True
     back = pickle.loads(pickle.dumps(ps))
-    assert back(1, 5, np.random.default_rng(3)) == ps(1, 5, np.random.default_rng(3))
+    assert np.array_equal(back(1, 5, np.random.default_rng(3)), ps(1, 5, np.random.default_rng(3)))
     cloudpickle = pytest.importorskip("cloudpickle")
     lam = privcheck.per_sample(lambda x, rng: (x, rng.integers(2)), seed_global=True)
     back = cloudpickle.loads(cloudpickle.dumps(views.apply_view(lam, views.as_atom)))

@@ -12,7 +12,6 @@ import time
 from typing import Any, Callable, Sequence
 
 from privcheck.auditor.claim import EpsClaim
-from privcheck.auditor.curves.audit import run_curve_audit
 from privcheck.auditor.curves.claimed import ClaimedCurve
 from privcheck.auditor.defaults import DEFAULT_SAMPLES, MAX_EVENTS, SELECTION_SHARE
 from privcheck.auditor.eps_audit import run_eps_audit
@@ -20,6 +19,14 @@ from privcheck.auditor.family import conditional, implied_request
 from privcheck.auditor.plan import AuditPlan, AuditRequest, build_plan
 from privcheck.auditor.result import AuditResult
 from privcheck.base.scheduler import one_backend_per_call
+
+
+def run_curve_audit(plan: AuditPlan, started: float) -> AuditResult:
+    """:func:`privcheck.auditor.curves.audit.run_curve_audit`, imported when a curve is audited (start-up, issue 33)."""
+    from privcheck.auditor.curves.audit import run_curve_audit as run
+
+    return run(plan, started)
+
 
 #: the runner of each claim kind (a new claim kind: its type, its runner, one line here)
 RUNNERS: dict[type, Callable[[AuditPlan, float], AuditResult]] = {

@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from estimators.base import ExactEpsilon
 from privcheck.auditor.claim import EpsClaim
-from privcheck.auditor.curves.audit import curve_part
 from privcheck.auditor.fresh_draws import NOT_REPRODUCIBLE
 from privcheck.auditor.plan import AuditPlan
 from privcheck.auditor.policy import EventAudit
@@ -35,6 +33,9 @@ from privcheck.auditor.stages.decide import (
 )
 from privcheck.auditor.target import plain, plain_pair
 from privcheck.base.errors import PrivcheckUsageError
+
+if TYPE_CHECKING:  # mpmath and the curve auditor load only when used (start-up, issue 33)
+    from privcheck.base.exact import ExactEpsilon
 
 
 @dataclass
@@ -129,7 +130,11 @@ def run_eps_audit(plan: AuditPlan, started: float) -> AuditResult:
     details = dict(plan.details)
     ex = exact_part(plan, claim, details)
     mc = monte_carlo_part(plan, claim, details)
-    extra: dict[str, Any] = curve_part(plan, claim, details)
+    extra: dict[str, Any] = {}
+    if plan.curve and claim.delta > 0:  # the curve part (its module loads only here)
+        from privcheck.auditor.curves.audit import curve_part
+
+        extra = curve_part(plan, claim, details)
     decision = combine(ex.verdict, mc.verdict, mc.reason)
     if decision.warning:
         details["warning"] = decision.warning

@@ -22,7 +22,33 @@ from privcheck.cli.guard import GuardedGroup, harden_options, usage_error_exit, 
 
 
 class _Group(GuardedGroup):
-    """Turns every usage error raised inside a command into one line and exit code 2."""
+    """Turns every usage error raised inside a command into one line and exit code 2.
+
+    Commands of their own modules are registered by name (:meth:`add_lazy_command`) and imported when the
+    command line names them or help lists them, so that ``privcheck audit`` does not load ``budget`` (issue 33).
+    """
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.lazy_commands: dict[str, str] = {}
+
+    def add_lazy_command(self, name: str, where: str) -> None:
+        """Register command ``name`` as ``"module:attribute"``, imported on first use."""
+        self.lazy_commands[name] = where
+
+    def list_commands(self, ctx):
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy_commands))
+
+    def get_command(self, ctx, name):
+        where = self.lazy_commands.get(name)
+        if where is not None and name not in self.commands:
+            import importlib
+
+            module, attr = where.split(":")
+            cmd = getattr(importlib.import_module(module), attr)
+            harden_options(cmd)
+            self.add_command(cmd, name)
+        return super().get_command(ctx, name)
 
     def invoke(self, ctx):
         from privcheck.auditor.user_code import UserCodeError
@@ -858,20 +884,13 @@ def _no_eps_claim(mech, json_out: str | None) -> None:
 
 
 def _register_commands() -> None:
-    """The command groups of their own modules (one module per command group; keep their imports light)."""
-    from privcheck.cli.budget import budget
-    from privcheck.cli.calibrator import calibrator_cmd
-    from privcheck.cli.omp import omp_cmd
-    from privcheck.cli.sampling import check_sampling_cmd
-    from privcheck.cli.scores import audit_scores_cmd
-    from privcheck.cli.trace import trace_cmd
-
-    main.add_command(budget)
-    main.add_command(omp_cmd)
-    main.add_command(check_sampling_cmd)
-    main.add_command(trace_cmd)
-    main.add_command(calibrator_cmd)
-    main.add_command(audit_scores_cmd)
+    """The command groups of their own modules (one module per command group), imported when named (start-up)."""
+    main.add_lazy_command("budget", "privcheck.cli.budget:budget")
+    main.add_lazy_command("omp", "privcheck.cli.omp:omp_cmd")
+    main.add_lazy_command("check-sampling", "privcheck.cli.sampling:check_sampling_cmd")
+    main.add_lazy_command("trace", "privcheck.cli.trace:trace_cmd")
+    main.add_lazy_command("audit-calibrator", "privcheck.cli.calibrator:calibrator_cmd")
+    main.add_lazy_command("audit-scores", "privcheck.cli.scores:audit_scores_cmd")
 
 
 _register_commands()

@@ -128,9 +128,9 @@ def _pld_events(events: tuple[Ev, ...]):
 FINE_FFT_SIZE = 2**20
 
 
-def _pld_oracle(events: tuple[Ev, ...], relation: str, target: str, at: float, fine: bool = False) -> Certified | None:
-    """privcheck's certified PLD accountant (accountants.pld.PLDAccountant), when available; ``fine``: on a
-    grid of :data:`FINE_FFT_SIZE` points (narrower, slower)."""
+def _pld_accountant(events: tuple[Ev, ...], relation: str, fine: bool):
+    """privcheck's PLD accountant of ``events`` under ``relation`` and the code that built the events (None
+    when not available or not covered); coarse grids come from :func:`_shared_accountant`."""
     try:
         PLDAccountant = importlib.import_module("accountants.pld").PLDAccountant
     except (ImportError, AttributeError):
@@ -148,6 +148,25 @@ def _pld_oracle(events: tuple[Ev, ...], relation: str, target: str, at: float, f
             acc.compose(ev, count=count)
     except PrivcheckUsageError:  # e.g. subsampling under replace_one: not certified here
         return None
+    return acc, built
+
+
+@functools.lru_cache(maxsize=4)
+def _shared_accountant(events: tuple[Ev, ...], relation: str):
+    """:func:`_pld_accountant` on the default grid, one per composition and relation in this process: the
+    queries of a grid of δ (or ε) values share its composed PLD instead of rebuilding it (issue 33). Its
+    grid step depends only on the composition, so an answer does not depend on the queries asked before.
+    Finer grids (hundreds of MB) are not kept."""
+    return _pld_accountant(events, relation, False)
+
+
+def _pld_oracle(events: tuple[Ev, ...], relation: str, target: str, at: float, fine: bool = False) -> Certified | None:
+    """privcheck's certified PLD accountant (accountants.pld.PLDAccountant), when available; ``fine``: on a
+    grid of :data:`FINE_FFT_SIZE` points (narrower, slower)."""
+    got = _pld_accountant(events, relation, True) if fine else _shared_accountant(events, relation)
+    if got is None:
+        return None
+    acc, built = got
     opts = f", target_fft_size={FINE_FFT_SIZE}" if fine else ""
     lines = ["from accountants.pld import *", f"acc = PLDAccountant(relation={relation!r}{opts})"]
     for (_ev, src), count in built:
