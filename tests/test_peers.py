@@ -458,16 +458,31 @@ def test_full_grids_reach_long_horizons_tiny_delta_and_large_eps_for_every_accou
         assert any("large ε" in q.label for q in qs), build.__name__
 
 
-def test_an_answer_strictly_inside_a_pld_interval_is_judged_on_a_finer_grid():
-    """prv 's lower end for 100 × Laplace b=0.5 lies inside the default interval; the finer one decides it."""
+def test_an_answer_strictly_inside_a_pld_interval_is_judged_on_a_finer_grid(monkeypatch):
+    """An answer strictly inside the default interval is judged on the finer grid. Since the knots-based
+    discretisation the default grid resolves 100 x Laplace b=0.5 as finely as the finer one, so the default
+    interval is widened here (its lower end moved down by 1: still a valid interval) to put the answer inside."""
+    import dataclasses
+
+    from privcheck.catalogue.peers import core
     from privcheck.catalogue.peers.certify import certified, certified_finer
 
     ev = (P.laplace(0.5, 100),)
     coarse, fine = certified(ev, "add_remove", "eps", 1e-5), certified_finer(ev, "add_remove", "eps", 1e-5)
     assert coarse.lower <= fine.lower <= fine.upper <= coarse.upper * (1 + 1e-12) and "finer grid" in fine.method
-    inside = (coarse.lower + fine.lower) / 2  # undecided on the coarse interval, below the finer one
-    row = P.judge(P.Query("lap", "add_remove", "eps", 1e-5, "lower", lambda: inside, "", events=ev))
+
+    def widened(events, relation, target, at):
+        iv = certified(events, relation, target, at)
+        return dataclasses.replace(iv, lower=iv.lower - 1.0)
+
+    monkeypatch.setattr(core, "certified", widened)
+    inside = fine.lower - 0.5  # undecided on the widened interval, below the finer one
+    row = core.judge(P.Query("lap", "add_remove", "eps", 1e-5, "lower", lambda: inside, "", events=ev))
     assert row["status"] == "holds" and "finer grid" in row["certified_by"]
+    # without the finer grid the same answer is undecided (the refinement is what decides it)
+    monkeypatch.setattr(core, "_finer", lambda *a: None)
+    row = core.judge(P.Query("lap", "add_remove", "eps", 1e-5, "lower", lambda: inside, "", events=ev))
+    assert row["status"] != "holds" and "finer grid" not in row["certified_by"]
 
 
 def test_refining_is_asked_only_well_inside_a_pld_interval():

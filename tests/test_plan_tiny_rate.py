@@ -47,3 +47,15 @@ def test_knots_at_losses_beyond_exp_range():
     assert iv.lower == 0.0 and 0.0 <= iv.upper <= 1e-300
     assert time.perf_counter() - t < 20
     assert math.isfinite(iv.upper)
+
+
+def test_large_loss_compositions_fall_back_to_one_stage():
+    """Laplace ε0 = 10 (b = 0.1) x 200 / x 1000: the block composition's losses leave the float range (an
+    OverflowError, or 'could not coarsen' at 200); the one-stage composition answers, and its interval meets
+    the one the earlier accountant certified at wave start (x 1000: [9202.883, 9219.277])."""
+    from accountants.pld import LaplaceEvent, PLDAccountant
+
+    iv = PLDAccountant().compose(LaplaceEvent(b=0.1), count=1000).epsilon(1e-5)
+    assert iv.lower <= 9219.277 and iv.upper >= 9202.883 and iv.upper - iv.lower < 1.0
+    iv = PLDAccountant().compose(LaplaceEvent(b=0.1), count=200).epsilon(1e-5)
+    assert 0 < iv.lower <= iv.upper < 2000

@@ -198,7 +198,10 @@ class PLDAccountant:
         if key not in self._cache["comps"]:
             comps = []
             for i, ms in enumerate(self._cache["measures"]):
-                two = self._two_stage(ms) if key == 0 else None
+                try:
+                    two = self._two_stage(ms) if key == 0 else None
+                except (OverflowError, PrivcheckUsageError):  # blocks whose losses leave the float range: one stage
+                    two = None
                 if two is not None:
                     comps.append(two)
                     continue
