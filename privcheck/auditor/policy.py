@@ -102,12 +102,7 @@ class AdaptiveDraws:
 
     def bound(self, audit: EventAudit, eps: float) -> tuple[MonteCarloBound, dict | None]:
         """:func:`adaptive_bound` with the audit's keywords; the record as a dict."""
-        kw = dict(audit.keywords)
-        confidence, seed, progress = kw.pop("confidence"), kw.pop("seed"), kw.pop("progress", None)
-        b, record = adaptive_bound(
-            audit.sampler, audit.inputs, self.auto, eps=eps, confidence=confidence, seed=seed, progress=progress, **kw
-        )
-        return b, record.to_dict()
+        return _auto_bound(adaptive_bound, self.auto, audit, eps)
 
 
 @dataclass(frozen=True)
@@ -123,12 +118,18 @@ class SequentialDraws:
 
     def bound(self, audit: EventAudit, eps: float) -> tuple[MonteCarloBound, dict | None]:
         """:func:`~privcheck.auditor.sequential.sequential_bound` with the audit's keywords; the record as a dict."""
-        kw = dict(audit.keywords)
-        confidence, seed, progress = kw.pop("confidence"), kw.pop("seed"), kw.pop("progress", None)
-        b, record = sequential_bound(
-            audit.sampler, audit.inputs, self.auto, eps=eps, confidence=confidence, seed=seed, progress=progress, **kw
-        )
-        return b, record.to_dict()
+        return _auto_bound(sequential_bound, self.auto, audit, eps)
+
+
+def _auto_bound(run: Callable[..., Any], auto: Auto, audit: EventAudit, eps: float) -> tuple[MonteCarloBound, dict]:
+    """``run`` (:func:`adaptive_bound` or :func:`~privcheck.auditor.sequential.sequential_bound`) with the audit's
+    keywords; the record as a dict."""
+    kw = dict(audit.keywords)
+    confidence, seed, progress = kw.pop("confidence"), kw.pop("seed"), kw.pop("progress", None)
+    b, record = run(
+        audit.sampler, audit.inputs, auto, eps=eps, confidence=confidence, seed=seed, progress=progress, **kw
+    )
+    return b, record.to_dict()
 
 
 #: the policies of ``samples="auto"`` (their records go to ``details["adaptive"]``)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+
+from privcheck.base.jsonable import plain
 
 Interval = tuple[float, float]
 
@@ -87,19 +87,7 @@ class CalibratorResult:
 
     def to_dict(self) -> dict:
         """JSON-ready: the fields, intervals as two-element lists, non-finite numbers as strings."""
-        return _plain(asdict(self))
+        return plain(asdict(self))
 
     def __str__(self) -> str:
         return self.summary
-
-
-def _plain(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return str(obj)
-    if obj is None or isinstance(obj, (str, int, float, bool)):
-        return obj
-    return repr(obj)

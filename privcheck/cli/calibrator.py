@@ -7,10 +7,11 @@ error, 2 bad usage.
 
 from __future__ import annotations
 
-import sys
 import time
 
 import click
+
+from privcheck.cli.emit import emit_and_exit
 
 #: points printed under the summary (the JSON has them all)
 MAX_LINES = 10
@@ -99,15 +100,4 @@ def text_lines(res) -> list[str]:
 
 def _print(res, json_out: str | None) -> None:
     code = 1 if res.verdict in ("refuted", "error") else 0
-    if json_out:
-        import json
-
-        text = json.dumps(res.to_dict(), indent=2, ensure_ascii=False)
-        if json_out == "-":
-            click.echo(text)
-            sys.exit(code)
-        with open(json_out, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-    for line in text_lines(res):
-        click.echo(line)
-    sys.exit(code)
+    emit_and_exit(res, json_out, text_lines, code)

@@ -7,12 +7,12 @@ verdict ``error`` in one line. Exit codes: 0 holds or inconclusive, 1 refuted or
 
 from __future__ import annotations
 
-import sys
 import time
 
 import click
 
 from privcheck.base.errors import PrivcheckUsageError
+from privcheck.cli.emit import emit_and_exit
 
 _JSON_HELP = "Write the result as JSON to PATH or '-' (stdout)."
 #: findings printed under the summary (the JSON has them all)
@@ -120,18 +120,7 @@ def _print(res, json_out: str | None) -> None:
     tb = res.details.pop("user_traceback", None)
     if tb and guard.DEBUG:
         click.echo(tb.rstrip("\n"), err=True)
-    if json_out:
-        import json
-
-        text = json.dumps(res.to_dict(), indent=2, ensure_ascii=False)
-        if json_out == "-":
-            click.echo(text)
-            sys.exit(code)
-        with open(json_out, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-    for line in text_lines(res):
-        click.echo(line)
-    sys.exit(code)
+    emit_and_exit(res, json_out, text_lines, code)
 
 
 def text_lines(res) -> list[str]:

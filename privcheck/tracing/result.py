@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
-from typing import Any
+
+from privcheck.base.jsonable import plain
 
 #: verdicts of a trace (those of the claim model)
 VERDICTS = ("holds", "refuted", "inconclusive", "error")
@@ -114,26 +114,7 @@ class TraceResult:
         out = asdict(self)
         out["worst_pair"] = None if self.worst_pair is None else [repr(v) for v in self.worst_pair]
         out["findings"] = self.findings
-        return _plain(out)
+        return plain(out)
 
     def __str__(self) -> str:
         return self.summary
-
-
-def _plain(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return str(obj)
-    if obj is None or isinstance(obj, (str, int, float, bool)):
-        return obj
-    try:
-        import numpy as np
-
-        if isinstance(obj, np.generic):
-            return _plain(obj.item())
-    except ImportError:  # pragma: no cover
-        pass
-    return repr(obj)
