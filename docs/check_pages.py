@@ -57,6 +57,7 @@ Exit status: 0 when every checked block matches, 1 when some differ (a unified d
 from __future__ import annotations
 
 import argparse
+import atexit
 import difflib
 import os
 import pathlib
@@ -213,18 +214,43 @@ def argv_of(command: str) -> list[str]:
     return [sys.executable, *words[1:]]
 
 
+def _server():
+    """The fork server of this process (started on first use; ``None`` where forking is unavailable or
+    ``CHECK_PAGES_FORK=0``); see docs/command_server.py."""
+    if "server" not in _SERVER:
+        mod = _sibling("command_server")
+        use = mod.supported() and os.environ.get("CHECK_PAGES_FORK", "1") != "0"
+        _SERVER["server"] = mod.CommandServer((str(ROOT),)) if use else None
+        if use:
+            atexit.register(_SERVER["server"].close)
+    return _SERVER["server"]
+
+
+_SERVER: dict = {}
+
+
+def run_python(argv: list[str], scratch: pathlib.Path) -> tuple[int, str, str]:
+    """``argv`` (``[sys.executable, ...]``) in ``scratch``: exit status, standard output, standard error.
+
+    Through the fork server when there is one (same output as a fresh interpreter, without its start-up and
+    imports), else — and whenever the server declines — as a subprocess.
+    """
+    env = _env(scratch)
+    server = _server()
+    if server is not None:
+        done = server.run(argv[1:], str(scratch), env, TIMEOUT)
+        if done is not None:
+            return done
+    proc = subprocess.run(
+        argv, cwd=scratch, env=env, capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL
+    )
+    return proc.returncode, proc.stdout, proc.stderr
+
+
 def run_command(command: str, scratch: pathlib.Path) -> tuple[int, str]:
     """Run one transcript command in ``scratch``: exit code and standard output + standard error."""
-    proc = subprocess.run(
-        argv_of(command),
-        cwd=scratch,
-        env=_env(scratch),
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    return proc.returncode, (proc.stdout + proc.stderr).rstrip("\n")
+    code, out, err = run_python(argv_of(command), scratch)
+    return code, (out + err).rstrip("\n")
 
 
 def check_block(
@@ -263,19 +289,11 @@ def check_block(
     if kind == "python":
         script = scratch / f"block_{block.line}.py"
         script.write_text(block.body, encoding="utf-8")
-        proc = subprocess.run(
-            [sys.executable, script.name],
-            cwd=scratch,
-            env=_env(scratch),
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            stdin=subprocess.DEVNULL,
-        )
-        state["stdout"] = proc.stdout
-        if proc.returncode != 0:
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
-            return [Problem(block, f"python block exits {proc.returncode}: " + " | ".join(tail))], None
+        code, stdout, stderr = run_python([sys.executable, script.name], scratch)
+        state["stdout"] = stdout
+        if code != 0:
+            tail = (stderr or stdout).strip().splitlines()[-3:]
+            return [Problem(block, f"python block exits {code}: " + " | ".join(tail))], None
         return [], None
     if kind == "other":
         return [
@@ -305,17 +323,23 @@ def check_block(
     return problems, ("\n".join(new_lines) + "\n") if update else None
 
 
-def _generated():
-    """The module ``docs/generated.py`` (the registry of generated parts)."""
+def _sibling(name: str):
+    """The module ``docs/NAME.py`` (loaded once per process)."""
     import importlib.util
 
-    if "docs_generated" in sys.modules:
-        return sys.modules["docs_generated"]
-    spec = importlib.util.spec_from_file_location("docs_generated", pathlib.Path(__file__).with_name("generated.py"))
+    key = f"docs_{name}"
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, pathlib.Path(__file__).with_name(f"{name}.py"))
     mod = importlib.util.module_from_spec(spec)
-    sys.modules["docs_generated"] = mod
+    sys.modules[key] = mod
     spec.loader.exec_module(mod)
     return mod
+
+
+def _generated():
+    """The module ``docs/generated.py`` (the registry of generated parts)."""
+    return _sibling("generated")
 
 
 _RENDERED: dict = {}  # generated parts rendered in this process (one render per part and run)

@@ -148,3 +148,34 @@ def test_every_block_is_run_or_marked(page):
 def test_light_blocks_match_the_page(page):
     problems = rc.check_page(page, heavy=False, update=False, log=lambda s: None)
     assert not problems, "\n".join(f"{p.block.where()}: {p.message}\n" + "\n".join(p.diff) for p in problems)
+
+
+PROBE = """import os, sys, warnings
+print(sys.argv, sys.path[:3], os.getcwd(), os.environ.get("COLUMNS"), "CI" in os.environ, repr(sys.stdin.read()))
+print(__name__, __file__, sys.stdout.encoding, sys.stdout.errors, sys.stderr.errors, "é")
+print("to stderr", file=sys.stderr)
+warnings.warn("careful")
+sys.exit(int(sys.argv[1]))
+"""
+
+
+@pytest.mark.skipif(not rc._sibling("command_server").supported(), reason="no os.fork here")
+def test_the_fork_server_prints_what_a_fresh_interpreter_prints(tmp_path, monkeypatch):
+    (tmp_path / "probe.py").write_text(PROBE, encoding="utf-8")
+    monkeypatch.setenv("CI", "true")  # taken out of the commands' environment on both routes
+    commands = [
+        "python probe.py 3 'two words'",
+        "python -m probe 0",
+        "python -c \"import sys, numpy; print(sys.argv, sys.path[0]); sys.exit('bye')\" x",
+        "python -c \"raise ValueError('a traceback a user sees')\"",
+        "privcheck budget gdp --sigma 10 --steps 100 --delta 1e-5",
+        "privcheck budget gdp --sigma -1 --steps 100 --delta 1e-5",
+    ]
+    forked = [rc.run_command(c, tmp_path) for c in commands]
+    assert rc._server() is not None
+    monkeypatch.setenv("CHECK_PAGES_FORK", "0")
+    monkeypatch.setattr(rc, "_SERVER", {})
+    fresh = [rc.run_command(c, tmp_path) for c in commands]
+    assert forked == fresh
+    assert [code for code, _ in fresh] == [3, 0, 1, 1, 0, 2] and "Traceback" in fresh[3][1]
+    assert "probe.py:5: UserWarning: careful" in fresh[0][1] and "é" in fresh[1][1]
