@@ -35,6 +35,7 @@ from privcheck.auditor.execution import Execution
 from privcheck.auditor.result import MonteCarloBound
 from privcheck.auditor.selection import Event, wilson
 from privcheck.auditor.sequential.pairs import batch_counts
+from privcheck.auditor.sequential.simple import best_threshold_event
 from privcheck.auditor.sequential.record import Look, SequentialRecord, budget_line
 from privcheck.auditor.sequential.wealth import (
     EProcess,
@@ -55,6 +56,9 @@ from privcheck.base.validation import check_confidence, check_int, check_probabi
 BATCH_SHARES = (0.125, 0.125, 0.25, 0.5)
 #: ... none above this many draws per input (memory: one bit per draw and event is kept until paired)
 MAX_BATCH = 1 << 20
+#: slots beyond ``max_events``: the selection's one-input event and the reserved half-line
+#: (:mod:`~privcheck.auditor.sequential.simple`)
+EXTRA_SLOTS = 2
 #: standard errors a plug-in is moved to its pessimistic side: selection counts (the events are the selection's
 #: best of many: their counts are optimistic) and estimation counts (noise)
 Z_SELECTION_PLUG_IN = 3.0
@@ -292,6 +296,18 @@ def predicted_need(state: State, share: float) -> int | None:
     return state.used + max(0, math.ceil(max(gap, 0.0) / rate / (1.0 - share)))
 
 
+def with_threshold(events: list[Event], coded: Any, settings: EventSettings, pairs, view: Any) -> list[Event]:
+    """The selection's ranked ``events`` and the best half-line event (:mod:`~privcheck.auditor.sequential.simple`;
+    a slot of its own) when it is not among them, all ordered by their predicted bound."""
+    labels = view.atom_labels(coded.coding.width) if hasattr(view, "atom_labels") else None
+    extra = best_threshold_event(
+        coded.coding, coded.counts, coded.sizes, pairs, settings.n_est, settings.ranking_level, labels
+    )
+    if extra is None or extra.key() in {e.key() for e in events}:
+        return list(events)
+    return sorted([*events, extra], key=lambda e: -e.predicted)
+
+
 def run_epoch(state: State, ctx: Context, k: int, size: int) -> None:
     """Epoch ``k`` of ``size`` draws per input: selection, then its batches until a look stops the audit."""
     t = time.perf_counter()
@@ -302,14 +318,15 @@ def run_epoch(state: State, ctx: Context, k: int, size: int) -> None:
     strategy = EventStrategy(settings, ctx.view)
     coded = strategy.code(run)
     sel = strategy.select(run, coded)
+    events = with_threshold(sel.events, coded, settings, run.ordered, ctx.view)
     state.start_epoch(
-        selection_slots(coded, sel.events, settings.n_sel, state.slots),
+        selection_slots(coded, events, settings.n_sel, state.slots),
         settings.n_sel,
         sel.n_pilot,
         len(run.needed),
         run.reproducible,
     )
-    if not sel.events:  # nothing separated the inputs: the next epoch selects on more draws
+    if not events:  # nothing separated the inputs: the next epoch selects on more draws
         state.look(k, 0, round(time.perf_counter() - t, 4))
         return
     events = [s.event for _, s in state.filled]  # in slot order
@@ -446,7 +463,7 @@ def sequential_bound(
     ss = seed_sequence(seed)
     ctx = _context(sampler, inputs, parsed, ss, mc_kwargs, progress)
     alpha = 1.0 - confidence
-    state = State(parsed, float(eps), alpha, EProcess(theta_grid(float(eps)), ctx.max_events + 1, alpha))
+    state = State(parsed, float(eps), alpha, EProcess(theta_grid(float(eps)), ctx.max_events + EXTRA_SLOTS, alpha))
     k = 0
     while not state.done and (size := parsed.next_size(k + 1, state.used)) is not None:
         k += 1
