@@ -14,8 +14,8 @@ import privcheck
 from privcheck.auditor.sequential import pairs as seq_pairs
 from privcheck.auditor.sequential.final import FINAL_SHARE, final_bound, pool_key, split_alpha
 from privcheck.auditor.sequential.run import epoch_batches
-from privcheck.base.stats import clopper_pearson
 from privcheck.auditor.sequential.wealth import C_MAX, EProcess, kelly_bet, log_factor, payoffs, theta_grid
+from privcheck.base.stats import clopper_pearson
 
 
 def rr(eps: float):
@@ -186,3 +186,14 @@ def test_pool_key_needs_the_same_coding():
     assert pool_key(a, ev) == pool_key(Coding(ColumnCoder("binned", edges=np.array([0.1, 0.5]))), ev)
     assert pool_key(a, ev) != pool_key(b, ev)
     assert pool_key(a, Event((0, 1), (), atoms, 1.0, "rows")) is None
+
+
+def test_zoo_rows_name_the_policy_that_ran():
+    """A zoo row's adaptive summary says which policy ran (and the sequential final look's level and bound)."""
+    from privcheck.catalogue.zoo.engine import _adaptive_summary
+
+    seq = privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, samples="auto:draws=4000,target=1", seed=0)
+    rounds = privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, samples="auto:draws=4000,policy=rounds", seed=0)
+    s, r = _adaptive_summary(seq.details["adaptive"]), _adaptive_summary(rounds.details["adaptive"])
+    assert s["policy"] == "sequential" and s["alpha_final"] == pytest.approx(0.0375) and s["final_eps_lower"] > 0
+    assert r["policy"] == "rounds" and "alpha_final" not in r

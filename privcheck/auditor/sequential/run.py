@@ -13,7 +13,11 @@ Bets: slot ``j`` bets on the ``j``-th ranked event of its epoch with the Kelly f
 probabilities from this epoch's earlier batches of that event, else from an earlier epoch's counts of the same
 event (same pair and description), else from its selection counts moved one standard error to the pessimistic
 side (Wilson). All of these are fixed before the batch is drawn, which is all the e-process needs; so is the
-event itself, chosen on selection draws no batch uses. Re-selecting therefore needs no share of α.
+event itself, chosen on selection draws no batch uses. Re-selecting therefore needs no share of α. Each epoch
+also bets on its best half-line event in a slot of its own (:mod:`~privcheck.auditor.sequential.simple`).
+
+Levels: the e-process runs at ``α_e``; the schedule's last epoch is also tested once, after its last batch, by
+a fixed-sample Clopper–Pearson test at ``α_f`` (:mod:`~privcheck.auditor.sequential.final`; ``α_e + α_f = α``).
 
 Reproducibility: the result is a function of the seed, the claim and the settings (the seconds budget only
 decides where the looks stop; the record lists them).
@@ -36,8 +40,8 @@ from privcheck.auditor.result import MonteCarloBound
 from privcheck.auditor.selection import Event, wilson
 from privcheck.auditor.sequential.final import final_bound, pool_key, split_alpha
 from privcheck.auditor.sequential.pairs import batch_counts
-from privcheck.auditor.sequential.simple import best_threshold_event
 from privcheck.auditor.sequential.record import Look, SequentialRecord, budget_line
+from privcheck.auditor.sequential.simple import best_threshold_event
 from privcheck.auditor.sequential.wealth import (
     EProcess,
     kelly_bet,
