@@ -215,18 +215,10 @@ def _audit_builtin(req: AuditRequest, curve: dict) -> None:
     n = planned_draws(req.samples, DEFAULT_SAMPLES)
     # before len(mech.inputs()) builds them
     check_audit_request(mech, n, jobs=req.jobs, monte_carlo=req.monte_carlo, distributed=req.dask is not None)
-    kwargs = dict(
-        eps=req.eps,
-        samples=req.samples or n,
-        seed=req.seed,
-        confidence=req.confidence,
-        exact=req.exact,
-        monte_carlo=req.monte_carlo,
-        jobs=req.jobs,
-        client=req.dask,
-        **({"delta": req.delta} if req.delta is not None else {}),
-        **curve,
-    )
+    kwargs = req.auditor_kwargs(n, curve)
+    kwargs.update(exact=req.exact, monte_carlo=req.monte_carlo)
+    if req.delta is not None:  # else the mechanism's nominal δ
+        kwargs["delta"] = req.delta
     total = n * len(mech.inputs())
     if req.timeout is None:
         print_audit(run_with_progress(mech, total, **kwargs), req.json_out)

@@ -42,6 +42,19 @@ class AuditRequest:
     timeout: float | None = None
     canaries: int | None = None
 
+    def auditor_kwargs(self, draws: int, curve: dict) -> dict[str, Any]:
+        """The keyword arguments of :func:`privcheck.audit` both audits share: the claim (``--eps`` and the
+        curve claim), ``draws`` per input unless ``--samples`` says otherwise, seed, confidence, jobs, backend."""
+        return dict(
+            eps=self.eps,
+            samples=self.samples or draws,
+            seed=self.seed,
+            confidence=self.confidence,
+            jobs=self.jobs,
+            client=self.dask,
+            **curve,
+        )
+
 
 def parse_params(items: tuple[str, ...]) -> dict:
     """``--param NAME=VALUE`` items as a dict: integers as typed, finite floats, else the word itself."""

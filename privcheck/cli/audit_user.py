@@ -56,16 +56,7 @@ class UserCodeRequest:
         if len(xs) < 2 and not prs:
             raise PrivcheckUsageError("user code needs at least two --input values (or --pair A,B)")
         n = planned_draws(req.samples, DEFAULT_SAMPLES)
-        kwargs = dict(
-            eps=req.eps,
-            samples=req.samples or n,
-            seed=req.seed,
-            confidence=req.confidence,
-            jobs=req.jobs,
-            delta=req.delta,
-            client=req.dask,
-            **curve,
-        )
+        kwargs = {**req.auditor_kwargs(n, curve), "delta": req.delta}
         return cls(req.mechanism_name, xs, prs, req.per_sample, req.seed_global, req.view, kwargs, req.json_out, n)
 
 
