@@ -94,7 +94,7 @@ def curve_claim(mu, accountant_specs, eps, delta) -> dict:
             raise PrivcheckUsageError(f"--mu must be a finite number > 0, got {mu}")
         return {"mu": mu}
     if accountant_specs:
-        from privcheck.cli.budget import pld_accountant
+        from accountants.pld_spec import pld_accountant
 
         return {"accountant": pld_accountant(accountant_specs, option="--accountant")[0]}
     return {}
