@@ -284,7 +284,10 @@ def main(argv=None) -> None:
         elif k in old:
             rep.emit(old[k])
             rep.emit("")
-    rep.emit(f"Last run {time.perf_counter() - t0:.0f} s (sections {a.sections}{', quick' if a.quick else ''}).")
+    if wanted & {1, 2, 3, 4}:
+        rep.emit(f"Last run {time.perf_counter() - t0:.0f} s (sections {a.sections}{', quick' if a.quick else ''}).")
+    else:
+        rep.emit("Assembled from runs made in separate processes; each table states its run.")
 
 
 if __name__ == "__main__":
