@@ -6,9 +6,9 @@ which spends its whole draws budget loses little against the rounds policy (one 
 same size), the level is split in advance (:data:`FINAL_SHARE`):
 
 - the e-process runs at ``α_e = (1 − FINAL_SHARE)·α`` (Ville: ``P(some batch rejects) ≤ α_e``);
-- the schedule's last epoch — fixed by the settings before any draw (:meth:`Auto.next_size` depends on the
-  budget and the draws so far, which only the stopping rule changes) — is also tested once, after all its
-  batches, as a fixed-sample audit at ``α_f = FINAL_SHARE·α``: each of its ``m`` events (chosen on that epoch's
+- the schedule's last epoch — a function of the settings and of selection draws only (:meth:`Auto.next_size`
+  depends on the budget and the draws so far; an epoch whose selection finds no event draws no estimation
+  share; the stopping rule only ends the audit before it) — is also tested once, after all its batches, as a fixed-sample audit at ``α_f = FINAL_SHARE·α``: each of its ``m`` events (chosen on that epoch's
   selection draws, disjoint from its estimation pairs) is bounded by one-sided Clopper–Pearson limits at
   ``α_f/(2m)`` each on all of the epoch's estimation pairs (as :mod:`privcheck.auditor.stages.estimate`).
 
@@ -19,8 +19,9 @@ are pooled is decided by selection draws alone: conditionally on them the pooled
 binomials of the event's two probabilities, and the Clopper–Pearson limits stay exact. (Reaching the last epoch
 at all depends on the data; the test's level does not need it not to: see below.)
 
-Validity: the final test is valid at level ``α_f`` as a test of those predetermined draws, whether or not the
-audit reaches them; the reported bound is the larger of the two, so by the union bound
+Validity: conditionally on the selection draws (which fix the last epoch, its events and what is pooled), the
+final test's estimation counts are independent binomials, so it is valid at level ``α_f`` whether or not the
+audit reaches it; the reported bound is the larger of the two, so by the union bound
 ``P(reported bound ≥ ε) ≤ α_e + α_f = α`` at whatever batch the audit stops.
 """
 
