@@ -10,10 +10,11 @@ sets up what a fresh ``python ARGS`` would have had — working directory, envir
 CPython would, and exits with the status CPython would (``SystemExit`` rules, atexit handlers, flush).
 
 Anything the fork cannot reproduce faithfully falls back to a real subprocess (``run`` returns ``None``):
-a platform without ``os.fork``, ``python -m pytest`` (:data:`NOT_FORKED`: it rewrites the
-asserts of the privcheck plugin, which must not be imported before it), interpreter options before the script (``python -X ...``), and a command
-that ends in an uncaught exception (its traceback would show the server's frames), so an error is
-always reported exactly as a user would see it. tests/test_readme_check.py compares both routes.
+a platform without ``os.fork``, ``python -m pytest`` (:data:`NOT_FORKED`: it rewrites the asserts of the
+privcheck plugin, which must not be imported before it), interpreter options before the script
+(``python -X ...``), and a command that ends in an uncaught exception (its traceback would show the
+server's frames), so an error is always reported exactly as a user would see it.
+tests/test_readme_check.py compares both routes.
 """
 
 from __future__ import annotations
