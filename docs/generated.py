@@ -21,6 +21,8 @@ part                    run      produced by
                                  ``benchmarks/results/zoo_fl_scorecard.json.gz``; always: versions against the pins
 ``zoo-quick-sizing``    light    ``benchmarks/zoo_quick_sizing.py`` from ``benchmarks/results/zoo_quick_sizing.json``
                                  (the smallest size at which each float-representation / Bloom-filter finding shows)
+``pld-horizons``        light    ``benchmarks/bench_pld_horizons.py --write`` (issue 33 §2: the certified PLD against
+                                 dp_accounting at T = 1e2..1e6), from ``benchmarks/results/pld_horizons_33.md``
 ``findings``            heavy    ``python -m privcheck.findings`` (the whole catalogue, seed 0)
 ======================  =======  =============================================================================
 
@@ -287,6 +289,16 @@ def render_zoo_quick_sizing() -> str | None:
     return qs.render(json.loads(path.read_text(encoding="utf-8")))
 
 
+def render_pld_horizons() -> str | None:
+    """The PLD-horizons table as ``benchmarks/bench_pld_horizons.py --write`` left it in
+    ``benchmarks/results/pld_horizons_33.md`` (its body, below the heading; None when absent)."""
+    path = ROOT / "benchmarks" / "results" / "pld_horizons_33.md"
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    return text.split("\n", 1)[1].strip("\n") if text.startswith("# ") else text.strip("\n")
+
+
 def _pin_problems(body: str) -> list[str]:
     """Library versions named in a scorecard's table headings that differ from the scorecard pins."""
     from privcheck.catalogue.zoo.pins import SCORECARD_VERSIONS
@@ -372,6 +384,13 @@ REGIONS: tuple[Region, ...] = (
         heavy=False,
         how="benchmarks/zoo_quick_sizing.py from benchmarks/results/zoo_quick_sizing.json",
         render=render_zoo_quick_sizing,
+    ),
+    Region(
+        "pld-horizons",
+        *_markers("pld-horizons"),
+        heavy=False,
+        how="benchmarks/bench_pld_horizons.py --write (from benchmarks/results/pld_horizons_33.md)",
+        render=render_pld_horizons,
     ),
     Region(
         "findings",
