@@ -100,3 +100,17 @@ def test_laplace_delta_interval_contains_the_exact_value():
             ex = laplace_delta(2.0, 10, eps)
             assert iv.lower <= ex <= iv.upper, (eps, iv, ex)
             assert iv.lower >= 0.99 * float(ex), (eps, iv, ex)
+
+
+def test_tiny_delta_tilts_each_direction_by_its_own_lambda():
+    # the two directions of a subsampled Gaussian want λ ≈ 4.9 and ≈ 107 at δ = 1e−10; one shared λ (the larger)
+    # left the remove direction's tilted window far above ε(δ): [3.97745, 4.00274] (width 6.3e−3) before
+    from accountants.pld import GaussianEvent, PoissonSampledEvent
+
+    acc = PLDAccountant().compose(PoissonSampledEvent(GaussianEvent(0.8), 0.01), 100)
+    iv = acc.epsilon(1e-10)
+    assert (iv.upper - iv.lower) / iv.upper < 1e-4, iv
+    tilted = [k for k in acc.describe()["tilts"] if k != 0.0]
+    assert tilted and isinstance(tilted[0], tuple) and tilted[0][0] < tilted[0][1] / 4
+    d = acc.delta(iv.upper)  # the δ query tilts per direction too: δ(upper) <= 1e−10 is certified
+    assert d.lower <= 1e-10 and (d.upper - d.lower) / d.upper < 1e-3, d
