@@ -556,11 +556,16 @@ class PLDAccountant:
             "relation": self.relation,
             "events": [(repr(e), c) for e, c in self._events],
             "grid_step": None if self._cache is None else self._cache["h"],
-            "tilts": [] if self._cache is None else sorted(self._cache["comps"], key=lambda k: k if isinstance(k, tuple) else (k,)),
+            "tilts": [] if self._cache is None else sorted(self._cache["comps"], key=_tilt_order),
         }
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+def _tilt_order(key) -> tuple:
+    """Sort key of the build cache's tilt keys (one λ for every direction, or a tuple of them)."""
+    return key if isinstance(key, tuple) else (key,)
 
 
 def _outward(lo: float, up: float, method: str, notes, top: float = math.inf) -> Interval:

@@ -190,4 +190,3 @@ def _below_slope(r0, t0):
     if s >= 0:
         return L(0)
     return max(L(-1), s * (1 + L(1e-15)) - L(1e-300))
-
