@@ -50,6 +50,9 @@ Progress = Callable[[int], None]
 
 #: how many tasks per worker may be in flight (submitted or finished but not yet folded)
 WINDOW_PER_WORKER = 2
+#: a thread map of at most this many draws in all runs in the calling thread (same chunks, seeds and
+#: results; a pool's start-up would cost more than the draws: a tiny audit, issue 33)
+THREADS_INLINE_DRAWS = 1 << 14
 #: at most this many consecutive chunks of one stream run as one Dask task (fewer round trips per draw)
 DASK_CHUNKS_PER_TASK = 4
 #: a chunk function pickled to at most this many bytes travels with each task instead of being scattered
@@ -386,9 +389,14 @@ class ThreadBackend:
         self.jobs = default_jobs() if jobs is None else max(1, int(jobs))
 
     def _run(
-        self, count: int, call: Callable[[int], Any], on_done: Callable[[int, Any], None], folded: Callable[[], int]
+        self,
+        count: int,
+        call: Callable[[int], Any],
+        on_done: Callable[[int, Any], None],
+        folded: Callable[[], int],
+        inline: bool = False,
     ) -> None:
-        if self.jobs == 1 or count <= 1:
+        if self.jobs == 1 or count <= 1 or inline:
             for i in range(count):
                 on_done(i, call(i))
             return
@@ -411,12 +419,15 @@ class ThreadBackend:
         pool.shutdown(wait=True)
 
     def _run_tasks(self, fn: StreamFn, reduce, shared, seeds: list, tasks: list[StreamTask], progress) -> list:
+        # a map of few draws runs in this thread: starting a pool (and importing concurrent.futures) costs more
+        inline = sum(sum(t.sizes) for t in tasks) <= THREADS_INLINE_DRAWS
         return _collect_streams(
             lambda done, folded: self._run(
                 len(tasks),
                 lambda i: run_stream_chunks(fn, reduce, shared, seeds[tasks[i].stream], tasks[i]),
                 done,
                 folded,
+                inline,
             ),
             tasks,
             len(seeds),

@@ -24,7 +24,6 @@ import contextlib
 import os
 import sys
 import threading
-import traceback
 import warnings
 
 import click
@@ -327,7 +326,7 @@ class GuardedGroup(click.Group):
                 raise
             except RecursionError as exc:  # built-in code does not recurse deeply: the input is nested too deeply
                 if debug:
-                    traceback.print_exc()
+                    _print_exc()
                 click.echo(
                     "privcheck: error: the input is nested too deeply to be read (Python's recursion limit: "
                     f"{_one_line(str(exc))[:120]}); flatten the claim file or value",
@@ -336,7 +335,7 @@ class GuardedGroup(click.Group):
                 code = EXIT_USAGE
             except MemoryError as exc:
                 if debug:
-                    traceback.print_exc()
+                    _print_exc()
                 detail = _one_line(str(exc)) or "the request does not fit in memory"
                 click.echo(
                     f"privcheck: internal error: out of memory: {detail} (lower the sizes or --samples; "
@@ -346,7 +345,7 @@ class GuardedGroup(click.Group):
                 code = EXIT_INTERNAL
             except Exception as exc:  # noqa: BLE001 — the one place unexpected errors become one line
                 if debug:
-                    traceback.print_exc()
+                    _print_exc()
                 detail = _one_line(str(exc))
                 click.echo(
                     f"privcheck: internal error: {type(exc).__name__}"
@@ -570,6 +569,13 @@ def user_code_error_exit(ctx: click.Context, exc: BaseException) -> None:
     _user_traceback(exc)
     click.echo(f"privcheck: error: {_one_line(str(exc)) or type(exc).__name__}", err=True)
     ctx.exit(EXIT_MISMATCH)
+
+
+def _print_exc() -> None:
+    """The current exception's traceback on standard error (``traceback`` loads only then: start-up, issue 33)."""
+    import traceback
+
+    traceback.print_exc()
 
 
 def _user_traceback(exc: BaseException) -> None:
