@@ -69,6 +69,43 @@ def render(data: dict) -> str:
     return "\n".join(lines)
 
 
+def measured_on(started: float | None = None, load0: float | None = None) -> str:
+    """The ``measured`` text of a table: today's date, this checkout's commit, the cores and the load average
+    (at the start, ``load0``, and now) and, with ``started`` (a ``time.time()``), the minutes the run took."""
+    import datetime
+    import os
+    import subprocess
+    import time
+
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    load1 = os.getloadavg()[0]
+    load = (
+        f"load average {load1:.1f}"
+        if load0 is None
+        else f"load average {load0:.1f} at the start, {load1:.1f} at the end"
+    )
+    took = "" if started is None else f", {(time.time() - started) / 60:.0f} min"
+    return (
+        f"{datetime.date.today()}, commit {commit.stdout.strip() or '?'}, {os.cpu_count()} shared cores, {load}{took}"
+    )
+
+
+def store_table(table: dict, write_page: bool = True) -> None:
+    """Put ``table`` into the results file (replacing the entry with its ``id``, keeping the others in place)
+    and, with ``write_page``, re-render the page's generated part."""
+    path = ROOT / RESULTS
+    data = json.loads(path.read_text(encoding="utf-8"))
+    tables = data.setdefault("tables", [])
+    ids = [t["id"] for t in tables]
+    if table["id"] in ids:
+        tables[ids.index(table["id"])] = table
+    else:
+        tables.append(table)
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    if write_page:
+        main(["--write"])
+
+
 def replace_section(text: str, section: str) -> str:
     """``text`` with the part between the markers replaced by ``section``."""
     if START not in text or END not in text:
