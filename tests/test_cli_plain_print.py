@@ -1,4 +1,4 @@
-"""The audit's summary printer (privcheck/cli/app.py ``_print_text``) prints exactly what rich would,
+"""The audit's summary printer (privcheck/cli/terminal.py ``print_text``) prints exactly what rich would,
 and skips importing rich (and the progress bar) when there is nothing for rich to render."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from privcheck.cli import app as cli
+from privcheck.cli import terminal as cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,7 +39,7 @@ def _rich(text: str) -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab01 =,.:[]{}()/@#\\\t\r\n\x07…εδ-_")), max_size=40))
 def test_same_text_as_rich(text):
-    assert _outcome(cli._print_text, text) == _outcome(_rich, text)
+    assert _outcome(cli.print_text, text) == _outcome(_rich, text)
 
 
 def test_a_summary_is_printed_without_rich():
@@ -67,8 +67,8 @@ def test_rich_terminal_rule(monkeypatch):
 
     for var in ("FORCE_COLOR", "TTY_COMPATIBLE"):
         monkeypatch.delenv(var, raising=False)
-    assert cli._rich_terminal(Tty()) and not cli._rich_terminal(io.StringIO())
+    assert cli.rich_terminal(Tty()) and not cli.rich_terminal(io.StringIO())
     monkeypatch.setenv("FORCE_COLOR", "1")
-    assert cli._rich_terminal(io.StringIO())
+    assert cli.rich_terminal(io.StringIO())
     monkeypatch.setenv("TTY_COMPATIBLE", "0")
-    assert not cli._rich_terminal(Tty())
+    assert not cli.rich_terminal(Tty())

@@ -79,7 +79,7 @@ def _claim_lines(res: Any) -> list[str]:
 
 
 def _mc_lines(res: Any) -> list[str]:
-    from privcheck.reports.text import fmt_confidence
+    from privcheck.base.numtext import fmt_confidence
 
     if res.eps_lower is None:
         return []

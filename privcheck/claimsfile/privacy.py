@@ -164,7 +164,7 @@ def _family(ent: Entry, curve: bool, samples: Any) -> str | None:
 
 def _accountant(specs: tuple[str, ...]) -> Any:
     """The composed PLD accountant of ``specs`` (the CLI's ``--accountant`` parser; errors name ``accountant``)."""
-    from privcheck.cli.budget import pld_accountant
+    from accountants.pld_spec import pld_accountant
 
     return pld_accountant(specs, option="accountant")[0]
 

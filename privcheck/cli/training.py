@@ -16,6 +16,7 @@ import sys
 import click
 
 from privcheck.base.errors import PrivcheckUsageError
+from privcheck.cli.terminal import rich_terminal
 
 __all__ = ["training_audit"]
 
@@ -78,20 +79,8 @@ def training_audit(name, params: dict, canaries, eps, delta, confidence, seed, j
     sys.exit(code)
 
 
-def _terminal(stream) -> bool:
-    """rich's rule for a terminal: TTY_COMPATIBLE 0/1, then FORCE_COLOR, then isatty() (no import of cli.app)."""
-    import os
-
-    tty = os.environ.get("TTY_COMPATIBLE", "")
-    if tty in ("0", "1"):
-        return tty == "1"
-    if os.environ.get("FORCE_COLOR"):
-        return True
-    return bool(getattr(stream, "isatty", lambda: False)())
-
-
 def _with_progress(fn, total: int):
-    if not _terminal(sys.stderr):
+    if not rich_terminal(sys.stderr):
         return fn(None)
     from rich.console import Console
     from rich.progress import Progress

@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from privcheck.base.numtext import fmt_confidence
+
 
 @dataclass
 class Figure:
@@ -124,6 +126,4 @@ def declutter_ticks(fig, max_rounds: int = 6) -> None:
 
 
 def _conf(c: Any) -> str:
-    from privcheck.reports.text import fmt_confidence
-
     return fmt_confidence(c)

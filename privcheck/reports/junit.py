@@ -22,11 +22,11 @@ import json
 import xml.etree.ElementTree as ET
 from typing import Iterable, Sequence
 
+from privcheck.base.numtext import fmt_confidence
 from privcheck.claims import VerdictRecord
 from privcheck.reports.text import (
     cited_source,
     error_message,
-    fmt_confidence,
     full,
     group_by_paper,
     interval_text,

@@ -15,8 +15,9 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from privcheck.base.numtext import as_float
 from privcheck.claims import VerdictRecord
-from privcheck.reports.text import _as_float, fmt_number
+from privcheck.reports.text import fmt_number
 
 #: expressions longer than this are shown as text (sympy parsing and printing stay fast)
 MAX_FORMULA_CHARS = 1500
@@ -146,7 +147,7 @@ def _scalar(v: Any) -> str:
         return "—"
     if isinstance(v, bool):
         return "yes" if v else "no"
-    if _as_float(v) is not None:
+    if as_float(v) is not None:
         return fmt_number(v, 6)
     return " ".join(str(v).split())
 

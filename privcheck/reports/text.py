@@ -25,6 +25,8 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+from privcheck.base.numtext import as_float, fmt_confidence
+
 if TYPE_CHECKING:  # privcheck.claims loads where a record is built or the verdicts listed (start-up)
     from privcheck.claims import VerdictRecord
 
@@ -57,36 +59,6 @@ def fmt_number(x: Any, digits: int = 4) -> str:
     return f"{f:.{digits}g}"
 
 
-def fmt_confidence(c: Any) -> str:
-    """A confidence level with enough digits never to round up to 1 (``0.99875``, not ``100%``)."""
-    f = _as_float(c)
-    if f is None:
-        return str(c)
-    for digits in range(2, 16):
-        text = f"{f:.{digits}g}"
-        if float(text) != 1.0 or f == 1.0:
-            if abs(float(text) - f) <= 1e-12 * max(1.0, abs(f)) or digits >= 6:
-                return text
-    return repr(f)
-
-
-def _as_float(v: Any) -> float | None:
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, (int, float)):
-        return float(v)
-    if isinstance(v, str) and v in ("inf", "-inf", "nan"):
-        return float(v)
-    try:
-        import numpy as np
-
-        if isinstance(v, np.generic) and np.issubdtype(type(v), np.number):
-            return float(v)
-    except ImportError:  # pragma: no cover
-        pass
-    return None
-
-
 def short(value: Any, width: int = 40) -> str:
     """A compact one-line rendering of a claimed/measured value, at most ``width`` characters.
 
@@ -97,11 +69,11 @@ def short(value: Any, width: int = 40) -> str:
     """
     if value is None:
         return ""
-    f = _as_float(value)
+    f = as_float(value)
     if f is not None:
         text = fmt_number(value)
     elif isinstance(value, dict):
-        nums = [_as_float(v) for v in value.values()]
+        nums = [as_float(v) for v in value.values()]
         if len(value) > 2 and all(n is not None for n in nums):
             text = _range_text(nums)
         else:
@@ -112,7 +84,7 @@ def short(value: Any, width: int = 40) -> str:
                 else ", ".join(f"{k}={short(v, width)}" for k, v in value.items())
             )
     elif isinstance(value, (list, tuple)):
-        nums = [_as_float(v) for v in value]
+        nums = [as_float(v) for v in value]
         if len(value) > 3 and all(n is not None for n in nums):
             text = _range_text(nums)
         else:
@@ -130,7 +102,7 @@ def full(value: Any, digits: int = 10) -> str:
     """
     if value is None:
         return "—"
-    if _as_float(value) is not None:
+    if as_float(value) is not None:
         return fmt_number(value, digits)
     if isinstance(value, dict):
         return "; ".join(f"{k}: {full(v, digits)}" for k, v in value.items())
@@ -152,7 +124,7 @@ def interval_text(record: VerdictRecord) -> str:
     if not isinstance(iv, (list, tuple)) or len(iv) != 2:
         return ""
     text = f"[{fmt_number(iv[0])}, {fmt_number(iv[1])}]"
-    c = _as_float(record.details.get("confidence"))
+    c = as_float(record.details.get("confidence"))
     if c is not None and 0 < c < 1:
         text += f" at {fmt_confidence(c)}"
     return text
