@@ -122,6 +122,18 @@ def _check_params(ent: Entry, qname: str, q: Query, params: dict) -> None:
                 ent.fail(f"params.{k} must be a number or a list of numbers, got {val!r}")
 
 
+def _check_relation(ent: Entry) -> tuple[str, float]:
+    """The entry's relation (one of RELATIONS, default ``<=``) and rel_tol (>= 0, default 1e-9)."""
+    v = ent.values
+    relation = v.get("relation", "<=")
+    if relation not in RELATIONS:
+        ent.fail(f"relation must be one of {', '.join(RELATIONS)}, got {relation!r}")
+    rel_tol = v.get("rel_tol", 1e-9)
+    if rel_tol < 0:
+        ent.fail(f"rel_tol must be >= 0, got {rel_tol!r}")
+    return relation, rel_tol
+
+
 def _evaluator(q: Query, qname: str, params: dict, output: str | None) -> Callable[[], float]:
     """The computed number: the query called with the params, its ``output`` field when it has one."""
 
@@ -168,12 +180,7 @@ def _accountant(ent: Entry, paper: str) -> tuple[Claim, Check]:
     q = queries[qname]
     params = v.get("params", {})
     _check_params(ent, qname, q, params)
-    relation = v.get("relation", "<=")
-    if relation not in RELATIONS:
-        ent.fail(f"relation must be one of {', '.join(RELATIONS)}, got {relation!r}")
-    rel_tol = v.get("rel_tol", 1e-9)
-    if rel_tol < 0:
-        ent.fail(f"rel_tol must be >= 0, got {rel_tol!r}")
+    relation, rel_tol = _check_relation(ent)
     output = v.get("output", q.output)
     bound = v["bound"]
     evaluate = _evaluator(q, qname, params, output)
