@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 
 import privcheck
 from privcheck.auditor.sequential import pairs as seq_pairs
+from privcheck.auditor.sequential.final import FINAL_SHARE, final_bound, pool_key, split_alpha
 from privcheck.auditor.sequential.run import epoch_batches
 from privcheck.auditor.sequential.wealth import C_MAX, EProcess, kelly_bet, log_factor, payoffs, theta_grid
+from privcheck.base.stats import clopper_pearson
 
 
 def rr(eps: float):
@@ -87,7 +89,8 @@ def test_gross_violation_refuted_within_its_first_epoch():
         rec = res.details["adaptive"]
         assert res.verdict == "refuted" and rec["stopped"] == "claim refuted" and rec["policy"] == "sequential"
         assert res.samples <= 1200 and res.eps_lower > 0.25
-        assert "e-process" in rec["spending"] and rec["log_threshold"] == pytest.approx(math.log(20))
+        assert "e-process" in rec["spending"] and rec["alpha_final"] == pytest.approx(0.0375)
+        assert rec["log_threshold"] == pytest.approx(math.log(1 / 0.0125)) and rec["final_eps_lower"] is None
 
 
 def test_refutation_of_a_zero_claim_and_the_summary():
@@ -123,3 +126,74 @@ def test_draws_budget_line_and_power_statement():
 def test_seconds_budget_stops():
     res = privcheck.audit(rr(0.25), inputs=[0, 1], eps=0.25, samples="auto:seconds=1e-6", seed=0)
     assert res.details["adaptive"]["stopped"] == "seconds budget"
+
+
+def laplace(eps: float):
+    """The Laplace mechanism on inputs 0 and 1 (sensitivity 1) with true ε = ``eps``."""
+
+    def sampler(x, n, rng):
+        return x + rng.laplace(0.0, 1.0 / eps, n)
+
+    return sampler
+
+
+@pytest.mark.parametrize("view", [None, False])
+def test_laplace_three_times_its_claim_refuted_in_the_first_epoch(view):
+    """The reserved half-line slot: Laplace ε = 3 claimed 1 refuted within 1200 draws per input (before the
+    slot, the auto view's fitted unions of float atoms took up to 4400), with the float view and on raw outputs."""
+    kw = {} if view is None else {"view": view}
+    for seed in (0, 4):
+        res = privcheck.audit(laplace(3.0), inputs=[0.0, 1.0], eps=1.0, samples="auto", seed=seed, **kw)
+        assert res.verdict == "refuted" and res.samples <= 1200, (seed, res.samples)
+
+
+def test_split_and_final_bound_are_bonferroni_clopper_pearson():
+    """α_e + α_f = α; the final look's bound is the best event's log(CP lower / CP upper) at α_f/(2m) each."""
+    a_e, a_f = split_alpha(0.05)
+    assert a_e + a_f == pytest.approx(0.05) and a_f == pytest.approx(FINAL_SHARE * 0.05)
+    counts = [(700, 300, 1000), (650, 200, 1000)]
+    want = max(
+        math.log(clopper_pearson(k1, n, a_f / 4, "lower") / clopper_pearson(k0, n, a_f / 4, "upper"))
+        for k1, k0, n in counts
+    )
+    assert final_bound(counts, a_f) == pytest.approx(want, rel=1e-12)
+    assert final_bound([], a_f) == -math.inf and final_bound([(0, 5, 100)], a_f) == -math.inf
+
+
+def test_final_look_pools_every_epoch_of_the_same_event():
+    """A correct RR audited to its budget: the final look runs at α_f on the last epoch and pools the first
+    epoch's pairs of the same event ({out=1} under one integer coding): 1600 + 6400 pairs at 10⁴ draws."""
+    res = privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, samples="auto:draws=10000,target=1", seed=1)
+    rec = res.details["adaptive"]
+    assert rec["stopped"] == "draws budget" and rec["final_eps_lower"] is not None
+    assert rec["final_pairs"] == 8000 and res.eps_lower >= rec["final_eps_lower"]
+    assert res.verdict == "holds" and "final look" in res.summary()
+
+
+def test_pool_key_needs_the_same_coding():
+    """Events are pooled only when their column is coded identically (bins fitted on different pilots differ)."""
+    from privcheck.auditor.coding import ColumnCoder
+    from privcheck.auditor.selection import Event
+
+    class Coding:
+        def __init__(self, col):
+            self.columns = [col]
+
+    atoms = np.array([True, False, True])
+    ev = Event((0, 1), (0,), atoms, 1.0, "threshold")
+    a = Coding(ColumnCoder("binned", edges=np.array([0.1, 0.5])))
+    b = Coding(ColumnCoder("binned", edges=np.array([0.1, 0.6])))
+    assert pool_key(a, ev) == pool_key(Coding(ColumnCoder("binned", edges=np.array([0.1, 0.5]))), ev)
+    assert pool_key(a, ev) != pool_key(b, ev)
+    assert pool_key(a, Event((0, 1), (), atoms, 1.0, "rows")) is None
+
+
+def test_zoo_rows_name_the_policy_that_ran():
+    """A zoo row's adaptive summary says which policy ran (and the sequential final look's level and bound)."""
+    from privcheck.catalogue.zoo.engine import _adaptive_summary
+
+    seq = privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, samples="auto:draws=4000,target=1", seed=0)
+    rounds = privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, samples="auto:draws=4000,policy=rounds", seed=0)
+    s, r = _adaptive_summary(seq.details["adaptive"]), _adaptive_summary(rounds.details["adaptive"])
+    assert s["policy"] == "sequential" and s["alpha_final"] == pytest.approx(0.0375) and s["final_eps_lower"] > 0
+    assert r["policy"] == "rounds" and "alpha_final" not in r

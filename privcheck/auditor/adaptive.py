@@ -265,11 +265,24 @@ def sequential_lines(record: dict) -> list[str]:
         f"sequential     {len(looks)} batch{'es' * (len(looks) != 1)} in {record['epochs']} "
         f"selection{'s' * (record['epochs'] != 1)}, {record['draws_per_input']} "
         f"draws/input at stop, stopped: {record['stopped']}",
-        f"  test         one e-process at level {record['alpha']:.4g}, valid at every batch (Ville's inequality)",
+        _sequential_test_line(record),
     ]
     if record.get("message"):
         lines.append(f"  budget       {record['message']}")
     return lines
+
+
+def _sequential_test_line(record: dict) -> str:
+    """The test line of a sequential record: the e-process's level and, when it has one, the final look's."""
+    final = record.get("alpha_final") or 0.0
+    if not final:
+        return f"  test         one e-process at level {record['alpha']:.4g}, valid at every batch (Ville's inequality)"
+    got = record.get("final_eps_lower")
+    seen = "not reached" if got is None else f"eps_lower {got:.6g}"
+    return (
+        f"  test         e-process at level {record['alpha'] - final:.4g} (valid at every batch: Ville) "
+        f"+ final look at {final:.4g} (last epoch: {seen})"
+    )
 
 
 def round_alpha(alpha: float, r: int) -> float:

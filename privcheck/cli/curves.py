@@ -65,50 +65,65 @@ def curve_report(
     risk: best attack TPR at ``fprs`` (each in [0, 1]; default DEFAULT_FPRS) -> fpr, tpr_upper (and
     tpr_lower), advantage_lower/advantage_upper. Bad values raise PrivcheckUsageError (one line)."""
     if tradeoff:
-        a = check_alpha(list(alphas) or list(DEFAULT_ALPHAS), "--alpha")
-        iv = acc.tradeoff(a)
-        res = {
-            "alpha": a.tolist(),
-            "beta_lower": iv.lower.tolist(),
-            "beta_upper": iv.upper.tolist(),
-            "method": iv.method,
-            "notes": list(iv.notes),
-        }
-        lines = [f"  trade-off curve beta(alpha) [{iv.method}; certified: the exact curve lies between the ends]"]
-        lines += [f"    alpha={_g(x):>8}  beta in {interval_text(lo, up)}" for x, lo, up in zip(a, iv.lower, iv.upper)]
-        return res, lines + [f"  note: {n}" for n in iv.notes]
+        return _tradeoff_report(acc, alphas)
     if gdp:
-        am = GDP_ALPHA_MIN if alpha_min is None else check_alpha_min(alpha_min, "--alpha-min")
-        mu, regret = acc.gdp(alpha_min=am)
-        g = acc.gdp(alpha_min=am)
-        res = {
-            "alpha_min": am,
-            "vacuous": g.vacuous,
-            "mu_lower": mu.lower,
-            "mu_upper": mu.upper,
-            "regret_lower": regret.lower,
-            "regret_upper": regret.upper,
-            "method": mu.method,
-            "notes": list(mu.notes),
-        }
-        exact = mu.method == "exact GDP"
-        where = (
-            "exactly mu-GDP: every alpha"
-            if exact
-            else f"smallest mu with G_mu below the curve where alpha, beta >= {_g(am)}"
+        return _gdp_report(acc, alpha_min)
+    return _risk_report(acc, fprs)
+
+
+def _tradeoff_report(acc, alphas) -> tuple[dict, list[str]]:
+    """β(α) at ``alphas`` (default :data:`DEFAULT_ALPHAS`): certified ends, rounded outward when printed."""
+    a = check_alpha(list(alphas) or list(DEFAULT_ALPHAS), "--alpha")
+    iv = acc.tradeoff(a)
+    res = {
+        "alpha": a.tolist(),
+        "beta_lower": iv.lower.tolist(),
+        "beta_upper": iv.upper.tolist(),
+        "method": iv.method,
+        "notes": list(iv.notes),
+    }
+    lines = [f"  trade-off curve beta(alpha) [{iv.method}; certified: the exact curve lies between the ends]"]
+    lines += [f"    alpha={_g(x):>8}  beta in {interval_text(lo, up)}" for x, lo, up in zip(a, iv.lower, iv.upper)]
+    return res, lines + [f"  note: {n}" for n in iv.notes]
+
+
+def _gdp_report(acc, alpha_min: float | None) -> tuple[dict, list[str]]:
+    """μ and the worst-case regret where α, β ≥ ``alpha_min`` (default 1e−10), or that the answer is vacuous."""
+    am = GDP_ALPHA_MIN if alpha_min is None else check_alpha_min(alpha_min, "--alpha-min")
+    g = acc.gdp(alpha_min=am)
+    mu, regret = g
+    res = {
+        "alpha_min": am,
+        "vacuous": g.vacuous,
+        "mu_lower": mu.lower,
+        "mu_upper": mu.upper,
+        "regret_lower": regret.lower,
+        "regret_upper": regret.upper,
+        "method": mu.method,
+        "notes": list(mu.notes),
+    }
+    exact = mu.method == "exact GDP"
+    where = (
+        "exactly mu-GDP: every alpha"
+        if exact
+        else f"smallest mu with G_mu below the curve where alpha, beta >= {_g(am)}"
+    )
+    head = f"  mu-GDP: mu in {interval_text(mu.lower, mu.upper)}  ({where})"
+    if g.vacuous.startswith("vacuous:"):
+        head = f"  mu-GDP: VACUOUS at alpha_min={_g(am)} (no alpha in the range; mu = 0 says nothing)"
+    lines = [
+        head,
+        f"  worst-case regret in {interval_text(regret.lower, regret.upper)}  (how far the curve lies above G_mu; gdpnum's definition)",
+    ]
+    if not exact:
+        lines.append(
+            "  note: the strict mu over all alpha can be far larger for subsampled mechanisms (try a smaller --alpha-min)"
         )
-        head = f"  mu-GDP: mu in {interval_text(mu.lower, mu.upper)}  ({where})"
-        if g.vacuous.startswith("vacuous:"):
-            head = f"  mu-GDP: VACUOUS at alpha_min={_g(am)} (no alpha in the range; mu = 0 says nothing)"
-        lines = [
-            head,
-            f"  worst-case regret in {interval_text(regret.lower, regret.upper)}  (how far the curve lies above G_mu; gdpnum's definition)",
-        ]
-        if not exact:
-            lines.append(
-                "  note: the strict mu over all alpha can be far larger for subsampled mechanisms (try a smaller --alpha-min)"
-            )
-        return res, lines + [f"  note: {n}" for n in mu.notes]
+    return res, lines + [f"  note: {n}" for n in mu.notes]
+
+
+def _risk_report(acc, fprs) -> tuple[dict, list[str]]:
+    """Certified upper bounds on any membership-inference attack's TPR at ``fprs``, and on its advantage."""
     f = check_alpha(list(fprs) or list(DEFAULT_FPRS), "--fpr")
     iv = acc.risk(fpr=f)
     adv = acc.advantage()

@@ -282,10 +282,9 @@ class GuardedGroup(click.Group):
         debug = DEBUG = "--debug" in argv
         if debug:
             argv = [a for a in argv if a != "--debug"]
-        code = EXIT_OK
-        if real_process and any(a == "--file" or a.startswith("--file=") for a in argv):
-            _supervise()  # claim files run user code in this process: it must not be able to end the run
         if real_process:
+            if any(a == "--file" or a.startswith("--file=") for a in argv):
+                _supervise()  # claim files run user code in this process: it must not be able to end the run
             _install_sigint_watchdog()
             _install_stop_handlers()
         from privcheck.base.resources import memory_limit_scope
@@ -301,64 +300,75 @@ class GuardedGroup(click.Group):
             except click.exceptions.Exit as exc:
                 code = exc.exit_code
             except (click.Abort, KeyboardInterrupt):
-                if not _INTERRUPT_REPORTED.is_set():
-                    _INTERRUPT_REPORTED.set()
-                    click.echo("privcheck: interrupted", err=True)
-                code = EXIT_INTERRUPTED
-                if real_process:  # the run is over: no atexit hook (e.g. Dask's cluster closer) may print now
-                    _force_exit(code)
+                code = _interrupted(real_process)
             except click.ClickException as exc:
                 no_args = getattr(click.exceptions, "NoArgsIsHelpError", None)
                 if no_args is not None and isinstance(exc, no_args):  # bare `privcheck`: the help text
                     exc.show()
-                    code = exc.exit_code
                     if standalone_mode:
-                        sys.exit(code)
-                    return code
-                msg = _one_line(exc.format_message())
-                hint = ""
-                if isinstance(exc, click.UsageError) and exc.ctx is not None:
-                    hint = f" (see '{exc.ctx.command_path} --help')"
-                click.echo(f"privcheck: error: {msg}{hint}", err=True)
-                code = exc.exit_code
+                        sys.exit(exc.exit_code)
+                    return exc.exit_code
+                code = _usage_error(exc)
             except SystemExit as exc:
                 report_exit(exc.code)
                 _bound_supervised_exit(_exit_status(exc.code))
                 raise
-            except RecursionError as exc:  # built-in code does not recurse deeply: the input is nested too deeply
-                if debug:
-                    traceback.print_exc()
-                click.echo(
-                    "privcheck: error: the input is nested too deeply to be read (Python's recursion limit: "
-                    f"{_one_line(str(exc))[:120]}); flatten the claim file or value",
-                    err=True,
-                )
-                code = EXIT_USAGE
-            except MemoryError as exc:
-                if debug:
-                    traceback.print_exc()
-                detail = _one_line(str(exc)) or "the request does not fit in memory"
-                click.echo(
-                    f"privcheck: internal error: out of memory: {detail} (lower the sizes or --samples; "
-                    "rerun with --debug for the traceback)",
-                    err=True,
-                )
-                code = EXIT_INTERNAL
             except Exception as exc:  # noqa: BLE001 — the one place unexpected errors become one line
-                if debug:
-                    traceback.print_exc()
-                detail = _one_line(str(exc))
-                click.echo(
-                    f"privcheck: internal error: {type(exc).__name__}"
-                    f"{': ' + detail[:300] if detail else ''} (rerun with --debug for the traceback)",
-                    err=True,
-                )
-                code = EXIT_INTERNAL
+                code = _unexpected_error(exc, debug)
         report_exit(code)
         _bound_supervised_exit(code)
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+def _interrupted(real_process: bool) -> int:
+    """Ctrl-C: say so once; in the console script end the process now (no atexit hook may print after it)."""
+    if not _INTERRUPT_REPORTED.is_set():
+        _INTERRUPT_REPORTED.set()
+        click.echo("privcheck: interrupted", err=True)
+    if real_process:  # the run is over: no atexit hook (e.g. Dask's cluster closer) may print now
+        _force_exit(EXIT_INTERRUPTED)
+    return EXIT_INTERRUPTED
+
+
+def _usage_error(exc: click.ClickException) -> int:
+    """A click usage error as one line (with where to find the help) on standard error; its exit code."""
+    msg = _one_line(exc.format_message())
+    hint = ""
+    if isinstance(exc, click.UsageError) and exc.ctx is not None:
+        hint = f" (see '{exc.ctx.command_path} --help')"
+    click.echo(f"privcheck: error: {msg}{hint}", err=True)
+    return exc.exit_code
+
+
+def _unexpected_error(exc: Exception, debug: bool) -> int:
+    """An error no command turned into a usage error, as one line: input nested too deeply (exit 2), out of
+    memory or an internal error (exit 3); ``--debug`` prints the traceback first."""
+    if debug:
+        traceback.print_exc()
+    if isinstance(exc, RecursionError):  # built-in code does not recurse deeply: the input is nested too deeply
+        click.echo(
+            "privcheck: error: the input is nested too deeply to be read (Python's recursion limit: "
+            f"{_one_line(str(exc))[:120]}); flatten the claim file or value",
+            err=True,
+        )
+        return EXIT_USAGE
+    if isinstance(exc, MemoryError):
+        detail = _one_line(str(exc)) or "the request does not fit in memory"
+        click.echo(
+            f"privcheck: internal error: out of memory: {detail} (lower the sizes or --samples; "
+            "rerun with --debug for the traceback)",
+            err=True,
+        )
+        return EXIT_INTERNAL
+    detail = _one_line(str(exc))
+    click.echo(
+        f"privcheck: internal error: {type(exc).__name__}"
+        f"{': ' + detail[:300] if detail else ''} (rerun with --debug for the traceback)",
+        err=True,
+    )
+    return EXIT_INTERNAL
 
 
 #: in a supervised run (:func:`_supervise`), the pipe on which the final exit code is reported

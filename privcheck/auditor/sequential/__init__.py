@@ -3,6 +3,9 @@
 - :mod:`~privcheck.auditor.sequential.wealth` — the e-process (payoff, Kelly bets, wealth over a θ grid, the
   lower bound on ε valid at every batch at once);
 - :mod:`~privcheck.auditor.sequential.pairs` — the estimate stage of one batch: joint counts of paired draws;
+- :mod:`~privcheck.auditor.sequential.simple` — the reserved half-line slot (best threshold event per epoch);
+- :mod:`~privcheck.auditor.sequential.final` — the final look: a fixed-sample test of the schedule's last epoch
+  at a share of α fixed in advance (union bound with the e-process);
 - :mod:`~privcheck.auditor.sequential.run` — the schedule (epochs of selection, batches) and the stopping rule;
 - :mod:`~privcheck.auditor.sequential.record` — the record in ``details["adaptive"]``.
 """

@@ -7,9 +7,11 @@ from dataclasses import asdict, dataclass, field
 
 #: what the test is and how it spends α, stated in every record
 TEST = (
-    "one e-process at level alpha: paired draws (Y under x, Z under x') bet on g = e^-theta*1[Y in E] - 1[Z in E] "
+    "one e-process at level alpha_e = alpha - alpha_final: paired draws (Y under x, Z under x') bet on g = e^-theta*1[Y in E] - 1[Z in E] "
     "(mean <= 0 under the claim), Kelly bets from earlier draws only, events re-selected on fresh selection "
-    "draws of each epoch; slots averaged (no union bound); Ville: stopping at any batch keeps the level alpha"
+    "draws of each epoch; slots averaged (no union bound); Ville: stopping at any batch keeps the level alpha_e; "
+    "plus one fixed-sample Clopper-Pearson test at alpha_final of the schedule's last epoch (all its pairs, "
+    "Bonferroni over its events); union bound: alpha_e + alpha_final = alpha"
 )
 
 
@@ -40,7 +42,10 @@ class SequentialRecord:
     """What a sequential audit did. Keys shared with the rounds' record (``target``, ``max_draws``,
     ``max_seconds``, ``alpha``, ``alpha_spent``, ``stopped``, ``rounds`` — here the looks, ``message``,
     ``needed_draws``) mean the same; ``policy`` is ``"sequential"``, ``spending`` states the test, ``epochs`` the
-    number of event selections, ``draws_per_input`` the draws per input at stop, ``log_threshold`` = log(1/α)."""
+    number of event selections, ``draws_per_input`` the draws per input at stop, ``log_threshold`` = log(1/α_e)
+    (the e-process's level ``α_e = α − alpha_final``); ``alpha_final`` the final look's level and
+    ``final_eps_lower`` its bound (None when the audit stopped before the schedule's last epoch ended or the final
+    look had no event), ``final_pairs`` the most pairs one of its events was counted on (earlier epochs pooled)."""
 
     target: float
     max_draws: int
@@ -56,9 +61,12 @@ class SequentialRecord:
     spending: str = TEST
     alpha_spent: float = 0.0
     log_threshold: float = 0.0
+    alpha_final: float = 0.0
+    final_eps_lower: float | None = None
+    final_pairs: int = 0
 
     def __post_init__(self) -> None:
-        self.alpha_spent = self.alpha  # one e-process carries all of alpha; re-selection takes no share
+        self.alpha_spent = self.alpha  # the e-process and the final look share alpha; re-selection takes no share
         self.log_threshold = math.log(1.0 / self.alpha)
 
     def to_dict(self) -> dict:

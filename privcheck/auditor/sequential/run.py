@@ -13,7 +13,11 @@ Bets: slot ``j`` bets on the ``j``-th ranked event of its epoch with the Kelly f
 probabilities from this epoch's earlier batches of that event, else from an earlier epoch's counts of the same
 event (same pair and description), else from its selection counts moved one standard error to the pessimistic
 side (Wilson). All of these are fixed before the batch is drawn, which is all the e-process needs; so is the
-event itself, chosen on selection draws no batch uses. Re-selecting therefore needs no share of α.
+event itself, chosen on selection draws no batch uses. Re-selecting therefore needs no share of α. Each epoch
+also bets on its best half-line event in a slot of its own (:mod:`~privcheck.auditor.sequential.simple`).
+
+Levels: the e-process runs at ``α_e``; the schedule's last epoch is also tested once, after its last batch, by
+a fixed-sample Clopper–Pearson test at ``α_f`` (:mod:`~privcheck.auditor.sequential.final`; ``α_e + α_f = α``).
 
 Reproducibility: the result is a function of the seed, the claim and the settings (the seconds budget only
 decides where the looks stop; the record lists them).
@@ -34,8 +38,10 @@ from privcheck.auditor.defaults import MAX_EVENTS, SELECTION_SHARE
 from privcheck.auditor.execution import Execution
 from privcheck.auditor.result import MonteCarloBound
 from privcheck.auditor.selection import Event, wilson
+from privcheck.auditor.sequential.final import final_bound, pool_key, split_alpha
 from privcheck.auditor.sequential.pairs import batch_counts
 from privcheck.auditor.sequential.record import Look, SequentialRecord, budget_line
+from privcheck.auditor.sequential.simple import best_threshold_event
 from privcheck.auditor.sequential.wealth import (
     EProcess,
     kelly_bet,
@@ -55,6 +61,9 @@ from privcheck.base.validation import check_confidence, check_int, check_probabi
 BATCH_SHARES = (0.125, 0.125, 0.25, 0.5)
 #: ... none above this many draws per input (memory: one bit per draw and event is kept until paired)
 MAX_BATCH = 1 << 20
+#: slots beyond ``max_events``: the selection's one-input event and the reserved half-line
+#: (:mod:`~privcheck.auditor.sequential.simple`)
+EXTRA_SLOTS = 2
 #: standard errors a plug-in is moved to its pessimistic side: selection counts (the events are the selection's
 #: best of many: their counts are optimistic) and estimation counts (noise)
 Z_SELECTION_PLUG_IN = 3.0
@@ -85,6 +94,7 @@ class Slot:
     e1: int = 0
     e0: int = 0
     n: int = 0
+    pool: tuple | None = None  # the event's identity across epochs for the final look's pooling (final.pool_key)
 
     @property
     def key(self) -> tuple:
@@ -121,7 +131,7 @@ def selection_slots(coded: Any, events: list[Event], n_sel: int, previous: list)
         a, b = ev.pair
         k1 = int(coded.counts[a][ev.family][ev.atoms].sum())
         k0 = int(coded.counts[b][ev.family][ev.atoms].sum())
-        fresh.append(Slot(ev, k1, k0, n_sel))
+        fresh.append(Slot(ev, k1, k0, n_sel, pool=pool_key(coded.coding, ev)))
     size = max(len(fresh), len(previous))
     placed: list[Slot | None] = [None] * size
     rest = []
@@ -161,9 +171,11 @@ class State:
     eps: float
     alpha: float
     proc: EProcess
+    alpha_final: float = 0.0
     t0: float = field(default_factory=time.perf_counter)
     slots: list = field(default_factory=list)  # Slot or None (a slot without an event this epoch)
     carried: dict = field(default_factory=dict)
+    pooled: dict = field(default_factory=dict)  # pool key -> [e1, e0, n] over the completed epochs
     looks: list[Look] = field(default_factory=list)
     used: int = 0
     pending: int = 0  # this epoch's selection draws per input, counted in its first look
@@ -174,6 +186,13 @@ class State:
     reproducible: bool = True
     stopped: str = "draws budget"
     done: bool = False
+    final: float = -math.inf  # the final look's bound (:mod:`~privcheck.auditor.sequential.final`), once run
+    final_pairs: int = 0  # the most pairs one event of the final look was counted on (pooling included)
+
+    @property
+    def bound(self) -> float:
+        """The reported lower bound on ε: the e-process's and the final look's, the larger."""
+        return max(self.proc.lower_bound(), self.final)
 
     @property
     def goal(self) -> float | None:
@@ -199,6 +218,9 @@ class State:
         for _, s in self.filled:
             if s.n > 0:
                 self.carried[s.key] = (s.e1, s.e0, s.n)
+            if s.n > 0 and s.pool is not None:
+                acc = self.pooled.setdefault(s.pool, [0, 0, 0])
+                acc[0], acc[1], acc[2] = acc[0] + s.e1, acc[1] + s.e0, acc[2] + s.n
         self.slots = slots
         self.epochs += 1
         self.pending += n_sel
@@ -206,6 +228,15 @@ class State:
         self.pilots += n_pilot
         self.draws += n_sel * needed
         self.reproducible &= reproducible
+
+    def final_counts(self) -> list[tuple[int, int, int]]:
+        """Each slot's ``(k1, k0, n)`` for the final look: this epoch's estimation counts plus, pooled, those of
+        earlier epochs of the same event (:func:`~privcheck.auditor.sequential.final.pool_key`)."""
+        out = []
+        for _, s in self.filled:
+            e1, e0, n = self.pooled.get(s.pool, (0, 0, 0)) if s.pool is not None else (0, 0, 0)
+            out.append((s.e1 + e1, s.e0 + e0, s.n + n))
+        return out
 
     def bet(self, counts: list, n: int, used_inputs: int) -> None:
         """One batch: every slot bets (plug-ins from earlier draws) and takes its joint counts; then the looks."""
@@ -219,7 +250,7 @@ class State:
 
     def look(self, epoch: int, pairs: int, seconds: float) -> None:
         """Record the look after a batch (or an epoch without events) and decide whether to stop."""
-        lb = self.proc.lower_bound()
+        lb = self.bound
         self.used += self.pending
         j, _ = self.best_slot()
         claim_i = int(np.searchsorted(self.proc.theta, self.eps, side="right")) if self.eps < math.inf else None
@@ -292,9 +323,22 @@ def predicted_need(state: State, share: float) -> int | None:
     return state.used + max(0, math.ceil(max(gap, 0.0) / rate / (1.0 - share)))
 
 
+def with_threshold(events: list[Event], coded: Any, settings: EventSettings, pairs, view: Any) -> list[Event]:
+    """The selection's ranked ``events`` and the best half-line event (:mod:`~privcheck.auditor.sequential.simple`;
+    a slot of its own) when it is not among them, all ordered by their predicted bound."""
+    labels = view.atom_labels(coded.coding.width) if hasattr(view, "atom_labels") else None
+    extra = best_threshold_event(
+        coded.coding, coded.counts, coded.sizes, pairs, settings.n_est, settings.ranking_level, labels
+    )
+    if extra is None or extra.key() in {e.key() for e in events}:
+        return list(events)
+    return sorted([*events, extra], key=lambda e: -e.predicted)
+
+
 def run_epoch(state: State, ctx: Context, k: int, size: int) -> None:
     """Epoch ``k`` of ``size`` draws per input: selection, then its batches until a look stops the audit."""
     t = time.perf_counter()
+    last = state.auto.next_size(k + 1, state.used + size) is None  # fixed by the schedule before any draw
     run, _ = prepare_run(
         ctx.sampler, ctx.inputs, ctx.ordered, size, derive(ctx.seed, "sequential", k), ctx.view, ctx.execution
     )
@@ -302,24 +346,29 @@ def run_epoch(state: State, ctx: Context, k: int, size: int) -> None:
     strategy = EventStrategy(settings, ctx.view)
     coded = strategy.code(run)
     sel = strategy.select(run, coded)
+    events = with_threshold(sel.events, coded, settings, run.ordered, ctx.view)
     state.start_epoch(
-        selection_slots(coded, sel.events, settings.n_sel, state.slots),
+        selection_slots(coded, events, settings.n_sel, state.slots),
         settings.n_sel,
         sel.n_pilot,
         len(run.needed),
         run.reproducible,
     )
-    if not sel.events:  # nothing separated the inputs: the next epoch selects on more draws
+    if not events:  # nothing separated the inputs: the next epoch selects on more draws
         state.look(k, 0, round(time.perf_counter() - t, 4))
         return
     events = [s.event for _, s in state.filled]  # in slot order
     used_inputs = len({i for ev in events for i in ev.pair})
-    for b, n in enumerate(epoch_batches(settings.n_est), 1):
+    batches = epoch_batches(settings.n_est)
+    for b, n in enumerate(batches, 1):
         if state.over_time(n):
             state.stopped, state.done = "seconds budget", True
             return
         counts = batch_counts(run, sel.coding, events, n, f"estimation-{b}")
         state.bet(counts, n, used_inputs)
+        if last and b == len(batches):  # the final look: the schedule's last epoch, all its pairs, at alpha_f
+            pooled = state.final_counts()
+            state.final, state.final_pairs = final_bound(pooled, state.alpha_final), max(c[2] for c in pooled)
         state.look(k, n, round(time.perf_counter() - t, 4))
         t = time.perf_counter()
         if state.done:
@@ -346,7 +395,7 @@ def _bound(state: State, ctx: Context, confidence: float) -> MonteCarloBound:
         )
     best = state.slots[j] if j is not None else None
     return MonteCarloBound(
-        eps_lower=state.proc.lower_bound(),
+        eps_lower=state.bound,
         confidence=confidence,
         samples_per_input=state.used,
         selection_samples=state.selection,
@@ -372,13 +421,17 @@ def _record(state: State, share: float) -> SequentialRecord:
     rec = SequentialRecord(
         a.target, a.max_draws, a.max_seconds, state.alpha, state.stopped, state.used, state.epochs, state.looks
     )
+    rec.alpha_final = state.alpha_final
+    rec.log_threshold = math.log(1.0 / (state.alpha - state.alpha_final))
+    rec.final_eps_lower = None if state.final == -math.inf else state.final
+    rec.final_pairs = state.final_pairs
     if state.stopped in ("draws budget", "seconds budget"):
         rec.needed_draws = predicted_need(state, share)
         elapsed = time.perf_counter() - state.t0
         rec.message = budget_line(
             a.target,
             state.eps,
-            state.proc.lower_bound(),
+            state.bound,
             state.used,
             len(state.looks),
             state.stopped,
@@ -446,7 +499,9 @@ def sequential_bound(
     ss = seed_sequence(seed)
     ctx = _context(sampler, inputs, parsed, ss, mc_kwargs, progress)
     alpha = 1.0 - confidence
-    state = State(parsed, float(eps), alpha, EProcess(theta_grid(float(eps)), ctx.max_events + 1, alpha))
+    alpha_e, alpha_f = split_alpha(alpha)
+    proc = EProcess(theta_grid(float(eps)), ctx.max_events + EXTRA_SLOTS, alpha_e)
+    state = State(parsed, float(eps), alpha, proc, alpha_final=alpha_f)
     k = 0
     while not state.done and (size := parsed.next_size(k + 1, state.used)) is not None:
         k += 1

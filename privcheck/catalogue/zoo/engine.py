@@ -247,8 +247,10 @@ def audit_case(case: Case, samples, seed: int, confidence: float, call_rate: boo
 
 
 def _adaptive_summary(adaptive: dict) -> dict[str, Any]:
-    """What a row keeps of the auditor's adaptive record: target, budget, why it stopped, the round sizes."""
-    return {
+    """What a row keeps of the auditor's adaptive record: the policy that ran (``sequential`` or ``rounds``),
+    target, budget, why it stopped, the round (or batch) sizes, and the sequential policy's final look."""
+    out = {
+        "policy": adaptive.get("policy", "rounds"),
         "target": adaptive["target"],
         "max_draws": adaptive["max_draws"],
         "max_seconds": adaptive["max_seconds"],
@@ -257,6 +259,9 @@ def _adaptive_summary(adaptive: dict) -> dict[str, Any]:
         "alpha_spent": adaptive["alpha_spent"],
         "needed_draws": adaptive["needed_draws"],
     }
+    if "alpha_final" in adaptive:
+        out |= {"alpha_final": adaptive["alpha_final"], "final_eps_lower": adaptive["final_eps_lower"]}
+    return out
 
 
 def _case_head(case: Case) -> dict[str, Any]:
