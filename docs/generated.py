@@ -11,6 +11,7 @@ part                    run      produced by
 ``claims-format``       light    the key tables of :data:`privcheck.claimsfile.loader.TABLES` (names, types,
                                  required keys) with the meanings from the ``privcheck.claimsfile`` docstring
 ``performance``         light    ``benchmarks/perf_report.py`` from ``benchmarks/results/performance.json``
+``perf-summary``        light    the README's Performance section: the same, its issue-33 table only
 ``mutation``            light    ``benchmarks/mutation_report.py`` from ``benchmarks/results/mutation_core.json``
 ``zoo-scorecard``       light    ``benchmarks/zoo_scorecard.py`` from a ``privcheck verify 'zoo.*' --json`` run,
                                  whose records it keeps in ``benchmarks/results/zoo_scorecard.json.gz`` (then
@@ -252,6 +253,12 @@ def render_performance() -> str:
     return perf.render(json.loads((ROOT / perf.RESULTS).read_text(encoding="utf-8")))
 
 
+def render_perf_summary() -> str:
+    """The README's Performance section, from ``benchmarks/results/performance.json``."""
+    perf = _load(ROOT / "benchmarks" / "perf_report.py", "perf_report")
+    return perf.render_readme(json.loads((ROOT / perf.RESULTS).read_text(encoding="utf-8")))
+
+
 def render_mutation() -> str:
     """The mutation-testing figures, from ``benchmarks/results/mutation_core.json``."""
     mr = _load(ROOT / "benchmarks" / "mutation_report.py", "mutation_report")
@@ -354,6 +361,13 @@ REGIONS: tuple[Region, ...] = (
         heavy=False,
         how="benchmarks/perf_report.py from benchmarks/results/performance.json",
         render=render_performance,
+    ),
+    Region(
+        "perf-summary",
+        *_markers("perf-summary"),
+        heavy=False,
+        how="benchmarks/perf_report.py (README section) from benchmarks/results/performance.json",
+        render=render_perf_summary,
     ),
     Region(
         "mutation",
