@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 from accountants.amplification import subsampled_gaussian
 from accountants.gdp import compose_gdp, gdp_eps, gdp_mu
@@ -67,6 +68,123 @@ def _pld_interval(events, delta: float, fine: bool):
         return None
 
 
+@dataclass(frozen=True)
+class _Search:
+    """One search for the edge of a budget: the composition at a value and which way ε grows.
+
+    increasing: ε grows with the value (steps, rate: the answer is the largest good value); otherwise
+    (noise, scale) the smallest. integer: the value is a count; cap: the largest value allowed."""
+
+    events_of: Callable[[Any], Any]
+    eps: float
+    delta: float
+    increasing: bool
+    integer: bool
+    cap: float | None
+
+    def excess(self, v, fine: bool) -> float:
+        """Certified ε_upper(δ) at value v minus the target ε (inf when the accountant cannot answer)."""
+        iv = _pld_interval(self.events_of(v), self.delta, fine)
+        return (math.inf if iv is None else iv.upper) - self.eps
+
+    def away(self, v):
+        """A value further on the safe side than v (half or twice it)."""
+        return (max(1, v // 2) if self.integer else v / 2) if self.increasing else v * 2
+
+    def toward(self, v, i: int):
+        """The i-th move from v towards violating the budget: 2**i doublings (at most 1000).
+
+        A far boundary (b from 1e300 down to 5e4) is bracketed in ~10 moves instead of never
+        within 60 halvings; the bracket is then bisected in log."""
+        k = int(min(2**i, 1000))
+        try:
+            nv = math.ldexp(v, k if self.increasing else -k)
+        except OverflowError:
+            nv = math.inf
+        nv = max(nv, 5e-324)
+        if self.integer:
+            nv = int(min(nv, 2.0**62))
+        return min(nv, self.cap) if self.cap is not None else nv
+
+    def done(self, good, bad, tol: float) -> bool:
+        """True when the bracket [good, bad] is narrow enough (adjacent counts, or relative tol)."""
+        return (abs(good - bad) <= 1) if self.integer else (abs(bad - good) <= tol * abs(good))
+
+    def widen(self, bad, tol: float):
+        """The failing end moved out a little for the fine pass (the fine grid is tighter)."""
+        if self.increasing:
+            bad = bad + 1 if self.integer else bad * (1 + tol)
+        else:
+            bad = max(1, bad - 1) if self.integer else bad / (1 + tol)
+        return min(bad, self.cap) if self.cap is not None else bad
+
+
+def _find_good(s: _Search, good, fine: bool):
+    """Move ``good`` away from the edge until it meets the budget; returns (good, excess at good)."""
+    fg = s.excess(good, fine)
+    for _ in range(60):
+        if fg <= 0:
+            return good, fg
+        good = s.away(good)
+        fg = s.excess(good, fine)
+    raise PrivcheckUsageError("no value in the search range meets the budget")
+
+
+def _find_bad(s: _Search, good, fg, bad, fine: bool):
+    """Move ``bad`` towards the edge (each passed value becomes the good end) until it violates the
+    budget; returns (good, fg, bad, fb), or None when ``bad`` reached the cap still meeting it."""
+    fb = s.excess(bad, fine)
+    for i in range(60):
+        if fb > 0:
+            return good, fg, bad, fb
+        if s.cap is not None and bad >= s.cap:
+            return None
+        good, fg = bad, fb
+        bad = s.toward(bad, i)
+        fb = s.excess(bad, fine)
+    raise PrivcheckUsageError("no value in the search range violates the budget: the boundary is out of range")
+
+
+def _next_point(s: _Search, good, fg, bad, fb):
+    """The next value to evaluate inside the bracket: the midpoint in log while the bracket is wider
+    than a factor 4, else regula falsi in log of the value (kept 2 % inside the bracket)."""
+    lg, lb = math.log(good), math.log(bad)
+    if abs(lb - lg) > math.log(4.0):  # a wide bracket: halve it in log first
+        lm = 0.5 * (lg + lb)
+    elif math.isfinite(fb) and fb != fg:
+        lm = lg - fg * (lb - lg) / (fb - fg)
+        lo_, hi_ = min(lg, lb), max(lg, lb)
+        lm = min(max(lm, lo_ + 0.02 * (hi_ - lo_)), hi_ - 0.02 * (hi_ - lo_))
+    else:
+        lm = 0.5 * (lg + lb)
+    mid = math.exp(lm)
+    if s.integer:
+        mid = int(round(mid))
+        if mid in (good, bad):
+            mid = (good + bad) // 2
+    return mid
+
+
+def _narrow(s: _Search, good, fg, bad, fb, fine: bool, tol: float):
+    """Shrink the bracket by the Illinois variant of regula falsi (the end kept twice in a row has
+    its excess halved), always keeping one certified-good and one failing end; returns (good, bad)."""
+    side = 0
+    while not s.done(good, bad, tol):
+        mid = _next_point(s, good, fg, bad, fb)
+        fm = s.excess(mid, fine)
+        if fm <= 0:
+            good, fg = mid, fm
+            if side == -1:
+                fb /= 2
+            side = -1
+        else:
+            bad, fb = mid, fm
+            if side == 1:
+                fg /= 2
+            side = 1
+    return good, bad
+
+
 def _bisect(
     events_of,
     good: float,
@@ -84,82 +202,16 @@ def _bisect(
     otherwise (noise, scale) the smallest. A coarse grid first, then the default grid; the
     bracket shrinks by the Illinois variant of regula falsi on ε_upper (in log of the value),
     always keeping one certified-good and one failing end. Returns (good, bad, interval at good)."""
-
-    def f(v, fine):
-        iv = _pld_interval(events_of(v), delta, fine)
-        return (math.inf if iv is None else iv.upper) - eps
-
-    def away(v):
-        return (max(1, v // 2) if integer else v / 2) if increasing else v * 2
-
-    def toward(v, i):
-        # 1, 2, 4, ... doublings per move (at most 1000): a far boundary (b from 1e300 down to 5e4) is
-        # bracketed in ~10 moves instead of never within 60 halvings; the bracket is then bisected in log
-        k = int(min(2**i, 1000))
-        try:
-            nv = math.ldexp(v, k if increasing else -k)
-        except OverflowError:
-            nv = math.inf
-        nv = max(nv, 5e-324)
-        if integer:
-            nv = int(min(nv, 2.0**62))
-        return min(nv, cap) if cap is not None else nv
-
+    s = _Search(events_of, eps, delta, increasing, integer, cap)
     for fine, tol in ((False, max(20 * rel, 2e-3)), (True, rel)):
-        fg = f(good, fine)
-        for _ in range(60):
-            if fg <= 0:
-                break
-            good = away(good)
-            fg = f(good, fine)
-        else:
-            raise PrivcheckUsageError("no value in the search range meets the budget")
-        fb = f(bad, fine)
-        for i in range(60):
-            if fb > 0:
-                break
-            if cap is not None and bad >= cap:
-                return bad, bad, _pld_interval(events_of(bad), delta, True)
-            good, fg = bad, fb
-            bad = toward(bad, i)
-            fb = f(bad, fine)
-        else:
-            raise PrivcheckUsageError("no value in the search range violates the budget: the boundary is out of range")
-        side = 0
-        while (abs(good - bad) > 1) if integer else (abs(bad - good) > tol * abs(good)):
-            lg, lb = math.log(good), math.log(bad)
-            if abs(lb - lg) > math.log(4.0):  # a wide bracket: halve it in log first
-                lm = 0.5 * (lg + lb)
-            elif math.isfinite(fb) and fb != fg:
-                lm = lg - fg * (lb - lg) / (fb - fg)
-                lo_, hi_ = min(lg, lb), max(lg, lb)
-                lm = min(max(lm, lo_ + 0.02 * (hi_ - lo_)), hi_ - 0.02 * (hi_ - lo_))
-            else:
-                lm = 0.5 * (lg + lb)
-            mid = math.exp(lm)
-            if integer:
-                mid = int(round(mid))
-                if mid in (good, bad):
-                    mid = (good + bad) // 2
-            fm = f(mid, fine)
-            if fm <= 0:
-                good, fg = mid, fm
-                if side == -1:
-                    fb /= 2
-                side = -1
-            else:
-                bad, fb = mid, fm
-                if side == 1:
-                    fg /= 2
-                side = 1
-        if not fine:  # widen the bracket a little for the fine pass (the fine grid is tighter)
-            bad = (
-                (bad + 1 if integer else bad * (1 + tol))
-                if increasing
-                else (max(1, bad - 1) if integer else bad / (1 + tol))
-            )
-            if cap is not None:
-                bad = min(bad, cap)
+        good, fg = _find_good(s, good, fine)
+        found = _find_bad(s, good, fg, bad, fine)
+        if found is None:
+            return bad, bad, _pld_interval(events_of(bad), delta, True)
+        good, fg, bad, fb = found
+        good, bad = _narrow(s, good, fg, bad, fb, fine, tol)
+        if not fine:
+            bad = s.widen(bad, tol)
     return good, bad, _pld_interval(events_of(good), delta, True)
 
 

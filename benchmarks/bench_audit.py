@@ -1,6 +1,7 @@
 """Audit time against raw draw time, protocol by protocol (not run in CI).
 
-Usage: ``python benchmarks/bench_audit.py [--draws 1e6 1e7] [--jobs 1 2] [--repeat 3] [--only OUE,GRR] [--exact]``
+Usage: ``python benchmarks/bench_audit.py [--draws 1e6 1e7] [--jobs 1 2] [--repeat 3] [--only OUE,GRR] [--exact]
+[--write]`` (``--write``: the table goes into ``benchmarks/results/performance.json`` and the Performance page)
        ``python benchmarks/bench_audit.py --oue [--before ../privcheck-before] [--jobs 1 2] [--repeat 3]``
 
 For every protocol it prints, in one run, the wall time of a whole Monte Carlo
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import statistics
 import subprocess
 import sys
@@ -141,7 +143,7 @@ def protocols():
     ]
 
 
-def import_overhead(repeat: int) -> None:
+def import_overhead(repeat: int) -> tuple[float, float]:
     """A tiny audit in a fresh interpreter against ``python -c 'import numpy'``."""
     tiny = (
         "import privcheck; privcheck.audit(lambda x, n, rng: rng.random(n) < (0.6 if x else 0.4), "
@@ -158,6 +160,7 @@ def import_overhead(repeat: int) -> None:
 
     a, b = run("import numpy"), run(tiny)
     print(f"fresh interpreter: import numpy {a:.3f} s; tiny audit (2e4 draws) {b:.3f} s; ratio {b / a:.2f}x")
+    return a, b
 
 
 _BEFORE_CODE = """
@@ -239,6 +242,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs per figure (median)")
     ap.add_argument("--only", default="", help="comma-separated protocol name prefixes")
     ap.add_argument("--exact", action="store_true", help="also time exact ε of large FedSel selectors")
+    ap.add_argument(
+        "--write", action="store_true", help="store the table in benchmarks/results/performance.json and the page"
+    )
     ap.add_argument("--oue", action="store_true", help="only issue 23's table: built-in oue vs plain-numpy OUE")
     ap.add_argument(
         "--before", default=None, help="with --oue: an older checkout (e.g. ../privcheck-before) measured too"
@@ -253,19 +259,80 @@ def main() -> None:
         f"{'protocol':22s} {'jobs':>4s} {'draws/input':>11s} {'audit s':>9s} {'raw draw s':>10s} {'ratio':>6s} {'cpu':>6s} {'split':>6s} "
         f"{'eps_lower':>9s}  event"
     )
+    load0, started = os.getloadavg()[0], time.time()
+    rows = []
     for name, sampler, inputs in protocols():
         if only and not any(name.startswith(o) for o in only):
             continue
         for draws in args.draws:
             for jobs in args.jobs:
-                bench_row(name, sampler, inputs, int(draws), jobs, args.repeat)
-    import_overhead(args.repeat)
-    if args.exact:
-        exact_times()
+                rows.append(bench_row(name, sampler, inputs, int(draws), jobs, args.repeat))
+    numpy_s, tiny_s = import_overhead(args.repeat)
+    exact = exact_times() if args.exact else []
+    if args.write:
+        write_table(rows, exact, (numpy_s, tiny_s), load0, started)
 
 
-def bench_row(name, sampler, inputs, n: int, jobs: int, repeat: int) -> None:
-    """One table row: median audit and raw draw seconds, measured alternately."""
+def write_table(rows: list[dict], exact: list[tuple], start: tuple[float, float], load0: float, started: float):
+    """Store the run as table ``bench_audit`` of the Performance page (see ``benchmarks/perf_report.py``)."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import perf_report
+
+    cmd = "python benchmarks/bench_audit.py " + " ".join(a for a in sys.argv[1:])
+    out = [
+        [
+            r["name"],
+            f"{r['jobs']}",
+            f"{r['n']:.0e}",
+            f"{r['audit_s']:.3f} s",
+            f"{r['raw_s']:.3f} s",
+            f"{r['ratio']:.2f}",
+            f"{r['cpu']:.2f}",
+            "—" if math.isnan(r["split"]) else f"{r['split']:.2f}",
+            f"{r['eps_lower']:.4f}",
+        ]
+        for r in rows
+    ]
+    notes = [
+        "Baseline of each row: the bare sampler drawing the same samples per input in the same chunks "
+        "(2¹⁸ draws) on the same threads, outputs discarded, measured alternately with the audit in the same run "
+        "(medians). *audit ÷ raw* is the wall-time ratio, *CPU* the ratio of process CPU seconds (all threads; "
+        "less sensitive to other load), *split* (one thread only) the audit's wall time over the time spent "
+        "inside the sampler during that audit. ε = 1, 95 % confidence, exact ε off.",
+        f"In the same run a tiny audit (2×10⁴ draws per input) in a fresh interpreter took {start[1]:.2f} s, "
+        f"{start[1] / start[0]:.2f}× `python -c 'import numpy'` ({start[0]:.2f} s).",
+    ]
+    if exact:
+        notes.append(
+            "Time to exact ε (one call each, cold): "
+            + "; ".join(f"{name} {params}: {s:.3f} s (ε = {eps:.6g})" for name, params, s, eps in exact)
+            + "."
+        )
+    perf_report.store_table(
+        {
+            "id": "bench_audit",
+            "title": "Audits against raw sampling, protocol by protocol",
+            "command": cmd,
+            "measured": perf_report.measured_on(started, load0),
+            "columns": [
+                "protocol",
+                "jobs",
+                "draws/input",
+                "audit",
+                "raw draws",
+                "audit ÷ raw",
+                "CPU",
+                "split",
+                "ε lower",
+            ],
+            "rows": out,
+            "notes": notes,
+        }
+    )
+
+
+def bench_row(name, sampler, inputs, n: int, jobs: int, repeat: int) -> dict:
+    """One table row (printed and returned): median audit and raw draw seconds, measured alternately."""
     audit_seconds(sampler, inputs, min(n, 100_000), jobs)  # warm-up (imports, caches)
     a_runs, r_runs, ac_runs, rc_runs, res = [], [], [], [], None
     for _ in range(repeat):  # interleaved, so load changes hit both alike
@@ -283,10 +350,23 @@ def bench_row(name, sampler, inputs, n: int, jobs: int, repeat: int) -> None:
         f"{name:22s} {jobs:4d} {n:11.0e} {a:9.3f} {r:10.3f} {a / r:6.2f} {cpu:6.2f} {1 + own:6.2f} {res.eps_lower:9.4f}  {event}",
         flush=True,
     )
+    return {
+        "name": name,
+        "jobs": jobs,
+        "n": n,
+        "audit_s": a,
+        "raw_s": r,
+        "ratio": a / r,
+        "cpu": cpu,
+        "split": 1 + own,
+        "eps_lower": res.eps_lower,
+    }
 
 
-def exact_times() -> None:
+def exact_times() -> list[tuple]:
+    """Seconds to exact ε of large selectors, one cold call each: ``(name, params, seconds, eps)`` rows."""
     print("time to exact ε:")
+    out = []
     cases = [
         ("fedsel-exp", dict(d=100_000, k=100, eps=1.0)),
         ("fedsel-pe", dict(d=100_000, k=100, eps=1.0)),
@@ -297,7 +377,10 @@ def exact_times() -> None:
         mech = privcheck.mechanism(name, **params)
         t = time.perf_counter()
         ex = mech.exact_epsilon()
-        print(f"  {name:11s} {params}: {time.perf_counter() - t:.3f} s  (eps = {ex.eps:.6g})")
+        secs = time.perf_counter() - t
+        print(f"  {name:11s} {params}: {secs:.3f} s  (eps = {ex.eps:.6g})")
+        out.append((name, params, secs, ex.eps))
+    return out
 
 
 if __name__ == "__main__":

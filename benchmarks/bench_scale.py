@@ -5,6 +5,7 @@ Usage::
     python benchmarks/bench_scale.py                       # 1e6 and 1e7 draws per input
     python benchmarks/bench_scale.py --sizes 1e6 1e7 1e8   # 1e8 needs the streaming selection
     python benchmarks/bench_scale.py --backends threads    # skip Dask
+    python benchmarks/bench_scale.py --sizes 1e6 --write   # and store the table for the Performance page
     python benchmarks/bench_scale.py --compare --before ../privcheck-before   # Dask vs threads, today vs new
 
 ``--compare`` measures, in ONE run and interleaved, the audit of this OUE sampler at ``--sizes[0]``
@@ -335,6 +336,9 @@ def main() -> None:
     ap.add_argument("--before", default=None, help="with --compare: an older checkout measured in the same run")
     ap.add_argument("--repeat", type=int, default=5, help="with --compare: interleaved rounds")
     ap.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--write", action="store_true", help="store the table in benchmarks/results/performance.json and the page"
+    )
     args = ap.parse_args()
     if args.serve:
         return serve(args.jobs or 2)
@@ -348,6 +352,7 @@ def main() -> None:
     from privcheck.base.seeding import default_jobs
 
     jobs = args.jobs or default_jobs()
+    load0, started = os.getloadavg()[0], time.time()
     print(
         f"OUE d={D}, eps={EPS}, inputs {INPUTS}; {jobs} workers; load average {os.getloadavg()[0]:.1f} "
         f"on {os.cpu_count()} cores"
@@ -364,6 +369,7 @@ def main() -> None:
             pass
         for n in (int(s) for s in args.sizes):
             r = one(name, backend, client, n, args.seed)
+            r["idle"] = idle.peak
             rows.append(r)
             print(
                 f"{name:8s} {n:11.0e} {r['raw_s']:8.2f} {r['audit_s']:8.2f} {r['raw_rate']:9.3g} "
@@ -410,6 +416,59 @@ def main() -> None:
             f"{math.ceil(need / per_core)} cores (e.g. {math.ceil(need / per_core / 32)} nodes of 32 cores), "
             "assuming linear scaling over independent chunk tasks"
         )
+    if args.write and rows:
+        write_table(rows, jobs, load0, started)
+
+
+def write_table(rows: list[dict], jobs: int, load0: float, started: float) -> None:
+    """Store the run as table ``bench_scale`` of the Performance page (see ``benchmarks/perf_report.py``)."""
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import perf_report
+
+    threads = {r["n"]: r["audit_s"] for r in rows if r["backend"] == "threads"}
+    out = []
+    for r in rows:
+        vs = threads.get(r["n"]) if r["backend"] == "dask" else None
+        out.append(
+            [
+                "threads" if r["backend"] == "threads" else f"Dask local ({jobs} workers)",
+                f"{r['n']:.0e}",
+                f"{r['audit_s']:.2f} s",
+                f"{r['raw_s']:.2f} s",
+                f"{r['audit_rate']:.3g}",
+                f"{r['ratio']:.2f}",
+                "—" if vs is None else f"{r['audit_s'] / vs:.2f}",
+                f"{r['peak_audit'] / 2**20:.0f} MB (idle {r['idle'] / 2**20:.0f} MB)",
+            ]
+        )
+    perf_report.store_table(
+        {
+            "id": "bench_scale",
+            "title": f"Threads against a local Dask cluster (OUE, d = {D})",
+            "command": "python benchmarks/bench_scale.py " + " ".join(sys.argv[1:]),
+            "measured": perf_report.measured_on(started, load0),
+            "columns": [
+                "backend",
+                "draws/input",
+                "audit",
+                "raw draws",
+                "audit draws/s",
+                "audit ÷ raw",
+                "Dask ÷ threads",
+                "peak memory, process tree",
+            ],
+            "rows": out,
+            "notes": [
+                "Baselines in the same run: *raw draws* is the bare sampler drawing the audit's samples (both "
+                "stages, every input) in the same chunks on the same backend, outputs discarded; *Dask ÷ threads* "
+                "is the audit's time on the warm cluster (started and warmed before timing, not counted) over its "
+                f"time on {jobs} threads. One run per figure: on a loaded machine they are noisy; "
+                "`benchmarks/performance.py --only dask` gives the median of interleaved rounds.",
+            ],
+        }
+    )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ part                    run      produced by
 ``claims-format``       light    the key tables of :data:`privcheck.claimsfile.loader.TABLES` (names, types,
                                  required keys) with the meanings from the ``privcheck.claimsfile`` docstring
 ``performance``         light    ``benchmarks/perf_report.py`` from ``benchmarks/results/performance.json``
+``perf-summary``        light    the README's Performance section: the same, its issue-33 table only
 ``mutation``            light    ``benchmarks/mutation_report.py`` from ``benchmarks/results/mutation_core.json``
 ``zoo-scorecard``       light    ``benchmarks/zoo_scorecard.py`` from a ``privcheck verify 'zoo.*' --json`` run,
                                  whose records it keeps in ``benchmarks/results/zoo_scorecard.json.gz`` (then
@@ -21,6 +22,8 @@ part                    run      produced by
                                  ``benchmarks/results/zoo_fl_scorecard.json.gz``; always: versions against the pins
 ``zoo-quick-sizing``    light    ``benchmarks/zoo_quick_sizing.py`` from ``benchmarks/results/zoo_quick_sizing.json``
                                  (the smallest size at which each float-representation / Bloom-filter finding shows)
+``pld-horizons``        light    ``benchmarks/bench_pld_horizons.py --write`` (issue 33 §2: the certified PLD against
+                                 dp_accounting at T = 1e2..1e6), from ``benchmarks/results/pld_horizons_33.md``
 ``findings``            heavy    ``python -m privcheck.findings`` (the whole catalogue, seed 0)
 ======================  =======  =============================================================================
 
@@ -250,6 +253,12 @@ def render_performance() -> str:
     return perf.render(json.loads((ROOT / perf.RESULTS).read_text(encoding="utf-8")))
 
 
+def render_perf_summary() -> str:
+    """The README's Performance section, from ``benchmarks/results/performance.json``."""
+    perf = _load(ROOT / "benchmarks" / "perf_report.py", "perf_report")
+    return perf.render_readme(json.loads((ROOT / perf.RESULTS).read_text(encoding="utf-8")))
+
+
 def render_mutation() -> str:
     """The mutation-testing figures, from ``benchmarks/results/mutation_core.json``."""
     mr = _load(ROOT / "benchmarks" / "mutation_report.py", "mutation_report")
@@ -285,6 +294,16 @@ def render_zoo_quick_sizing() -> str | None:
         return None
     qs = _load(ROOT / "benchmarks" / "zoo_quick_sizing.py", "zoo_quick_sizing")
     return qs.render(json.loads(path.read_text(encoding="utf-8")))
+
+
+def render_pld_horizons() -> str | None:
+    """The PLD-horizons table as ``benchmarks/bench_pld_horizons.py --write`` left it in
+    ``benchmarks/results/pld_horizons_33.md`` (its body, below the heading; None when absent)."""
+    path = ROOT / "benchmarks" / "results" / "pld_horizons_33.md"
+    if not path.is_file():
+        return None
+    text = path.read_text(encoding="utf-8")
+    return text.split("\n", 1)[1].strip("\n") if text.startswith("# ") else text.strip("\n")
 
 
 def _pin_problems(body: str) -> list[str]:
@@ -344,6 +363,13 @@ REGIONS: tuple[Region, ...] = (
         render=render_performance,
     ),
     Region(
+        "perf-summary",
+        *_markers("perf-summary"),
+        heavy=False,
+        how="benchmarks/perf_report.py (README section) from benchmarks/results/performance.json",
+        render=render_perf_summary,
+    ),
+    Region(
         "mutation",
         *_markers("mutation"),
         heavy=False,
@@ -372,6 +398,13 @@ REGIONS: tuple[Region, ...] = (
         heavy=False,
         how="benchmarks/zoo_quick_sizing.py from benchmarks/results/zoo_quick_sizing.json",
         render=render_zoo_quick_sizing,
+    ),
+    Region(
+        "pld-horizons",
+        *_markers("pld-horizons"),
+        heavy=False,
+        how="benchmarks/bench_pld_horizons.py --write (from benchmarks/results/pld_horizons_33.md)",
+        render=render_pld_horizons,
     ),
     Region(
         "findings",

@@ -119,7 +119,6 @@ def _at_eps_precision(fn):
 
     @functools.wraps(fn)
     def wrapper(self, *args, **kwargs):
-        from privcheck.base.exact import precision_for
         from privcheck.base.resources import check_memory, dimension_of
 
         d = dimension_of(self)  # exact routes build a few d-long vectors (status vectors, rankings): size them first
@@ -130,6 +129,8 @@ def _at_eps_precision(fn):
         )
         if not self.exact_in_mpmath:
             return fn(self, *args, **kwargs)
+        from privcheck.base.exact import precision_for  # mpmath loads only for routes that run in it (issue 33)
+
         with precision_for(*self.eps_parameters()):
             return fn(self, *args, **kwargs)
 

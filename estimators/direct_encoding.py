@@ -6,8 +6,9 @@ p = e^ε/(e^ε + m − 1) and each other value with q = 1/(e^ε + m − 1).
 
 from __future__ import annotations
 
+import contextlib
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
@@ -16,7 +17,10 @@ from privcheck.base.errors import PrivcheckUsageError
 from privcheck.base.validation import check_eps, check_int, check_probability
 
 if TYPE_CHECKING:
-    from privcheck.base.exact import ExactEpsilon
+    import decimal
+    from decimal import Decimal
+
+    from privcheck.base.exact_eps import ExactEpsilon
 
 #: the largest domain the sampler draws faithfully: one float64 uniform (53 random bits) picks the report
 MAX_M = 2**53
@@ -58,6 +62,7 @@ class DirectEncoding(Mechanism):
     name = "de"
     source = "003_e5d52747d9985dd0.txt Def. 2.3"
     output_kind = "discrete"
+    exact_in_mpmath = False  # the closed form runs in decimal at the precision ε needs (see _decimal_context)
 
     def __init__(self, m: int = 2, eps: float = 1.0, p: float | None = None):
         self.m = check_int("m", m, minimum=2)
@@ -83,43 +88,88 @@ class DirectEncoding(Mechanism):
 
     def exact_epsilon(self) -> ExactEpsilon:
         """Closed form: ε = log(p/q), attained at inputs (0, 1) and output 0 (by symmetry)."""
-        from fractions import Fraction
+        from decimal import Decimal
 
-        import mpmath
+        with _decimal_context(self.eps_nominal) as ctx:
+            if self._p_given is None:
+                e = ctx.exp(Decimal(self.eps_nominal))
+                p = e / (e + (self.m - 1))
+            else:
+                from fractions import Fraction
 
-        mpmath.mp.dps = max(mpmath.mp.dps, 50)
-        if self._p_given is None:
-            e = mpmath.e ** mpmath.mpf(self.eps_nominal)
-            p = e / (e + self.m - 1)
-        else:
-            p = mpmath.mpf(Fraction(self._p_given).numerator) / Fraction(self._p_given).denominator
-        return krr_exact(p, self.m, "log(p/q); every output is kept w.p. p and each other w.p. q")
+                given = Fraction(self._p_given)
+                p = Decimal(given.numerator) / Decimal(given.denominator)
+            return krr_exact(p, self.m, "log(p/q); every output is kept w.p. p and each other w.p. q")
 
     def sampler_exact_epsilon(self) -> ExactEpsilon:
         """Exact ε of the keep probability the sampler draws with (``self.p``, read exactly), each other
         value w.p. (1 − p)/(m − 1) as :func:`sample_krr` spreads them."""
-        import mpmath
+        from decimal import Decimal
 
-        mpmath.mp.dps = max(mpmath.mp.dps, 50)
-        return krr_exact(mpmath.mpf(self.p), self.m, "the sampler's float p (read exactly); q = (1 − p)/(m − 1)")
+        with _decimal_context(self.eps_nominal):
+            return krr_exact(Decimal(self.p), self.m, "the sampler's float p (read exactly); q = (1 − p)/(m − 1)")
 
 
-def krr_exact(p, m: int, note: str) -> ExactEpsilon:
-    """Exact ε = |log(p/q)| of k-RR over ``m`` values with keep probability ``p`` (mpmath) and q = (1 − p)/(m − 1)."""
-    import mpmath
+@contextlib.contextmanager
+def _decimal_context(eps: float) -> Iterator[decimal.Context]:
+    """A :mod:`decimal` context of :func:`privcheck.base.exact_eps.digits_for` ``(eps)`` significant digits (the
+    precision mpmath ran at before, issue 33: the closed form needs no mpmath); ε above the exact range raises
+    :class:`~privcheck.base.exact_eps.ExactRangeError`. Decimal's ``exp``, ``ln`` and division are correctly
+    rounded at that precision."""
+    import decimal
 
-    from privcheck.base.exact import ExactEpsilon
+    from privcheck.base.exact_eps import check_exact_range, digits_for
+
+    check_exact_range(eps)
+    with decimal.localcontext() as ctx:
+        ctx.prec = digits_for(eps)
+        ctx.Emax, ctx.Emin = decimal.MAX_EMAX, decimal.MIN_EMIN
+        ctx.traps[decimal.Overflow] = ctx.traps[decimal.Underflow] = True
+        yield ctx
+
+
+def krr_exact(p: Decimal, m: int, note: str) -> ExactEpsilon:
+    """Exact ε = |log(p/q)| of k-RR over ``m`` values with keep probability ``p`` (a :class:`decimal.Decimal`,
+    evaluated at the current decimal context's precision) and q = (1 − p)/(m − 1)."""
+    from privcheck.base.exact_eps import ExactEpsilon
 
     q = (1 - p) / (m - 1)
     hi, lo = (p, q) if p >= q else (q, p)
     pair, out = ((0, 1), 0) if p >= q else ((1, 0), 0)
-    ratio = hi / lo if lo > 0 else mpmath.inf
-    eps = float(mpmath.log(ratio)) if not mpmath.isinf(ratio) else math.inf
+    log_ratio = (hi / lo).ln() if lo > 0 else None
     return ExactEpsilon(
-        eps=eps,
-        eps_text=mpmath.nstr(mpmath.log(ratio), 40) if eps != math.inf else "inf",
+        eps=math.inf if log_ratio is None else float(log_ratio),
+        eps_text="inf" if log_ratio is None else decimal_text(log_ratio, 40),
         worst_pair=pair,
         worst_output=out,
         method="closed form",
         note=note,
     )
+
+
+def decimal_text(value: Decimal, digits: int) -> str:
+    """``value`` to ``digits`` significant digits as ``mpmath.nstr`` writes it: fixed point when the leading
+    digit's position is in (min(−digits//3, −5), digits), else ``d.ddd e±N``; trailing zeros stripped."""
+    import decimal
+
+    if value == 0:
+        return "0.0"
+    sign = "-" if value < 0 else ""
+    with decimal.localcontext() as ctx:
+        ctx.prec, ctx.rounding = digits, decimal.ROUND_HALF_UP  # to `digits` significant digits, as mpmath rounds
+        rounded = +abs(value)
+    exponent = rounded.adjusted()
+    mantissa = "".join(map(str, rounded.as_tuple().digits)).ljust(digits, "0")[:digits]
+    if min(-(digits // 3), -5) < exponent < digits:
+        if exponent < 0:
+            text = "0." + "0" * (-exponent - 1) + mantissa
+        else:
+            text = mantissa[: exponent + 1].ljust(exponent + 1, "0") + "." + mantissa[exponent + 1 :]
+        exponent = 0
+    else:
+        text = mantissa[:1] + "." + mantissa[1:]
+    text = text.rstrip("0")
+    text += "0" if text.endswith(".") else ""
+    if exponent == 0:
+        return sign + text
+    return sign + text + (f"e+{exponent}" if exponent > 0 else f"e{exponent}")

@@ -260,6 +260,69 @@ def simulate_estimates(
     return {name: np.concatenate([p[name] for p in parts]) for name in ests}
 
 
+def _checked_estimates(estimates: np.ndarray, scenario: Scenario, estimator: str) -> tuple[np.ndarray, np.ndarray]:
+    """The estimates as floats and as (replicates, components); raises when some are non-finite or the
+    component count does not match the scenario's target."""
+    est = np.asarray(estimates, dtype=float)
+    est2 = est.reshape(est.shape[0], -1)
+    bad = int((~np.isfinite(est2)).any(axis=1).sum())
+    if bad:
+        raise PrivcheckUsageError(
+            f"estimator {estimator!r} is undefined (NaN/inf) on {bad} of {est2.shape[0]} replicates; "
+            "state a convention for those draws"
+        )
+    if est2.shape[1] != scenario.target.size:
+        raise PrivcheckUsageError(
+            f"estimates have {est2.shape[1]} components, scenario target has {scenario.target.size}"
+        )
+    return est, est2
+
+
+def _opt(values, j: int) -> float | None:
+    """Component j of an optional per-component array, as a float (None when the array is None)."""
+    return None if values is None else float(values[j])
+
+
+def _component(x: np.ndarray, scenario: Scenario, j: int, confidence: float, conf_adj: float) -> ComponentResult:
+    """Mean and variance intervals (at the family-corrected ``conf_adj``), TOST equivalence (at the
+    nominal ``confidence``) and tests against the exact moments, for component j's draws x."""
+    cm = float(scenario.claimed_mean[j])
+    mt = mean_interval(x, null=cm, confidence=conf_adj)
+    tol = _opt(scenario.tolerance, j)
+    tost = tost_equivalence(x, cm, tol, alpha=1 - confidence) if tol is not None else None
+    cv = _opt(scenario.claimed_variance, j)
+    vt = variance_interval(x, null=cv, confidence=conf_adj)
+    veq = None
+    if cv is not None:
+        r = scenario.var_rel_tol
+        veq = bool(vt.interval[0] >= cv / (1 + r) and vt.interval[1] <= cv * (1 + r))
+    em = _opt(scenario.exact_mean, j)
+    ev = _opt(scenario.exact_variance, j)
+    p_me = mean_interval(x, null=em, confidence=conf_adj).pvalue if em is not None else None
+    p_ve = variance_interval(x, null=ev, confidence=conf_adj).pvalue if ev is not None else None
+    return ComponentResult(
+        claimed_mean=cm,
+        exact_mean=em,
+        mean=mt.mean,
+        mean_interval=mt.interval,
+        bias=mt.mean - cm,
+        bias_interval=(mt.interval[0] - cm, mt.interval[1] - cm),
+        p_bias=mt.pvalue,
+        tolerance=tol,
+        p_tost=None if tost is None else tost.pvalue,
+        equivalent=None if tost is None else tost.equivalent,
+        claimed_variance=cv,
+        exact_variance=ev,
+        variance=vt.variance,
+        variance_interval=vt.interval,
+        kurtosis=vt.kurtosis,
+        p_variance=vt.pvalue,
+        variance_equivalent=veq,
+        p_mean_vs_exact=p_me,
+        p_variance_vs_exact=p_ve,
+    )
+
+
 def summarise(
     estimates: np.ndarray,
     scenario: Scenario,
@@ -279,60 +342,10 @@ def summarise(
     """
     confidence = check_confidence(confidence)
     family = check_int("family", family, minimum=1)
-    est = np.asarray(estimates, dtype=float)
-    est2 = est.reshape(est.shape[0], -1)
-    bad = int((~np.isfinite(est2)).any(axis=1).sum())
-    if bad:
-        raise PrivcheckUsageError(
-            f"estimator {estimator!r} is undefined (NaN/inf) on {bad} of {est2.shape[0]} replicates; "
-            "state a convention for those draws"
-        )
-    if est2.shape[1] != scenario.target.size:
-        raise PrivcheckUsageError(
-            f"estimates have {est2.shape[1]} components, scenario target has {scenario.target.size}"
-        )
+    est, est2 = _checked_estimates(estimates, scenario, estimator)
     alpha = (1 - confidence) / family
     conf_adj = 1 - alpha
-    comps = []
-    for j in range(est2.shape[1]):
-        x = est2[:, j]
-        cm = float(scenario.claimed_mean[j])
-        mt = mean_interval(x, null=cm, confidence=conf_adj)
-        tol = None if scenario.tolerance is None else float(scenario.tolerance[j])
-        tost = tost_equivalence(x, cm, tol, alpha=1 - confidence) if tol is not None else None
-        cv = None if scenario.claimed_variance is None else float(scenario.claimed_variance[j])
-        vt = variance_interval(x, null=cv, confidence=conf_adj)
-        veq = None
-        if cv is not None:
-            r = scenario.var_rel_tol
-            veq = bool(vt.interval[0] >= cv / (1 + r) and vt.interval[1] <= cv * (1 + r))
-        em = None if scenario.exact_mean is None else float(scenario.exact_mean[j])
-        ev = None if scenario.exact_variance is None else float(scenario.exact_variance[j])
-        p_me = mean_interval(x, null=em, confidence=conf_adj).pvalue if em is not None else None
-        p_ve = variance_interval(x, null=ev, confidence=conf_adj).pvalue if ev is not None else None
-        comps.append(
-            ComponentResult(
-                claimed_mean=cm,
-                exact_mean=em,
-                mean=mt.mean,
-                mean_interval=mt.interval,
-                bias=mt.mean - cm,
-                bias_interval=(mt.interval[0] - cm, mt.interval[1] - cm),
-                p_bias=mt.pvalue,
-                tolerance=tol,
-                p_tost=None if tost is None else tost.pvalue,
-                equivalent=None if tost is None else tost.equivalent,
-                claimed_variance=cv,
-                exact_variance=ev,
-                variance=vt.variance,
-                variance_interval=vt.interval,
-                kurtosis=vt.kurtosis,
-                p_variance=vt.pvalue,
-                variance_equivalent=veq,
-                p_mean_vs_exact=p_me,
-                p_variance_vs_exact=p_ve,
-            )
-        )
+    comps = [_component(est2[:, j], scenario, j, confidence, conf_adj) for j in range(est2.shape[1])]
     return EstimatorCheckResult(
         scenario=scenario.name,
         estimator=estimator,

@@ -67,22 +67,33 @@ def _lemma1_setup():
     return spec, names
 
 
-@check("seif.lemma1.popt", "symbolic")
-def _lemma1_popt(ctx: RunContext) -> Outcome:
-    """App. C: eq. 40 is the derivative of the first-order bound, not of eq. 39; p* = 2β does not minimise eq. 14."""
+def _lemma1_forms(names: dict) -> dict:
+    """App. C's expressions in k̃ (sympy): eq. 39 (the bound), its first-order version (e^x − 1 → x),
+    eq. 40 and eq. 41 as printed, with β K written b."""
     import sympy as sp
 
-    from proofs.formula import combine, compare
-
-    spec, names = _lemma1_setup()
     kt, K, c, dp, beta = (names[k] for k in ("kt", "K", "c", "dp", "beta"))
     b = beta * K
-    eps39 = kt / (K * (1 - dp)) * (sp.exp(c / sp.sqrt(kt - b)) - 1)
-    eq40 = c / (K * (1 - dp)) * (-kt / 2 * (kt - b) ** sp.Rational(-3, 2) + (kt - b) ** sp.Rational(-1, 2))
-    cond = [kt > b]
+    return {
+        "b": b,
+        "eps39": kt / (K * (1 - dp)) * (sp.exp(c / sp.sqrt(kt - b)) - 1),
+        "eq40": c / (K * (1 - dp)) * (-kt / 2 * (kt - b) ** sp.Rational(-3, 2) + (kt - b) ** sp.Rational(-1, 2)),
+        "lin": c * kt / (K * (1 - dp) * sp.sqrt(kt - b)),  # eq. 39 with e^x - 1 replaced by x
+        "eq41": -sp.Rational(1, 2)
+        * (-sp.Rational(3, 2) * kt * (kt - b) ** sp.Rational(-5, 2) + 2 * (kt - b) ** sp.Rational(-3, 2)),
+    }
+
+
+def _eq40_checks(ctx: RunContext, spec: dict, names: dict, f: dict) -> list:
+    """eq. 40 against d/dk̃ of eq. 39 and of the first-order bound, and its zero at k̃ = 2βK."""
+    import sympy as sp
+
+    from proofs.formula import compare
+
+    kt, eq40, cond = names["kt"], f["eq40"], [names["kt"] > f["b"]]
     r1 = compare(
         "eq. 40 = d/dk of eq. 39",
-        sp.diff(eps39, kt),
+        sp.diff(f["eps39"], kt),
         eq40,
         spec,
         names=names,
@@ -90,43 +101,58 @@ def _lemma1_popt(ctx: RunContext) -> Outcome:
         seed=ctx.seed_seq,
         printed_text="c/(K(1-δ'))·[-k/2 (k-βK)^(-3/2) + (k-βK)^(-1/2)]",
     )
-    lin = c * kt / (K * (1 - dp) * sp.sqrt(kt - b))  # eq. 39 with e^x - 1 replaced by x
     r2 = compare(
         "eq. 40 = d/dk of the first-order bound c k/(K(1-δ')sqrt(k-βK))",
-        sp.diff(lin, kt),
+        sp.diff(f["lin"], kt),
         eq40,
         spec,
         names=names,
         conditions=cond,
         seed=ctx.seed_seq,
     )
-    r3 = compare("eq. 40 vanishes at k = 2βK", eq40.subs(kt, 2 * b), 0, spec, names=names, seed=ctx.seed_seq)
-    eq41 = -sp.Rational(1, 2) * (
-        -sp.Rational(3, 2) * kt * (kt - b) ** sp.Rational(-5, 2) + 2 * (kt - b) ** sp.Rational(-3, 2)
-    )
+    r3 = compare("eq. 40 vanishes at k = 2βK", eq40.subs(kt, 2 * f["b"]), 0, spec, names=names, seed=ctx.seed_seq)
+    return [r1, r2, r3]
+
+
+def _eq41_checks(ctx: RunContext, spec: dict, names: dict, f: dict) -> list:
+    """eq. 41 against the second derivative of the first-order bound, and its sign at k̃ = 2βK."""
+    import sympy as sp
+
+    from proofs.formula import compare
+
+    kt, K, c, dp = (names[k] for k in ("kt", "K", "c", "dp"))
     r4 = compare(
         "eq. 41 = second derivative of the first-order bound / (c/(K(1-δ')))",
-        sp.diff(lin, kt, 2) / (c / (K * (1 - dp))),
-        eq41,
+        sp.diff(f["lin"], kt, 2) / (c / (K * (1 - dp))),
+        f["eq41"],
         spec,
         names=names,
-        conditions=cond,
+        conditions=[kt > f["b"]],
         seed=ctx.seed_seq,
     )
     r5 = compare(
         "eq. 41 at k = 2βK is > 0 (a minimum; the text says <= 0 for k >= 2βK)",
-        eq41.subs(kt, 2 * b),
+        f["eq41"].subs(kt, 2 * f["b"]),
         0,
         spec,
         names=names,
         relation=">=",
         seed=ctx.seed_seq,
     )
-    # eq. 14 in p: the minimiser's first-order condition at p = 2β (interior when 2β < 1)
+    return [r4, r5]
+
+
+def _eq14_slope_check(ctx: RunContext, spec: dict, names: dict):
+    """eq. 14 in p: the first-order condition of an interior minimiser at p = 2β (when 2β < 1)."""
+    import sympy as sp
+
+    from proofs.formula import compare
+
+    K, c, dp, beta = (names[k] for k in ("K", "c", "dp", "beta"))
     p = sp.Symbol("p", positive=True)
     eps14 = sp.log(1 + p / (1 - dp) * (sp.exp(c / sp.sqrt(K * (p - beta))) - 1))
     slope = sp.diff(eps14, p).subs(p, 2 * beta)
-    r6 = compare(
+    return compare(
         "d/dp eq. 14 at p* = 2β is 0 (first-order condition of an interior minimiser)",
         slope,
         0,
@@ -135,6 +161,20 @@ def _lemma1_popt(ctx: RunContext) -> Outcome:
         conditions=[2 * beta < 1],
         seed=ctx.seed_seq,
     )
+
+
+@check("seif.lemma1.popt", "symbolic")
+def _lemma1_popt(ctx: RunContext) -> Outcome:
+    """App. C: eq. 40 is the derivative of the first-order bound, not of eq. 39; p* = 2β does not minimise eq. 14."""
+    import sympy as sp
+
+    from proofs.formula import combine
+
+    spec, names = _lemma1_setup()
+    f = _lemma1_forms(names)
+    r1, r2, r3 = _eq40_checks(ctx, spec, names, f)
+    r4, r5 = _eq41_checks(ctx, spec, names, f)
+    r6 = _eq14_slope_check(ctx, spec, names)
     u = sp.Symbol("u", positive=True)
     return combine(
         [r1, r6, r2, r3, r4, r5],
@@ -191,18 +231,15 @@ def _lemma1_eps(ctx: RunContext) -> Outcome:
     )
 
 
-@check("seif.composition.drv", "symbolic")
-def _drv(ctx: RunContext) -> Outcome:
-    """DRV advanced composition (Dwork, Rothblum & Vadhan 2010, Thm III.3) as used in Sec. III-A."""
+def _drv_deviation(ctx: RunContext, spec: dict, names: dict):
+    """Azuma: P[sum of T centred losses, each in an interval of half-width ε, > a] <= exp(−a²/(2Tε²));
+    solved for a at δ̃. Returns (the comparison with ε√(2T log(1/δ̃)), the solved a)."""
     import sympy as sp
 
-    from proofs.formula import combine, compare, make_symbols
+    from proofs.formula import compare
 
-    spec = {"eps": "positive", "T": "integer>=1", "dt": "(0,1)", "dc": "(0,1)"}
-    names, _ = make_symbols(spec)
-    eps, T, dt, dc = (names[k] for k in ("eps", "T", "dt", "dc"))
+    eps, T, dt = (names[k] for k in ("eps", "T", "dt"))
     a = sp.Symbol("a", positive=True)
-    # Azuma: P[sum of T centred losses, each in an interval of half-width eps, > a] <= exp(-a^2/(2 T eps^2))
     sol = [s for s in sp.solve(sp.Eq(-(a**2) / (2 * T * eps**2), sp.log(dt)), a) if s.is_positive is not False]
     r1 = compare(
         "Azuma deviation: exp(-a^2/(2T eps^2)) = delta_tilde at a = eps sqrt(2T log(1/delta_tilde))",
@@ -213,10 +250,19 @@ def _drv(ctx: RunContext) -> Outcome:
         seed=ctx.seed_seq,
         simplifiers=[lambda e: sp.expand(sp.expand_log(e, force=True))],
     )
-    # mean privacy loss of randomised response (the extremal eps-DP pair) vs eps(e^eps - 1)
+    return r1, sol[0]
+
+
+def _drv_mean_loss(ctx: RunContext, spec: dict, names: dict):
+    """The mean privacy loss of randomised response (the extremal ε-DP pair) is at most ε(e^ε − 1)."""
+    import sympy as sp
+
+    from proofs.formula import compare
+
+    eps = names["eps"]
     P1 = sp.exp(eps) / (1 + sp.exp(eps))
     mean_rr = P1 * eps + (1 - P1) * (-eps)
-    r2 = compare(
+    return compare(
         "mean privacy loss of an eps-DP pair (randomised response) <= eps(e^eps - 1)",
         mean_rr,
         eps * (sp.exp(eps) - 1),
@@ -225,8 +271,15 @@ def _drv(ctx: RunContext) -> Outcome:
         relation="<=",
         seed=ctx.seed_seq,
     )
-    total = T * eps * (sp.exp(eps) - 1) + sol[0]
-    printed = sp.sqrt(2 * T * sp.log(1 / dt)) * eps + T * eps * (sp.exp(eps) - 1)
+
+
+def _drv_totals(ctx: RunContext, spec: dict, names: dict, total, printed) -> list:
+    """The total ε (T·mean + deviation) against the printed form, and the union bound on δ (T = 3)."""
+    import sympy as sp
+
+    from proofs.formula import compare
+
+    dt, dc = names["dt"], names["dc"]
     r3 = compare(
         "total eps: T·mean + deviation",
         total,
@@ -245,6 +298,24 @@ def _drv(ctx: RunContext) -> Outcome:
         seed=ctx.seed_seq,
         notes=["T = 3 mechanisms failing w.p. delta_c each"],
     )
+    return [r3, r4]
+
+
+@check("seif.composition.drv", "symbolic")
+def _drv(ctx: RunContext) -> Outcome:
+    """DRV advanced composition (Dwork, Rothblum & Vadhan 2010, Thm III.3) as used in Sec. III-A."""
+    import sympy as sp
+
+    from proofs.formula import combine, make_symbols
+
+    spec = {"eps": "positive", "T": "integer>=1", "dt": "(0,1)", "dc": "(0,1)"}
+    names, _ = make_symbols(spec)
+    eps, T, dt = (names[k] for k in ("eps", "T", "dt"))
+    r1, deviation = _drv_deviation(ctx, spec, names)
+    r2 = _drv_mean_loss(ctx, spec, names)
+    total = T * eps * (sp.exp(eps) - 1) + deviation
+    printed = sp.sqrt(2 * T * sp.log(1 / dt)) * eps + T * eps * (sp.exp(eps) - 1)
+    r3, r4 = _drv_totals(ctx, spec, names, total, printed)
     val = printed.subs({eps: sp.Rational(1, 10), T: 400, dt: sp.Rational(1, 10**5)})
     return combine(
         [r3, r1, r2, r4],

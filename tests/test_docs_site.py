@@ -115,6 +115,8 @@ def test_no_page_points_at_a_file_that_is_not_there(page):
         ("docs/site/claims-files.md", "claims-format"),
         ("examples/README.md", "claims-format"),
         ("docs/site/performance.md", "performance"),
+        ("README.md", "perf-summary"),
+        ("docs/site/budgets.md", "pld-horizons"),
         ("docs/site/mutation.md", "mutation"),
         ("docs/site/scorecard.md", "zoo-scorecard"),
         ("docs/site/findings.md", "findings"),
@@ -132,6 +134,8 @@ def test_generated_pages_hold_their_generated_part(page, region):
         "docs/site/claims-files.md",
         "examples/README.md",
         "docs/site/performance.md",
+        "README.md",
+        "docs/site/budgets.md",
         "docs/site/scorecard.md",
     ],
 )

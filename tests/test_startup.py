@@ -71,6 +71,32 @@ def test_tiny_audit_imports_only_its_mechanism_module():
     )
 
 
+#: what a tiny CLI audit of a built-in closed-form mechanism must not load (issue 33: start-up ≤ 1.5× numpy)
+_NOT_IN_A_TINY_AUDIT = (
+    "scipy",
+    "sympy",
+    "mpmath",  # k-RR's exact ε runs in decimal; mpmath costs ~0.4× `import numpy`
+    "dask",
+    "distributed",
+    "hypothesis",
+    "statsmodels",
+    "rich",
+    "privcheck.base.exact",  # the mpmath routes (ExactEpsilon lives in privcheck.base.exact_eps)
+    "privcheck.auditor.sequential",  # only for samples="auto"
+    "privcheck.catalogue",
+    "privcheck.claim_index",
+    "concurrent.futures",  # a map of few draws runs in the calling thread
+)
+
+
+@pytest.mark.parametrize("exact", [[], ["--no-exact"]])
+def test_tiny_audit_imports_no_heavy_module(exact):
+    mods = _modules_after(_CLI.format(args=["audit", "de", "--samples", "2000", *exact]))
+    assert "privcheck.auditor.eps_audit" in mods and ("estimators.direct_encoding" in mods)
+    loaded = sorted(m for m in mods if any(m == p or m.startswith(p + ".") for p in _NOT_IN_A_TINY_AUDIT))
+    assert not loaded, loaded
+
+
 def test_a_claims_file_imports_only_the_accountant_modules_it_queries(tmp_path):
     f = tmp_path / "gdp_only.toml"
     f.write_text(

@@ -167,12 +167,26 @@ def pessimistic_on_knots(k: Knots, rho: float, r_up: np.ndarray | None = None) -
     dt = np.diff(k.t)
     sl = np.diff(rp) / dt  # slopes in the side space of each interval
     q = np.empty(n, dtype=L)
-    # bottom knot: Q-mass completing 1 (put space: slope change from 0 to sl[0]; call space: from −1)
+    # bottom knot: put space: slope change from 0 to sl[0] (Q-mass completing 1); call space: from the
+    # slope of the chord to (0, 1) — the profile is convex with π(0) = P-total <= 1 (and slope >= −1),
+    # so that line lies above it below t₀ — rather than from −1, whose P-mass π(t₀) + t₀ explodes when
+    # the bottom knot is at a large loss (a composed block whose window starts at x₀ = 91: 4e39)
     first = sl[0] if n > 1 else L(0)
-    q[0] = first if k.split else first + 1
+    q[0] = first if k.split else first - _below_slope(rp[0], k.t[0])
     q[1:-1] = sl[1:] - sl[:-1]
     if k.split and 0 < k.s < n:
         q[k.s] += 1  # the linear part (1 − t)_+ is a unit point mass at loss 0 (t = 1)
     q[-1] = -sl[-1] if n > 1 else L(0)
     p = np.maximum(q, 0) * k.t
     return p, float(np.nextafter(float(rp[-1]), np.inf)) if rp[-1] > 0 else 0.0
+
+
+def _below_slope(r0, t0):
+    """Call-space slope (long double, in [−1, 0]) of a line through (t₀, r0) that lies above a convex
+    profile π with π(t₀) <= r0, π(0) <= 1 and slopes >= −1 on [0, t₀]: the chord to (0, 1), made
+    steeper by a relative 1e−15 (its value at 0 then rounds to >= 1), and never steeper than −1."""
+    L = np.longdouble
+    s = (L(r0) - 1) / L(t0)
+    if s >= 0:
+        return L(0)
+    return max(L(-1), s * (1 + L(1e-15)) - L(1e-300))

@@ -39,7 +39,6 @@ from privcheck.auditor.adaptive import (
 )
 from privcheck.auditor.bound import choose_view, monte_carlo_bound
 from privcheck.auditor.result import MonteCarloBound
-from privcheck.auditor.sequential import sequential_bound
 from privcheck.base.errors import PrivcheckUsageError
 from privcheck.base.seeding import derive
 from privcheck.base.validation import check_confidence, check_int
@@ -118,6 +117,8 @@ class SequentialDraws:
 
     def bound(self, audit: EventAudit, eps: float) -> tuple[MonteCarloBound, dict | None]:
         """:func:`~privcheck.auditor.sequential.sequential_bound` with the audit's keywords; the record as a dict."""
+        from privcheck.auditor.sequential import sequential_bound  # only for samples="auto" (start-up, issue 33)
+
         return _auto_bound(sequential_bound, self.auto, audit, eps)
 
 

@@ -27,7 +27,6 @@ import os
 import signal
 import sys
 import threading
-import traceback
 from typing import Any, Callable, Iterator
 
 from privcheck.base.errors import PrivcheckUsageError, UserCodeError
@@ -266,6 +265,8 @@ def _nonfinite(out: Any) -> str | None:
 
 def describe_failure(exc: BaseException, name: str, where: str) -> UserCodeError:
     """The :class:`UserCodeError` for ``exc`` raised by user code ``name`` (``where``: e.g. "at input 0 (n=4)")."""
+    import traceback  # only when user code failed (start-up, issue 33)
+
     tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
     cause = _one_line(exc)
     if isinstance(exc, SystemExit):

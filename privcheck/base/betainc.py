@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import struct
+from decimal import Decimal, localcontext
 
 from privcheck.base.normal import normal_quantile
 
@@ -105,11 +106,11 @@ def _cf(a: float, b: float, x: float) -> float | None:
     the step's rounding is amplified by |aa·d|/|1 + aa·d| and propagates to every later factor:
     k = 144886108, n = 144888108, x = 0.99998614 lost 5.6e−10 relatively, beyond REL_ERR (issue 29
     §2). The amplification is tracked; above :data:`_CF_AMPLIFICATION` the fraction is redone in
-    40-digit arithmetic (mpmath), where the same amplification costs ~1e−33."""
+    40-digit decimal arithmetic (:func:`_cf_wide`), where the same amplification costs ~1e−33."""
     h, amp = _cf_float(a, b, x)
     if h is not None and amp <= _CF_AMPLIFICATION:
         return h
-    return _cf_mp(a, b, x)
+    return _cf_wide(a, b, x)
 
 
 def _cf_float(a: float, b: float, x: float) -> tuple[float | None, float]:
@@ -141,33 +142,34 @@ def _cf_float(a: float, b: float, x: float) -> tuple[float | None, float]:
     return None, amp
 
 
-def _cf_mp(a: float, b: float, x: float) -> float | None:
-    """The same continued fraction in 40-digit arithmetic (a, b, x exact), rounded to a double."""
-    import mpmath
+def _cf_wide(a: float, b: float, x: float) -> float | None:
+    """The same continued fraction in 40-digit decimal arithmetic (a, b, x exact), rounded to a double.
 
-    with mpmath.workdps(40):
-        a_, b_, x_ = mpmath.mpf(a), mpmath.mpf(b), mpmath.mpf(x)
+    Python's ``decimal`` rounds every operation correctly at the context's precision and runs in C
+    (libmpdec): about 10 times faster than the same loop in mpmath, with the same 40 digits."""
+    with localcontext() as ctx:
+        ctx.prec = 40
+        a_, b_, x_ = Decimal(a), Decimal(b), Decimal(x)
         qab, qap, qam = a_ + b_, a_ + 1, a_ - 1
-        tiny = mpmath.mpf(10) ** -300
-        c = mpmath.mpf(1)
-        d = 1 - qab * x_ / qap
-        d = 1 / (d if abs(d) > tiny else tiny)
+        one, tiny, eps = Decimal(1), Decimal("1e-300"), Decimal("1e-30")
+        c = one
+        d = one - qab * x_ / qap
+        d = one / (d if abs(d) > tiny else tiny)
         h = d
-        eps = mpmath.mpf(10) ** -30
-        e1 = e2 = mpmath.inf
+        e1 = e2 = Decimal("Infinity")
         for m in range(1, 4 * _CF_MAX_ITER):
             m2 = 2 * m
             for aa in (
                 m * (b_ - m) * x_ / ((qam + m2) * (a_ + m2)),
                 -(a_ + m) * (qab + m) * x_ / ((a_ + m2) * (qap + m2)),
             ):
-                d = 1 + aa * d
-                d = 1 / (d if abs(d) > tiny else tiny)
-                c = 1 + aa / c
+                d = one + aa * d
+                d = one / (d if abs(d) > tiny else tiny)
+                c = one + aa / c
                 c = c if abs(c) > tiny else tiny
                 de = d * c
                 h *= de
-            e0 = abs(de - 1)
+            e0 = abs(de - one)
             if e0 < eps and e1 < 100 * eps and e1 <= e2 / 2:
                 return float(h)
             e2, e1 = e1, e0

@@ -10,12 +10,11 @@ continued fraction (where erfc(x) itself would underflow).
 
 from __future__ import annotations
 
+import functools
 import math
-from statistics import NormalDist
 
 __all__ = ["normal_quantile", "normal_cdf", "erfcx"]
 
-_STD = NormalDist()
 _INV_SQRT_PI = 1.0 / math.sqrt(math.pi)
 _SPLIT = 134217729.0  # 2^27 + 1 (Veltkamp splitting: h has at most 26 significant bits)
 
@@ -25,7 +24,16 @@ def normal_quantile(p: float) -> float:
     p = float(p)
     if not 0.0 < p < 1.0:
         raise ValueError(f"p must be in (0, 1), got {p!r}")
-    return _STD.inv_cdf(p)
+    return _std().inv_cdf(p)
+
+
+@functools.cache
+def _std():
+    """The standard normal ``statistics.NormalDist`` (imported on first use: ``statistics`` pulls in
+    ``decimal``, ``fractions`` and ``random``, which a tiny audit need not load; issue 33)."""
+    from statistics import NormalDist
+
+    return NormalDist()
 
 
 def normal_cdf(x: float) -> float:

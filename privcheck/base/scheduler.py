@@ -30,6 +30,7 @@ import contextlib
 import functools
 import hashlib
 import signal
+import time
 import types
 import weakref
 from dataclasses import dataclass
@@ -50,10 +51,15 @@ Progress = Callable[[int], None]
 
 #: how many tasks per worker may be in flight (submitted or finished but not yet folded)
 WINDOW_PER_WORKER = 2
+#: a thread map of at most this many draws in all runs in the calling thread (same chunks, seeds and
+#: results; a pool's start-up would cost more than the draws: a tiny audit, issue 33)
+THREADS_INLINE_DRAWS = 1 << 14
 #: at most this many consecutive chunks of one stream run as one Dask task (fewer round trips per draw)
 DASK_CHUNKS_PER_TASK = 4
 #: a chunk function pickled to at most this many bytes travels with each task instead of being scattered
 DASK_INLINE_BYTES = 1 << 16
+#: seconds for which a Dask backend trusts its last count of the cluster's worker threads
+DASK_THREADS_TTL = 5.0
 #: seconds to wait for an existing Dask scheduler to answer
 DASK_CONNECT_TIMEOUT = 10.0
 DASK_INSTALL_HINT = "pip install 'privcheck[dask]'"
@@ -386,9 +392,14 @@ class ThreadBackend:
         self.jobs = default_jobs() if jobs is None else max(1, int(jobs))
 
     def _run(
-        self, count: int, call: Callable[[int], Any], on_done: Callable[[int, Any], None], folded: Callable[[], int]
+        self,
+        count: int,
+        call: Callable[[int], Any],
+        on_done: Callable[[int, Any], None],
+        folded: Callable[[], int],
+        inline: bool = False,
     ) -> None:
-        if self.jobs == 1 or count <= 1:
+        if self.jobs == 1 or count <= 1 or inline:
             for i in range(count):
                 on_done(i, call(i))
             return
@@ -411,12 +422,15 @@ class ThreadBackend:
         pool.shutdown(wait=True)
 
     def _run_tasks(self, fn: StreamFn, reduce, shared, seeds: list, tasks: list[StreamTask], progress) -> list:
+        # a map of few draws runs in this thread: starting a pool (and importing concurrent.futures) costs more
+        inline = sum(sum(t.sizes) for t in tasks) <= THREADS_INLINE_DRAWS
         return _collect_streams(
             lambda done, folded: self._run(
                 len(tasks),
                 lambda i: run_stream_chunks(fn, reduce, shared, seeds[tasks[i].stream], tasks[i]),
                 done,
                 folded,
+                inline,
             ),
             tasks,
             len(seeds),
@@ -647,6 +661,7 @@ class DaskBackend:
         self._owned: list = []
         self._finalizer = None
         self._shared: dict[int, tuple] = {}
+        self._nthreads: tuple[float, int] | None = None
         if isinstance(client, distributed.Client):
             self.client = client
         elif isinstance(client, str) and client.strip() == "local":
@@ -678,21 +693,33 @@ class DaskBackend:
             self._finalizer = weakref.finalize(self, _close_all, list(self._owned))
 
     def _threads(self) -> int:
-        try:
-            return max(1, sum(self.client.nthreads().values()))
-        except Exception:  # pragma: no cover - scheduler gone; the tasks will say why
-            return 1
+        """Worker threads of the cluster, asked of the scheduler at most every :data:`DASK_THREADS_TTL` seconds
+        (each ask is a round trip; an audit's maps ask several times: issue 33)."""
+        now = time.monotonic()
+        if self._nthreads is None or now - self._nthreads[0] > DASK_THREADS_TTL:
+            try:
+                n = sum(self.client.nthreads().values())
+            except Exception:  # pragma: no cover - scheduler gone; the tasks will say why
+                n = 0
+            self._nthreads = (now, n) if n > 0 else None  # none yet (workers still starting): ask again next time
+            return max(1, n)
+        return self._nthreads[1]
 
     def _window(self) -> int:
         return max(2, WINDOW_PER_WORKER * self._threads())
 
     def _share(self, obj) -> Any:
-        """A future of ``obj`` pickled, on every worker: scattered once for this backend's lifetime
-        (the tasks of every later map that shares the same object reuse it)."""
+        """``obj`` pickled: the bytes themselves when at most :data:`DASK_INLINE_BYTES`, else a future of them on
+        every worker, scattered once for this backend's lifetime (the tasks of every later map that shares the
+        same object reuse it)."""
         hit = self._shared.get(id(obj))
         if hit is None or hit[0] is not obj:
-            [fut] = self.client.scatter([dumps_task(obj)], hash=False, broadcast=True)
-            hit = self._shared[id(obj)] = (obj, fut)  # obj kept alive: its id cannot be reused meanwhile
+            data = dumps_task(obj)
+            if len(data) <= DASK_INLINE_BYTES:  # small: rides along with each task (no scatter round trip)
+                hit = self._shared[id(obj)] = (obj, data)
+            else:
+                [fut] = self.client.scatter([data], hash=False, broadcast=True)
+                hit = self._shared[id(obj)] = (obj, fut)  # obj kept alive: its id cannot be reused meanwhile
         return hit[1]
 
     def _per_task(self, streams: Sequence[Stream], chunk: int) -> int:
@@ -787,7 +814,7 @@ class DaskBackend:
     def close(self) -> None:
         """Close the client and LocalCluster this backend started (never a client it was given);
         release the shared objects scattered on a client it was given."""
-        shared, self._shared = [f for _, f in self._shared.values()], {}
+        shared, self._shared = [f for _, f in self._shared.values() if not isinstance(f, bytes)], {}
         if shared and not self._owned:
             with contextlib.suppress(Exception):  # the client may be closed already
                 self.client.cancel(shared)

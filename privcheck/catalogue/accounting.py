@@ -347,6 +347,60 @@ def _mp_rr_eps(e, T: int, target) -> mpmath.mpf:
     return mpmath.mpf(0)  # δ_RR(0) ≤ target
 
 
+def _mp_compositions(e_f: float, T: int, dt_f: float) -> dict:
+    """Independent 40-digit values at (ε, T, δ̃): DRV (Thm III.3) and KOV (Thm 3.5) from their formulas, the
+    optimal ε' of T-fold ε-randomised response (KOV Thm 3.3), and δ_RR at the optimum, at DRV's ε, at Tε/4."""
+    with mpmath.workdps(40):
+        e, dt = mpmath.mpf(e_f), mpmath.mpf(dt_f)
+        drv = mpmath.sqrt(2 * T * mpmath.log(1 / dt)) * e + T * e * (mpmath.e**e - 1)
+        lin = T * e * (mpmath.e**e - 1) / (mpmath.e**e + 1)
+        sq = T * e * e
+        kov = min(
+            T * e,
+            lin + mpmath.sqrt(2 * sq * mpmath.log(mpmath.e + mpmath.sqrt(sq) / dt)),
+            lin + mpmath.sqrt(2 * sq * mpmath.log(1 / dt)),
+        )
+        opt = _mp_rr_eps(e, T, dt)
+        return {
+            "drv": drv,
+            "kov": kov,
+            "optimal": opt,
+            "d_at_opt": _mp_rr_delta(e, T, opt),
+            "d_at_drv": _mp_rr_delta(e, T, drv),
+            "rr10": _mp_rr_delta(e, T, mpmath.mpf(T * e_f / 4)),
+        }
+
+
+def _comp_row(e_f: float, T: int, dt_f: float) -> tuple[dict, bool]:
+    """accountants.composition at one grid point against :func:`_mp_compositions`; returns (the row with its
+    relative differences, whether optimal ≤ KOV ≤ DRV, KOV ≤ basic and δ_RR at DRV's ε ≤ δ̃)."""
+    from accountants import composition as comp
+
+    r = comp.compare_compositions(e_f, T, dt_f)
+    mp = _mp_compositions(e_f, T, dt_f)
+    ref = {"drv": float(mp["drv"]), "kov": float(mp["kov"]), "optimal": float(mp["optimal"]), "basic": T * e_f}
+    rel = {k: abs(r[k].eps / v - 1) for k, v in ref.items()}
+    rel["rr_delta_at_T_eps/4"] = abs(comp.rr_composition_delta(e_f, T, T * e_f / 4) / float(mp["rr10"]) - 1)
+    # the claim: KOV ≤ DRV, and both at least the exact optimum (δ_RR at the DRV ε within its δ)
+    order = (
+        r["optimal"].eps <= r["kov"].eps <= r["drv"].eps
+        and r["kov"].eps <= r["basic"].eps * (1 + 1e-12)
+        and float(mp["d_at_drv"]) <= dt_f * (1 + 1e-9)
+    )
+    row = {
+        "eps": e_f,
+        "T": T,
+        "delta_tilde": dt_f,
+        "ours": {k: v.eps for k, v in r.items()},
+        "independent_mpmath": ref,
+        "rel_diff": rel,
+        "ordering_optimal<=kov<=drv": order,
+        "rr_delta_at_optimal_eps": float(mp["d_at_opt"]),
+        "rr_delta_at_drv_eps": float(mp["d_at_drv"]),
+    }
+    return row, order
+
+
 @check("composition.advanced", "exact")
 def _comp_exact(ctx: RunContext) -> Outcome:
     """DRV, KOV and the exact optimum against independent 40-digit evaluations computed here.
@@ -356,51 +410,14 @@ def _comp_exact(ctx: RunContext) -> Outcome:
     closed form per segment; the float routines of accountants.composition must agree (relative
     1e-9) and optimal ≤ KOV ≤ DRV (KOV ≤ basic; δ_RR at the DRV ε ≤ δ̃) must hold at every point.
     """
-    from accountants import composition as comp
-
     rows, worst = [], 0.0
     order_ok = True
     grid = [(0.1, 400, 1e-5), (0.5, 50, 1e-6), (1.0, 10, 1e-3), (0.01, 1000, 1e-8), (0.3, 120, 1e-5)]
     for e_f, T, dt_f in grid[:3] if ctx.quick else grid:
-        r = comp.compare_compositions(e_f, T, dt_f)
-        with mpmath.workdps(40):
-            e, dt = mpmath.mpf(e_f), mpmath.mpf(dt_f)
-            drv = mpmath.sqrt(2 * T * mpmath.log(1 / dt)) * e + T * e * (mpmath.e**e - 1)
-            lin = T * e * (mpmath.e**e - 1) / (mpmath.e**e + 1)
-            sq = T * e * e
-            kov = min(
-                T * e,
-                lin + mpmath.sqrt(2 * sq * mpmath.log(mpmath.e + mpmath.sqrt(sq) / dt)),
-                lin + mpmath.sqrt(2 * sq * mpmath.log(1 / dt)),
-            )
-            opt = _mp_rr_eps(e, T, dt)
-            d_at_opt = _mp_rr_delta(e, T, opt)
-            d_at_drv = _mp_rr_delta(e, T, drv)
-            rr10 = _mp_rr_delta(e, T, mpmath.mpf(T * e_f / 4))
-        ref = {"drv": float(drv), "kov": float(kov), "optimal": float(opt), "basic": T * e_f}
-        rel = {k: abs(r[k].eps / v - 1) for k, v in ref.items()}
-        rel["rr_delta_at_T_eps/4"] = abs(comp.rr_composition_delta(e_f, T, T * e_f / 4) / float(rr10) - 1)
-        # the claim: KOV ≤ DRV, and both at least the exact optimum (δ_RR at the DRV ε within its δ)
-        order = (
-            r["optimal"].eps <= r["kov"].eps <= r["drv"].eps
-            and r["kov"].eps <= r["basic"].eps * (1 + 1e-12)
-            and float(d_at_drv) <= dt_f * (1 + 1e-9)
-        )
+        row, order = _comp_row(e_f, T, dt_f)
         order_ok &= order
-        worst = max(worst, *rel.values())
-        rows.append(
-            {
-                "eps": e_f,
-                "T": T,
-                "delta_tilde": dt_f,
-                "ours": {k: v.eps for k, v in r.items()},
-                "independent_mpmath": ref,
-                "rel_diff": rel,
-                "ordering_optimal<=kov<=drv": order,
-                "rr_delta_at_optimal_eps": float(d_at_opt),
-                "rr_delta_at_drv_eps": float(d_at_drv),
-            }
-        )
+        worst = max(worst, *row["rel_diff"].values())
+        rows.append(row)
     ok = worst <= 1e-9 and order_ok
     head = rows[0]
     return Outcome(

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 from fractions import Fraction
+from typing import Callable
 
 import mpmath
 
@@ -73,63 +75,86 @@ def _fmt(t) -> list[str]:
     return [str(v) for v in t]
 
 
-@check("sqsgd.privquant.unbiased", "exact")
-def _privquant_unbiased_exact(ctx: RunContext) -> Outcome:
-    """Enumerate all outputs (d ≤ 3, K ≤ 4, every κ, p ∈ {1/2, 3/4, 9/10}) in Fractions."""
-    U = Fraction(1)
-    coord_values = [
-        Fraction(-1),
-        Fraction(-3, 4),
-        Fraction(-1, 5),
-        Fraction(0),
-        Fraction(1, 3),
-        Fraction(5, 7),
-        Fraction(1),
-    ]
-    n_xhat = n_xhat_bad = 0
-    n_x = {False: 0, True: 0}
-    n_x_bad = {False: 0, True: 0}
-    first_bad_xhat = None
-    first_bad_x = {False: None, True: None}
-    skipped = []
+#: the inputs X of the unbiasedness check, per coordinate (every 17th point of the product for d = 3)
+_COORD_VALUES = (
+    Fraction(-1),
+    Fraction(-3, 4),
+    Fraction(-1, 5),
+    Fraction(0),
+    Fraction(1, 3),
+    Fraction(5, 7),
+    Fraction(1),
+)
+
+
+@dataclass
+class _Tally:
+    """Cases and failures of one exact identity, with the first counterexample."""
+
+    cases: int = 0
+    failures: int = 0
+    counterexample: dict | None = None
+
+    def add(self, ok: bool, example: Callable[[], dict]) -> None:
+        """Count one case; on the first failure keep ``example()`` as the counterexample."""
+        self.cases += 1
+        if not ok:
+            self.failures += 1
+            if self.counterexample is None:
+                self.counterexample = example()
+
+    def row(self) -> dict:
+        """The tally as a details entry."""
+        return {"cases": self.cases, "failures": self.failures, "counterexample": self.counterexample}
+
+
+def _unbiased_configs(quick: bool) -> list[tuple[int, int, int, Fraction]]:
+    """(d, K, κ, p): d ∈ {1, 2, 3}, K ∈ {2, 3, 4}, every κ < d, p ∈ _P_GRID (quick: no d = 3 with K = 4)."""
     configs = [(d, K, kappa, p) for d in (1, 2, 3) for K in (2, 3, 4) for kappa in range(d) for p in _P_GRID]
-    if ctx.quick:
+    if quick:
         configs = [c for c in configs if c[0] <= 2 or c[1] <= 3]
-    for d, K, kappa, p in configs:
-        table = _expected_z_given_xhat(d, K, kappa, p, U)
-        if table is None:
-            skipped.append({"d": d, "K": K, "kappa": kappa, "p": str(p), "reason": "m = 0 (V independent of X)"})
-            continue
-        lv = grid_levels_exact(K, U)
-        for u, ez in table.items():
-            n_xhat += 1
-            xhat = tuple(lv[a] for a in u)
-            if ez != xhat:
-                n_xhat_bad += 1
-                if first_bad_xhat is None:
-                    first_bad_xhat = {"d": d, "K": K, "kappa": kappa, "p": str(p), "xhat": _fmt(xhat), "E[Z]": _fmt(ez)}
-        xs = list(itertools.product(coord_values, repeat=d))
-        if d == 3:
-            xs = xs[::17]
-        for corrected in (False, True):
-            for x in xs:
-                n_x[corrected] += 1
-                ez = _expected_z_given_x(x, table, K, U, corrected)
-                if ez != x:
-                    n_x_bad[corrected] += 1
-                    if first_bad_x[corrected] is None:
-                        first_bad_x[corrected] = {
-                            "d": d,
-                            "K": K,
-                            "kappa": kappa,
-                            "p": str(p),
-                            "U": str(U),
-                            "X": _fmt(x),
-                            "E[Z]": _fmt(ez),
-                            "E[X_hat]": _fmt(quantizer_mean_exact(xj, K, U, corrected) for xj in x),
-                        }
-    holds_xhat = n_xhat_bad == 0
-    holds_x = n_x_bad[False] == 0
+    return configs
+
+
+def _tally_given_xhat(tally: _Tally, table: dict, d: int, K: int, kappa: int, p: Fraction, U: Fraction) -> None:
+    """E[Z | X̂ = u] = u at every grid input u (level indices mapped to levels)."""
+    lv = grid_levels_exact(K, U)
+    for u, ez in table.items():
+        xhat = tuple(lv[a] for a in u)
+        tally.add(
+            ez == xhat,
+            lambda: {"d": d, "K": K, "kappa": kappa, "p": str(p), "xhat": _fmt(xhat), "E[Z]": _fmt(ez)},
+        )
+
+
+def _tally_given_x(tallies: dict, table: dict, d: int, K: int, kappa: int, p: Fraction, U: Fraction) -> None:
+    """E[Z | X = x] = x for the printed (tallies[False]) and the corrected (tallies[True]) quantiser."""
+    xs = list(itertools.product(_COORD_VALUES, repeat=d))
+    if d == 3:
+        xs = xs[::17]
+    for corrected in (False, True):
+        for x in xs:
+            ez = _expected_z_given_x(x, table, K, U, corrected)
+            tallies[corrected].add(
+                ez == x,
+                lambda: {
+                    "d": d,
+                    "K": K,
+                    "kappa": kappa,
+                    "p": str(p),
+                    "U": str(U),
+                    "X": _fmt(x),
+                    "E[Z]": _fmt(ez),
+                    "E[X_hat]": _fmt(quantizer_mean_exact(xj, K, U, corrected) for xj in x),
+                },
+            )
+
+
+def _unbiased_outcome(xhat: _Tally, given_x: dict, skipped: list) -> Outcome:
+    """Holds when E[Z|X̂] = X̂ and E[Z|X] = X (printed quantiser) in every case; the corrected quantiser's
+    tally and a finding (when only the printed quantiser fails) go into the details."""
+    holds_xhat = xhat.failures == 0
+    holds_x = given_x[False].failures == 0
     verdict = "holds" if holds_xhat and holds_x else "refuted"
     details = {
         "method": "exact enumeration of all K^d outputs per grid input, rational arithmetic (Fraction); "
@@ -137,17 +162,9 @@ def _privquant_unbiased_exact(ctx: RunContext) -> Outcome:
         "grid": "d in {1,2,3}, K in {2,3,4}, every kappa in {0..d-1}, p in {1/2, 3/4, 9/10}, U = 1; "
         "X from {-1,-3/4,-1/5,0,1/3,5/7,1}^d (every 17th point for d = 3)",
         "tolerance": "exact equality",
-        "E[Z|Xhat]=Xhat": {"cases": n_xhat, "failures": n_xhat_bad, "counterexample": first_bad_xhat},
-        "E[Z|X]=X, quantiser as printed (eq. 6)": {
-            "cases": n_x[False],
-            "failures": n_x_bad[False],
-            "counterexample": first_bad_x[False],
-        },
-        "E[Z|X]=X, corrected quantiser (K-1)(X-B_k*)/(2U)": {
-            "cases": n_x[True],
-            "failures": n_x_bad[True],
-            "counterexample": first_bad_x[True],
-        },
+        "E[Z|Xhat]=Xhat": xhat.row(),
+        "E[Z|X]=X, quantiser as printed (eq. 6)": given_x[False].row(),
+        "E[Z|X]=X, corrected quantiser (K-1)(X-B_k*)/(2U)": given_x[True].row(),
         "skipped": skipped,
     }
     if not holds_x and holds_xhat:
@@ -159,9 +176,26 @@ def _privquant_unbiased_exact(ctx: RunContext) -> Outcome:
     measured = {
         "E[Z|Xhat]=Xhat": "holds" if holds_xhat else "fails",
         "E[Z|X]=X (printed eq. 6)": "holds" if holds_x else "fails",
-        "E[Z|X]=X (corrected quantiser)": "holds" if n_x_bad[True] == 0 else "fails",
+        "E[Z|X]=X (corrected quantiser)": "holds" if given_x[True].failures == 0 else "fails",
     }
     return Outcome(verdict=verdict, claimed="E[Z] = X̂ given X̂, and E[Z] = X", measured=measured, details=details)
+
+
+@check("sqsgd.privquant.unbiased", "exact")
+def _privquant_unbiased_exact(ctx: RunContext) -> Outcome:
+    """Enumerate all outputs (d ≤ 3, K ≤ 4, every κ, p ∈ {1/2, 3/4, 9/10}) in Fractions (001 Alg. 1, Thm 1)."""
+    U = Fraction(1)
+    xhat = _Tally()
+    given_x = {False: _Tally(), True: _Tally()}
+    skipped = []
+    for d, K, kappa, p in _unbiased_configs(ctx.quick):
+        table = _expected_z_given_xhat(d, K, kappa, p, U)
+        if table is None:
+            skipped.append({"d": d, "K": K, "kappa": kappa, "p": str(p), "reason": "m = 0 (V independent of X)"})
+            continue
+        _tally_given_xhat(xhat, table, d, K, kappa, p, U)
+        _tally_given_x(given_x, table, d, K, kappa, p, U)
+    return _unbiased_outcome(xhat, given_x, skipped)
 
 
 def _m_grid(quick: bool):
@@ -181,54 +215,45 @@ def _enumerated_m(d: int, K: int, kappa: int, p: Fraction) -> Fraction:
     return sum(pr * lv[v[0]] for v, pr in dist.items()) / lv[K - 1]
 
 
-@check("sqsgd.privquant.m_appendix", "exact")
-def _m_appendix_exact(ctx: RunContext) -> Outcome:
-    """Compare App. A.1's m (Υ2 coefficient C(d−1, d−τ−1)) with Alg. 1's m (C(d−1, τ−1))."""
-    n = n_diff = n_degenerate = n_material = 0
-    first = None
-    max_rel = 0.0
-    truth = {"alg1_matches_enumeration": 0, "appendix_matches_enumeration": 0, "cases": 0}
-    for d, K, kappa, p in _m_grid(ctx.quick):
-        n += 1
-        if d <= 20:
-            m1 = normalising_factor_m(d, K, kappa, p, exact=True)
-            m2 = normalising_factor_m_appendix(d, K, kappa, p, exact=True)
-            differ = m1 != m2
-            rel = float(abs(m1 - m2) / abs(m1)) if m1 != 0 else (math.inf if differ else 0.0)
-            if K**d <= (256 if ctx.quick else 4096):
-                true_m = _enumerated_m(d, K, kappa, p)
-                truth["cases"] += 1
-                truth["alg1_matches_enumeration"] += int(true_m == m1)
-                truth["appendix_matches_enumeration"] += int(true_m == m2)
-            m1s, m2s = str(m1), str(m2)
-        else:
-            with mpmath.workdps(50):
-                m1 = normalising_factor_m(d, K, kappa, p)
-                m2 = normalising_factor_m_appendix(d, K, kappa, p)
-                rel_mp = abs(m1 - m2) / abs(m1) if m1 != 0 else (mpmath.inf if m1 != m2 else 0)
-                differ = rel_mp > mpmath.mpf(10) ** -40
-                rel = float(rel_mp)
-                m1s, m2s = mpmath.nstr(m1, 20), mpmath.nstr(m2, 20)
-        if differ:
-            n_diff += 1
-            if m1 == 0:
-                n_degenerate += 1
-                continue
-            max_rel = max(max_rel, rel)
-            n_material += int(rel > 1e-6)
-            if first is None:
-                first = {
-                    "d": d,
-                    "K": K,
-                    "kappa": kappa,
-                    "tau": tau_of(d, kappa),
-                    "p": str(p),
-                    "m_alg1": m1s,
-                    "m_appendix": m2s,
-                }
-    verdict = "holds" if n_diff == 0 else "refuted"
+@dataclass(frozen=True)
+class _MPair:
+    """Alg. 1's m and App. A.1's m at one grid point: whether they differ, their relative difference, as text."""
+
+    m1: object
+    differ: bool
+    rel: float
+    m1s: str
+    m2s: str
+
+
+def _m_pair_exact(d: int, K: int, kappa: int, p: Fraction, quick: bool, truth: dict) -> _MPair:
+    """Both m in Fractions (exact equality); when K^d is small (<= 256 quick, else 4096) also count
+    which of them matches the enumerated normalising factor in ``truth``."""
+    m1 = normalising_factor_m(d, K, kappa, p, exact=True)
+    m2 = normalising_factor_m_appendix(d, K, kappa, p, exact=True)
+    differ = m1 != m2
+    rel = float(abs(m1 - m2) / abs(m1)) if m1 != 0 else (math.inf if differ else 0.0)
+    if K**d <= (256 if quick else 4096):
+        true_m = _enumerated_m(d, K, kappa, p)
+        truth["cases"] += 1
+        truth["alg1_matches_enumeration"] += int(true_m == m1)
+        truth["appendix_matches_enumeration"] += int(true_m == m2)
+    return _MPair(m1, differ, rel, str(m1), str(m2))
+
+
+def _m_pair_mp(d: int, K: int, kappa: int, p: Fraction) -> _MPair:
+    """Both m in mpmath at 50 digits; they differ when the relative difference exceeds 1e-40."""
+    with mpmath.workdps(50):
+        m1 = normalising_factor_m(d, K, kappa, p)
+        m2 = normalising_factor_m_appendix(d, K, kappa, p)
+        rel_mp = abs(m1 - m2) / abs(m1) if m1 != 0 else (mpmath.inf if m1 != m2 else 0)
+        return _MPair(m1, rel_mp > mpmath.mpf(10) ** -40, float(rel_mp), mpmath.nstr(m1, 20), mpmath.nstr(m2, 20))
+
+
+def _m_appendix_outcome(n: int, n_diff: int, n_material: int, max_rel: float, extra: dict) -> Outcome:
+    """Holds when the two m agree at every grid point; ``extra``: counterexample, degenerate points, truth."""
     return Outcome(
-        verdict=verdict,
+        verdict="holds" if n_diff == 0 else "refuted",
         claimed="App. A.1 m (coefficient C(d-1, d-tau-1)) equals Alg. 1 m (C(d-1, tau-1))",
         measured={
             "grid_points": n,
@@ -240,14 +265,41 @@ def _m_appendix_exact(ctx: RunContext) -> Outcome:
             "tolerance": "exact equality (Fraction) for d <= 20; relative 1e-40 (mpmath, 50 digits) above",
             "grid": "d in {1..8, 20, 100, 1000}, K in {2,3,4,16,128}, kappa in {0, (d-1)//2, d-1}, "
             "p in {1/2, 3/4, 9/10, 99/100, 1}",
-            "counterexample": first,
-            "degenerate_points_with_m_alg1_zero": n_degenerate,
-            "which_is_right": truth | {"note": "E[V^1|u]/u^1 by enumerating all outputs (K^d <= 4096)"},
+            **extra,
             "note": "C(d-1, d-tau-1) = C(d-1, tau) differs from C(d-1, tau-1) for every tau >= (d+1)/2, so "
             "the two m differ whenever p < 1; for large d and K the second term is so small against "
             "the first that they agree to 40 digits (counted as agreeing)",
         },
     )
+
+
+@check("sqsgd.privquant.m_appendix", "exact")
+def _m_appendix_exact(ctx: RunContext) -> Outcome:
+    """Compare App. A.1's m (Υ2 coefficient C(d−1, d−τ−1)) with Alg. 1's m (C(d−1, τ−1)) (001 App. A.1)."""
+    n = n_diff = n_degenerate = n_material = 0
+    first = None
+    max_rel = 0.0
+    truth = {"alg1_matches_enumeration": 0, "appendix_matches_enumeration": 0, "cases": 0}
+    for d, K, kappa, p in _m_grid(ctx.quick):
+        n += 1
+        pair = _m_pair_exact(d, K, kappa, p, ctx.quick, truth) if d <= 20 else _m_pair_mp(d, K, kappa, p)
+        if not pair.differ:
+            continue
+        n_diff += 1
+        if pair.m1 == 0:
+            n_degenerate += 1
+            continue
+        max_rel = max(max_rel, pair.rel)
+        n_material += int(pair.rel > 1e-6)
+        if first is None:
+            first = {"d": d, "K": K, "kappa": kappa, "tau": tau_of(d, kappa), "p": str(p)}
+            first |= {"m_alg1": pair.m1s, "m_appendix": pair.m2s}
+    extra = {
+        "counterexample": first,
+        "degenerate_points_with_m_alg1_zero": n_degenerate,
+        "which_is_right": truth | {"note": "E[V^1|u]/u^1 by enumerating all outputs (K^d <= 4096)"},
+    }
+    return _m_appendix_outcome(n, n_diff, n_material, max_rel, extra)
 
 
 # the paper's experiments (Sec. 4, App. A.3): sampled dimension d~ = 2^ceil(log2(r d)), r = 0.5 %

@@ -108,7 +108,63 @@ def query_names() -> list[str]:
     return sorted([*_queries(), "pld"])
 
 
+def _check_params(ent: Entry, qname: str, q: Query, params: dict) -> None:
+    """Each parameter is one the accountant function takes, and a number >= 0 or a list of such."""
+    allowed = [p for p in inspect.signature(q.fn).parameters]
+    for k, val in params.items():
+        if k not in allowed:
+            ent.fail(f"unknown parameter {k!r} for query {qname!r}; allowed: {', '.join(allowed)}")
+        vals = val if isinstance(val, list) else [val]
+        for x in vals:
+            if isinstance(x, (int, float)) and not isinstance(x, bool) and x < 0:
+                ent.fail(f"params.{k} must be >= 0, got {val!r}")
+            if isinstance(x, (str, bool)):
+                ent.fail(f"params.{k} must be a number or a list of numbers, got {val!r}")
+
+
+def _check_relation(ent: Entry) -> tuple[str, float]:
+    """The entry's relation (one of RELATIONS, default ``<=``) and rel_tol (>= 0, default 1e-9)."""
+    v = ent.values
+    relation = v.get("relation", "<=")
+    if relation not in RELATIONS:
+        ent.fail(f"relation must be one of {', '.join(RELATIONS)}, got {relation!r}")
+    rel_tol = v.get("rel_tol", 1e-9)
+    if rel_tol < 0:
+        ent.fail(f"rel_tol must be >= 0, got {rel_tol!r}")
+    return relation, rel_tol
+
+
+def _evaluator(q: Query, qname: str, params: dict, output: str | None) -> Callable[[], float]:
+    """The computed number: the query called with the params, its ``output`` field when it has one."""
+
+    def evaluate() -> float:
+        ans = q.fn(**params)
+        if output is None:
+            val = ans
+        elif not hasattr(ans, output):
+            raise PrivcheckUsageError(f"query {qname!r} has no output {output!r}")
+        else:
+            val = getattr(ans, output)
+        if isinstance(val, bool) or not isinstance(val, (int, float)):
+            raise PrivcheckUsageError(f"output {output!r} of {qname!r} is not a number; choose another output")
+        return float(val)
+
+    return evaluate
+
+
+def _compare(value: float, bound: float, relation: str, rel_tol: float) -> tuple[bool, str]:
+    """Whether ``value relation bound`` holds (``=``: within rel_tol; ``<=``/``>=``: allowing a relative
+    1e-12 of rounding), and the tolerance in words."""
+    if relation == "=":
+        return math.isclose(value, bound, rel_tol=rel_tol, abs_tol=0.0), f"relative {rel_tol:g}"
+    if relation == "<=":
+        return value <= bound * (1 + 1e-12) + 1e-300, "relative 1e-12 (rounding)"
+    return value >= bound * (1 - 1e-12) - 1e-300, "relative 1e-12 (rounding)"
+
+
 def _accountant(ent: Entry, paper: str) -> tuple[Claim, Check]:
+    """The claim and check of an ``[[accountant]]`` entry: a named accountant query compared with ``bound``
+    (``query = "pld"`` entries go to :func:`build_pld`); bad keys are one-line errors at load time."""
     v = ent.values
     queries = _queries()
     qname = v["query"]
@@ -123,37 +179,11 @@ def _accountant(ent: Entry, paper: str) -> tuple[Claim, Check]:
         ent.fail("missing required key 'bound'")
     q = queries[qname]
     params = v.get("params", {})
-    allowed = [p for p in inspect.signature(q.fn).parameters]
-    for k, val in params.items():
-        if k not in allowed:
-            ent.fail(f"unknown parameter {k!r} for query {qname!r}; allowed: {', '.join(allowed)}")
-        vals = val if isinstance(val, list) else [val]
-        for x in vals:
-            if isinstance(x, (int, float)) and not isinstance(x, bool) and x < 0:
-                ent.fail(f"params.{k} must be >= 0, got {val!r}")
-            if isinstance(x, (str, bool)):
-                ent.fail(f"params.{k} must be a number or a list of numbers, got {val!r}")
-    relation = v.get("relation", "<=")
-    if relation not in RELATIONS:
-        ent.fail(f"relation must be one of {', '.join(RELATIONS)}, got {relation!r}")
-    rel_tol = v.get("rel_tol", 1e-9)
-    if rel_tol < 0:
-        ent.fail(f"rel_tol must be >= 0, got {rel_tol!r}")
+    _check_params(ent, qname, q, params)
+    relation, rel_tol = _check_relation(ent)
     output = v.get("output", q.output)
     bound = v["bound"]
-
-    def evaluate() -> float:
-        ans = q.fn(**params)
-        if output is None:
-            val = ans
-        elif not hasattr(ans, output):
-            raise PrivcheckUsageError(f"query {qname!r} has no output {output!r}")
-        else:
-            val = getattr(ans, output)
-        if isinstance(val, bool) or not isinstance(val, (int, float)):
-            raise PrivcheckUsageError(f"output {output!r} of {qname!r} is not a number; choose another output")
-        return float(val)
-
+    evaluate = _evaluator(q, qname, params, output)
     if output is None and "output" in v:
         ent.fail(f"query {qname!r} returns a number; remove output")
     if q.cheap:
@@ -161,15 +191,7 @@ def _accountant(ent: Entry, paper: str) -> tuple[Claim, Check]:
 
     def run(ctx: RunContext) -> Outcome:
         value = evaluate()
-        if relation == "=":
-            ok = math.isclose(value, bound, rel_tol=rel_tol, abs_tol=0.0)
-            tol = f"relative {rel_tol:g}"
-        elif relation == "<=":
-            ok = value <= bound * (1 + 1e-12) + 1e-300
-            tol = "relative 1e-12 (rounding)"
-        else:
-            ok = value >= bound * (1 - 1e-12) - 1e-300
-            tol = "relative 1e-12 (rounding)"
+        ok, tol = _compare(value, bound, relation, rel_tol)
         return Outcome(
             "holds" if ok else "refuted",
             claimed=bound,

@@ -24,7 +24,6 @@ import contextlib
 import os
 import sys
 import threading
-import traceback
 import warnings
 
 import click
@@ -346,7 +345,7 @@ def _unexpected_error(exc: Exception, debug: bool) -> int:
     """An error no command turned into a usage error, as one line: input nested too deeply (exit 2), out of
     memory or an internal error (exit 3); ``--debug`` prints the traceback first."""
     if debug:
-        traceback.print_exc()
+        _print_exc()
     if isinstance(exc, RecursionError):  # built-in code does not recurse deeply: the input is nested too deeply
         click.echo(
             "privcheck: error: the input is nested too deeply to be read (Python's recursion limit: "
@@ -580,6 +579,13 @@ def user_code_error_exit(ctx: click.Context, exc: BaseException) -> None:
     _user_traceback(exc)
     click.echo(f"privcheck: error: {_one_line(str(exc)) or type(exc).__name__}", err=True)
     ctx.exit(EXIT_MISMATCH)
+
+
+def _print_exc() -> None:
+    """The current exception's traceback on standard error (``traceback`` loads only then: start-up, issue 33)."""
+    import traceback
+
+    traceback.print_exc()
 
 
 def _user_traceback(exc: BaseException) -> None:

@@ -20,7 +20,6 @@ with a default colour.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import sys
@@ -534,6 +533,8 @@ def records_to_json(records: Iterable[VerdictRecord], quick: bool | None = None)
         d = cite_all(r.to_dict())
         d["quick"] = quick
         rows.append(d)
+    import json
+
     return json.dumps(rows, indent=2, ensure_ascii=False)
 
 
@@ -544,6 +545,7 @@ def records_from_json(text: str) -> list[VerdictRecord]:
     flag is kept in ``details["quick"]``.
     """
     import dataclasses
+    import json
 
     from privcheck.claims import VerdictRecord
 

@@ -449,33 +449,32 @@ def _t_variance_mc(ctx: RunContext) -> Outcome:
 FIG3_EPS = (1.0, 4.0)
 
 
-@check("biswas.fig3", "mc")
-def _fig3_mc(ctx: RunContext) -> Outcome:
-    from estimators import frequency as fq
+def _fig3_step_tests(data, eps: float) -> list[dict]:
+    """One-sided z-tests of the TV change of ĉ_DE between neighbouring π of one Fig. 3 curve."""
+    tests = []
+    for a, b in zip(data.pis[:-1], data.pis[1:]):
+        for est, idx in (("c_hat", 0),):
+            xa, xb = data.tv_samples[a][idx], data.tv_samples[b][idx]
+            diff = float(xb.mean() - xa.mean())
+            se = math.sqrt(xa.var(ddof=1) / xa.size + xb.var(ddof=1) / xb.size)
+            tests.append(
+                {
+                    "eps": eps,
+                    "estimator": est,
+                    "pi": [a, b],
+                    "tv_difference": diff,
+                    "se": se,
+                    "p_increase": float(stats.norm.sf(diff / se)) if se > 0 else float(diff <= 0),
+                    "p_decrease": float(stats.norm.cdf(diff / se)) if se > 0 else float(diff >= 0),
+                }
+            )
+    return tests
 
-    R = ctx.n(default=200, quick=40)
-    alpha = 1 - ctx.confidence
-    curves, tests = [], []
-    for eps in FIG3_EPS:
-        data = fq.figure3_data(eps=eps, replicates=R, seed=seed_for(ctx, "fig3", eps), confidence=ctx.confidence)
-        curves.append(data)
-        for a, b in zip(data.pis[:-1], data.pis[1:]):
-            for est, idx in (("c_hat", 0),):
-                xa, xb = data.tv_samples[a][idx], data.tv_samples[b][idx]
-                diff = float(xb.mean() - xa.mean())
-                se = math.sqrt(xa.var(ddof=1) / xa.size + xb.var(ddof=1) / xb.size)
-                tests.append(
-                    {
-                        "eps": eps,
-                        "estimator": est,
-                        "pi": [a, b],
-                        "tv_difference": diff,
-                        "se": se,
-                        "p_increase": float(stats.norm.sf(diff / se)) if se > 0 else float(diff <= 0),
-                        "p_decrease": float(stats.norm.cdf(diff / se)) if se > 0 else float(diff >= 0),
-                    }
-                )
-    # refutation: TV increases somewhere (one-sided, Bonferroni); holds: every step decreases (IUT, level alpha)
+
+def _fig3_verdict(tests: list[dict], curves: list, R: int, alpha: float) -> tuple[str, bool]:
+    """Refuted when TV increases at some step (one-sided, Bonferroni; the adjusted p-values are added to
+    ``tests``); holds when every step decreases (IUT at level alpha) and the simulated communication cost
+    is within 5 standard errors of nπ; else inconclusive. Returns (verdict, cost within 5 se)."""
     rej, padj = adjust_pvalues([t["p_increase"] for t in tests], alpha, method="bonferroni")
     for t, pa in zip(tests, padj):
         t["p_increase_adjusted"] = float(pa)
@@ -485,25 +484,41 @@ def _fig3_mc(ctx: RunContext) -> Outcome:
         for cs, ce, pi in zip(d_.cost_simulated, d_.cost_expected, d_.pis)
     )
     if rej.any():
-        verdict = "refuted"
-    elif all(t["p_decrease"] < alpha for t in tests) and cost_ok:
-        verdict = "holds"
-    else:
-        verdict = "inconclusive"
-    curve_rec = [
-        {
-            "eps": c.params["eps"],
-            "pi": c.pis,
-            "tv_chat_mean": c.tv_chat,
-            "tv_chat_interval": c.tv_chat_interval,
-            "tv_gde_mean": c.tv_gde,
-            "tv_gde_interval": c.tv_gde_interval,
-            "communication_cost_expected": c.cost_expected,
-            "communication_cost_simulated": c.cost_simulated,
-            "params": c.params,
-        }
-        for c in curves
-    ]
+        return "refuted", cost_ok
+    if all(t["p_decrease"] < alpha for t in tests) and cost_ok:
+        return "holds", cost_ok
+    return "inconclusive", cost_ok
+
+
+def _fig3_curve_record(c) -> dict:
+    """One simulated Fig. 3 curve (TV of ĉ_DE and g_DE, communication cost) as a details entry."""
+    return {
+        "eps": c.params["eps"],
+        "pi": c.pis,
+        "tv_chat_mean": c.tv_chat,
+        "tv_chat_interval": c.tv_chat_interval,
+        "tv_gde_mean": c.tv_gde,
+        "tv_gde_interval": c.tv_gde_interval,
+        "communication_cost_expected": c.cost_expected,
+        "communication_cost_simulated": c.cost_simulated,
+        "params": c.params,
+    }
+
+
+@check("biswas.fig3", "mc")
+def _fig3_mc(ctx: RunContext) -> Outcome:
+    """003 Sec. 4, Fig. 3: TV(estimate, data) falls as π grows while the communication cost grows as nπ."""
+    from estimators import frequency as fq
+
+    R = ctx.n(default=200, quick=40)
+    alpha = 1 - ctx.confidence
+    curves, tests = [], []
+    for eps in FIG3_EPS:
+        data = fq.figure3_data(eps=eps, replicates=R, seed=seed_for(ctx, "fig3", eps), confidence=ctx.confidence)
+        curves.append(data)
+        tests.extend(_fig3_step_tests(data, eps))
+    verdict, cost_ok = _fig3_verdict(tests, curves, R, alpha)
+    curve_rec = [_fig3_curve_record(c) for c in curves]
     return Outcome(
         verdict=verdict,
         claimed="TV(estimate, data) falls as π grows while communication cost grows as nπ "
@@ -548,50 +563,49 @@ def figure3_curves(eps_values=FIG3_EPS, replicates: int = 200, seed: int = 0) ->
     return out
 
 
-@check("biswas.optimal_pi", "numeric")
-def _optimal_pi_numeric(ctx: RunContext) -> Outcome:
+def _optimiser_case(rng, n: int, B: float, p: float, q: float, runs: int) -> tuple[float, dict]:
+    """SLSQP from ``runs`` random starts on {Σπ = B, 0 <= π <= 1} against the vertex design; returns
+    (relative gap of the vertex over the optimiser's best: > 0 means the optimiser beat it, the case)."""
     from scipy import optimize
 
     from estimators import frequency as fq
 
-    p, q = _biswas_setup(1.0, 10)
-    rng = ctx.rng("optpi")
-    worst_gap = -math.inf
-    cases = []
-    for n, B in ((12, 4.5), (20, 7.0), (30, 3.2)):
-        dc = fq.optimal_design(n, B, p, q)
-        best, runs_ok = math.inf, 0
-        for _ in range(20 if not ctx.quick else 5):
-            x0 = rng.dirichlet(np.ones(n)) * B
-            x0 = np.clip(x0, 0, 1)
-            x0 *= B / x0.sum() if x0.sum() > 0 else 1
-            # on {Σπ = B} Var*(T) is a positive multiple of Σ(π − qπ²): minimise that (with its gradient)
-            res = optimize.minimize(
-                lambda x: float((x - q * x * x).sum()),
-                np.clip(x0, 0, 1),
-                jac=lambda x: 1 - 2 * q * x,
-                method="SLSQP",
-                bounds=[(0.0, 1.0)] * n,
-                constraints=[{"type": "eq", "fun": lambda x: x.sum() - B, "jac": lambda x: np.ones_like(x)}],
-                options={"ftol": 1e-15, "maxiter": 500},
-            )
-            if res.success and abs(res.x.sum() - B) < 1e-8:
-                best = min(best, fq.var_star_T(n, np.clip(res.x, 0, 1), p, q))
-                runs_ok += 1
-        gap = (dc.var_optimum - best) / dc.var_optimum  # > 0 would mean the optimiser beat the vertex
-        worst_gap = max(worst_gap, gap)
-        cases.append(
-            {
-                "n": n,
-                "B": B,
-                "optimiser_runs_succeeded": runs_ok,
-                "vertex_var": dc.var_optimum,
-                "optimiser_best": best,
-                "uniform_var": dc.var_uniform,
-                "ratio_vertex_to_uniform": dc.ratio_optimum,
-            }
+    dc = fq.optimal_design(n, B, p, q)
+    best, runs_ok = math.inf, 0
+    for _ in range(runs):
+        x0 = rng.dirichlet(np.ones(n)) * B
+        x0 = np.clip(x0, 0, 1)
+        x0 *= B / x0.sum() if x0.sum() > 0 else 1
+        # on {Σπ = B} Var*(T) is a positive multiple of Σ(π − qπ²): minimise that (with its gradient)
+        res = optimize.minimize(
+            lambda x: float((x - q * x * x).sum()),
+            np.clip(x0, 0, 1),
+            jac=lambda x: 1 - 2 * q * x,
+            method="SLSQP",
+            bounds=[(0.0, 1.0)] * n,
+            constraints=[{"type": "eq", "fun": lambda x: x.sum() - B, "jac": lambda x: np.ones_like(x)}],
+            options={"ftol": 1e-15, "maxiter": 500},
         )
-    # the answer for the Fig. 3 setting (n = 50,000, m = 100) and the 003 running example
+        if res.success and abs(res.x.sum() - B) < 1e-8:
+            best = min(best, fq.var_star_T(n, np.clip(res.x, 0, 1), p, q))
+            runs_ok += 1
+    gap = (dc.var_optimum - best) / dc.var_optimum  # > 0 would mean the optimiser beat the vertex
+    case = {
+        "n": n,
+        "B": B,
+        "optimiser_runs_succeeded": runs_ok,
+        "vertex_var": dc.var_optimum,
+        "optimiser_best": best,
+        "uniform_var": dc.var_uniform,
+        "ratio_vertex_to_uniform": dc.ratio_optimum,
+    }
+    return gap, case
+
+
+def _fig3_setting_designs() -> list[dict]:
+    """The optimal design for the Fig. 3 setting (n = 50,000, m = 100) and the 003 running example (m = 10)."""
+    from estimators import frequency as fq
+
     table = []
     for eps, m in ((1.0, 100), (4.0, 100), (1.0, 10)):
         pp, qq = _biswas_setup(eps, m)
@@ -611,6 +625,22 @@ def _optimal_pi_numeric(ctx: RunContext) -> Outcome:
                     "ratio_formula_(1-q)/(1-q*pi)": dc.ratio_formula,
                 }
             )
+    return table
+
+
+@check("biswas.optimal_pi", "numeric")
+def _optimal_pi_numeric(ctx: RunContext) -> Outcome:
+    """003 Sec. 6 (iii), derived: the π minimising Var*(T) under Σπ_j = B is a vertex (⌊B⌋ ones and one
+    fraction), checked against SLSQP from random starts; its variance equals sampling B without replacement."""
+    p, q = _biswas_setup(1.0, 10)
+    rng = ctx.rng("optpi")
+    worst_gap = -math.inf
+    cases = []
+    for n, B in ((12, 4.5), (20, 7.0), (30, 3.2)):
+        gap, case = _optimiser_case(rng, n, B, p, q, 20 if not ctx.quick else 5)
+        worst_gap = max(worst_gap, gap)
+        cases.append(case)
+    table = _fig3_setting_designs()
     srs_ok = all(math.isclose(t["var_optimum"], t["var_srswor"], rel_tol=1e-12) for t in table)
     no_run = [(c["n"], c["B"]) for c in cases if c["optimiser_runs_succeeded"] == 0]
     if worst_gap > 1e-9 or not srs_ok:
@@ -636,17 +666,14 @@ def _optimal_pi_numeric(ctx: RunContext) -> Outcome:
     )
 
 
-@check("biswas.optimal_pi", "mc")
-def _optimal_pi_mc(ctx: RunContext) -> Outcome:
+def _optimal_pi_scenarios(n: int, B: int, p: float, q: float, dc) -> list:
+    """(scenario, estimator) at f_i = 0: T under uniform Poisson sampling π = B/n, and the fixed-size
+    sample of B without replacement (the optimum's variance, unbiased)."""
     from estimators import frequency as fq
 
-    R = ctx.n(default=400_000, quick=80_000)
-    p, q = _biswas_setup(1.0, 10)
-    n, B = 2_000, 400
-    dc = fq.optimal_design(n, B, p, q)
     g_uni = fq.uniform_groups(n, 0, B / n)
     a = n / (B * (p - q))
-    scen = [
+    return [
         (
             Scenario(
                 name="uniform Poisson pi=B/n, f_i=0",
@@ -672,6 +699,18 @@ def _optimal_pi_mc(ctx: RunContext) -> Outcome:
             lambda o: a * (o[0] - B * q),
         ),
     ]
+
+
+@check("biswas.optimal_pi", "mc")
+def _optimal_pi_mc(ctx: RunContext) -> Outcome:
+    """Monte Carlo: the variance of T under the optimal (fixed-size) design against uniform Poisson sampling."""
+    from estimators import frequency as fq
+
+    R = ctx.n(default=400_000, quick=80_000)
+    p, q = _biswas_setup(1.0, 10)
+    n, B = 2_000, 400
+    dc = fq.optimal_design(n, B, p, q)
+    scen = _optimal_pi_scenarios(n, B, p, q, dc)
     results = [
         check_estimator(
             est, sc, R, seed=seed_for(ctx, "optpi", sc.name), confidence=ctx.confidence, family=len(scen), name="T"
@@ -681,9 +720,10 @@ def _optimal_pi_mc(ctx: RunContext) -> Outcome:
     d = decide(results, ctx.confidence)
     ratio_sim = results[1].components[0].variance / results[0].components[0].variance
     # bias of the deterministic vertex design for fixed data (exact): the B chosen nodes hold i in proportion h/B
-    bias_rows = []
-    for n_i, h in ((400, 400), (400, 80), (400, 0)):
-        bias_rows.append({"n_i": n_i, "holders_in_subset": h, "E[T]": n * h / B, "target": n_i})
+    bias_rows = [
+        {"n_i": n_i, "holders_in_subset": h, "E[T]": n * h / B, "target": n_i}
+        for n_i, h in ((400, 400), (400, 80), (400, 0))
+    ]
     return Outcome(
         verdict=d.verdict,
         claimed={

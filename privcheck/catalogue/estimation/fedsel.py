@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -286,59 +287,74 @@ def _accumulation_mc(ctx: RunContext) -> Outcome:
     )
 
 
-@check("fedsel.thm3.scaling", "scaling")
-def _thm3_scaling(ctx: RunContext) -> Outcome:
+@dataclass(frozen=True)
+class _Thm3Setting:
+    """The FedSel Thm 3 experiment: replicates per point, β, ε1, ε2, k (fedsel-ps selector, PM values)."""
+
+    reps: int
+    beta: float = 0.05
+    eps1: float = 1.0
+    eps2: float = 1.0
+    k: int = 5
+
+
+def _thm3_errors(st: _Thm3Setting, rng, mode: str, points: list[tuple[int, int]]) -> tuple[list, list]:
+    """Mean and standard error of max_j |s̃_j − X_j| over ``st.reps`` replicates at each (m, d), in order
+    (the draws come from ``rng`` one point after the other)."""
+    from estimators import fedsel_update as fu
+
+    means, ses = [], []
+    for m, d in points:
+        e = fu.thm3_max_error(m, d, st.k, st.eps1, st.eps2, st.reps, rng, topk=mode)
+        means.append(e.mean())
+        ses.append(e.std(ddof=1) / math.sqrt(e.size))
+    return means, ses
+
+
+def _thm3_m_fit(ctx: RunContext, st: _Thm3Setting, rng, mode: str, ms: np.ndarray) -> dict:
+    """(a) m-dependence at d = 50: the log-log slope of the mean max error against m, claimed −1/2 (±0.05)."""
+    from privcheck.base.moments import compare_slope, fit_loglog
+
+    means, ses = _thm3_errors(st, rng, mode, [(int(m), 50) for m in ms])
+    fit = fit_loglog(ms, means, ses, confidence=ctx.confidence)
+    v = compare_slope(fit, -0.5, 0.05)
+    return {
+        "m": ms.tolist(),
+        "mean_max_error": means,
+        "se": ses,
+        "slope": fit.slope,
+        "interval": list(fit.interval),
+        "claimed": -0.5,
+        "margin": 0.05,
+        "verdict": v,
+    }
+
+
+def _thm3_d_fit(ctx: RunContext, st: _Thm3Setting, rng, mode: str, ds: np.ndarray) -> dict:
+    """(b) d-dependence at m = 4000: log error against log of the claimed rate √(log(d/β))/√d, slope 1 (±0.1)."""
     from estimators import fedsel_update as fu
     from privcheck.base.moments import compare_slope, fit_loglog
 
-    reps = ctx.n(default=150, quick=30)
-    beta, eps1, eps2, k = 0.05, 1.0, 1.0, 5
-    rng = ctx.rng("thm3")
-    out, verdicts = {}, []
-    # (a) m-dependence at d = 50: exponent −1/2
-    ms = np.array([1_000, 2_000, 4_000, 8_000, 16_000])
-    for mode in ("random", "common"):
-        means, ses = [], []
-        for m in ms:
-            e = fu.thm3_max_error(int(m), 50, k, eps1, eps2, reps, rng, topk=mode)
-            means.append(e.mean())
-            ses.append(e.std(ddof=1) / math.sqrt(e.size))
-        fit = fit_loglog(ms, means, ses, confidence=ctx.confidence)
-        v = compare_slope(fit, -0.5, 0.05)
-        verdicts.append(v)
-        out[f"m_scaling_{mode}_topk"] = {
-            "m": ms.tolist(),
-            "mean_max_error": means,
-            "se": ses,
-            "slope": fit.slope,
-            "interval": list(fit.interval),
-            "claimed": -0.5,
-            "margin": 0.05,
-            "verdict": v,
-        }
-    # (b) d-dependence at m = 4000: log error against log of the claimed rate √(log(d/β))/√d, slope 1
-    ds = np.array([16, 64, 256, 1024])
-    for mode in ("random", "common"):
-        means, ses = [], []
-        for d in ds:
-            e = fu.thm3_max_error(4_000, int(d), k, eps1, eps2, reps, rng, topk=mode)
-            means.append(e.mean())
-            ses.append(e.std(ddof=1) / math.sqrt(e.size))
-        rate = fu.thm3_rate(4_000, ds, eps2, beta)
-        fit = fit_loglog(rate, means, ses, confidence=ctx.confidence)
-        v = compare_slope(fit, 1.0, 0.1)
-        verdicts.append(v)
-        out[f"d_scaling_{mode}_topk"] = {
-            "d": ds.tolist(),
-            "claimed_rate": rate.tolist(),
-            "mean_max_error": means,
-            "se": ses,
-            "slope_vs_rate": fit.slope,
-            "interval": list(fit.interval),
-            "claimed": 1.0,
-            "margin": 0.1,
-            "verdict": v,
-        }
+    means, ses = _thm3_errors(st, rng, mode, [(4_000, int(d)) for d in ds])
+    rate = fu.thm3_rate(4_000, ds, st.eps2, st.beta)
+    fit = fit_loglog(rate, means, ses, confidence=ctx.confidence)
+    v = compare_slope(fit, 1.0, 0.1)
+    return {
+        "d": ds.tolist(),
+        "claimed_rate": rate.tolist(),
+        "mean_max_error": means,
+        "se": ses,
+        "slope_vs_rate": fit.slope,
+        "interval": list(fit.interval),
+        "claimed": 1.0,
+        "margin": 0.1,
+        "verdict": v,
+    }
+
+
+def _thm3_outcome(ctx: RunContext, st: _Thm3Setting, out: dict, samples: int) -> Outcome:
+    """Refuted if any fit is, holds if all hold, else inconclusive; every fit in the details."""
+    verdicts = [f["verdict"] for f in out.values()]
     verdict = (
         "refuted" if "refuted" in verdicts else ("holds" if all(v == "holds" for v in verdicts) else "inconclusive")
     )
@@ -360,17 +376,29 @@ def _thm3_scaling(ctx: RunContext) -> Outcome:
             "setting": {
                 "selector": "fedsel-ps",
                 "value": "pm",
-                "k": k,
-                "eps1": eps1,
-                "eps2": eps2,
-                "beta": beta,
+                "k": st.k,
+                "eps1": st.eps1,
+                "eps2": st.eps2,
+                "beta": st.beta,
                 "v_top": 0.8,
                 "v_rest": 0.05,
-                "reps_per_point": reps,
+                "reps_per_point": st.reps,
             },
             "tolerance": "finite-grid allowance on the exponent: ±0.05 (m), ±0.1 (d, log factor); "
             "holds needs the interval to meet the band and be at most twice the margin wide",
             "note": "mean of max_j error over replicates, WLS on log scale (delta-method se)",
         },
-        samples=reps * (int(ms.sum()) * 2 + 4_000 * 4 * 2),
+        samples=samples,
     )
+
+
+@check("fedsel.thm3.scaling", "scaling")
+def _thm3_scaling(ctx: RunContext) -> Outcome:
+    """FedSel Thm 3: the max coordinate error of the two-stage update scales as √(log(d/β))/(ε2√(md))."""
+    st = _Thm3Setting(reps=ctx.n(default=150, quick=30))
+    rng = ctx.rng("thm3")
+    ms = np.array([1_000, 2_000, 4_000, 8_000, 16_000])
+    ds = np.array([16, 64, 256, 1024])
+    out = {f"m_scaling_{mode}_topk": _thm3_m_fit(ctx, st, rng, mode, ms) for mode in ("random", "common")}
+    out |= {f"d_scaling_{mode}_topk": _thm3_d_fit(ctx, st, rng, mode, ds) for mode in ("random", "common")}
+    return _thm3_outcome(ctx, st, out, st.reps * (int(ms.sum()) * 2 + 4_000 * 4 * 2))

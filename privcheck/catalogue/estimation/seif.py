@@ -43,53 +43,48 @@ def _seif_setups(ctx: RunContext):
     ]
 
 
-def _seif_mc(ctx: RunContext, which: str) -> Outcome:
+def _seif_params(s) -> dict:
+    """The parameters of one wireless setup, as reported in a scenario's details."""
+    return {
+        "K": s.K,
+        "d": s.d,
+        "p": s.p.tolist(),
+        "D": s.D.tolist(),
+        "sigma": s.sigma.tolist(),
+        "N0": s.N0,
+        "iid_sd": s.iid_sd,
+        "channel": s.channel,
+        "mu_K": s.mu,
+        "zeta": s.zeta,
+    }
+
+
+def _seif_scenario(name: str, s, which: str):
+    """(scenario, estimator, P(|K| = 0)) for one setup: the server estimate of eq. 10 (unknown |K|) or of
+    eq. 9 (known |K|, ĝ = 0 when nobody participates), with its exact mean and variance."""
     from estimators import wireless as wl
 
-    R = ctx.n(default=200_000, quick=40_000)
-    setups = _seif_setups(ctx)
-    d = setups[0][1].d
-    results, p_empty = [], []
-    for name, s in setups:
-        if which == "eq10":
-            em, ev = wl.exact_moments_eq10(s)
-            est = lambda o, s=s: wl.estimate_eq10(s, o)
-            pe = None
-        else:
-            em, ev, pe = wl.exact_moments_eq9(s)
-            est = lambda o, s=s: wl.estimate_eq9(s, o, empty="zero")
-        p_empty.append(pe)
-        sc = Scenario(
-            name=name,
-            draw=lambda rng, size, s=s: wl.draw(s, rng, size),
-            target=s.target,
-            exact_mean=em,
-            exact_variance=ev,
-            tolerance=[sd_tolerance(math.sqrt(v)) for v in ev],
-            params={
-                "K": s.K,
-                "d": s.d,
-                "p": s.p.tolist(),
-                "D": s.D.tolist(),
-                "sigma": s.sigma.tolist(),
-                "N0": s.N0,
-                "iid_sd": s.iid_sd,
-                "channel": s.channel,
-                "mu_K": s.mu,
-                "zeta": s.zeta,
-            },
-        )
-        results.append(
-            check_estimator(
-                est,
-                sc,
-                R,
-                seed=seed_for(ctx, which, name),
-                confidence=ctx.confidence,
-                family=len(setups) * d,
-                name=which,
-            )
-        )
+    if which == "eq10":
+        em, ev = wl.exact_moments_eq10(s)
+        est = lambda o, s=s: wl.estimate_eq10(s, o)
+        pe = None
+    else:
+        em, ev, pe = wl.exact_moments_eq9(s)
+        est = lambda o, s=s: wl.estimate_eq9(s, o, empty="zero")
+    sc = Scenario(
+        name=name,
+        draw=lambda rng, size, s=s: wl.draw(s, rng, size),
+        target=s.target,
+        exact_mean=em,
+        exact_variance=ev,
+        tolerance=[sd_tolerance(math.sqrt(v)) for v in ev],
+        params=_seif_params(s),
+    )
+    return sc, est, pe
+
+
+def _seif_outcome(ctx: RunContext, which: str, results: list, p_empty: list, R: int) -> Outcome:
+    """The verdict over every scenario (``decide``), with per-scenario bias, rejection and P(|K| = 0)."""
     dec = decide(results, ctx.confidence)
     per = [
         {
@@ -126,6 +121,29 @@ def _seif_mc(ctx: RunContext, which: str) -> Outcome:
         },
         samples=R * len(results),
     )
+
+
+def _seif_mc(ctx: RunContext, which: str) -> Outcome:
+    """Monte Carlo check that 004's server estimate (eq. 9 or eq. 10) is unbiased for eq. 5's g_t."""
+    R = ctx.n(default=200_000, quick=40_000)
+    setups = _seif_setups(ctx)
+    d = setups[0][1].d
+    results, p_empty = [], []
+    for name, s in setups:
+        sc, est, pe = _seif_scenario(name, s, which)
+        p_empty.append(pe)
+        results.append(
+            check_estimator(
+                est,
+                sc,
+                R,
+                seed=seed_for(ctx, which, name),
+                confidence=ctx.confidence,
+                family=len(setups) * d,
+                name=which,
+            )
+        )
+    return _seif_outcome(ctx, which, results, p_empty, R)
 
 
 @check("seif.estimator.unknown_k", "mc")
