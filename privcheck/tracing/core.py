@@ -30,6 +30,18 @@ UNCOUPLED = (
 )
 
 
+COMPILED = (
+    "cannot couple the randomness of {name}: it is compiled by numba, whose random numbers come from numba's own "
+    "generator (not the generator it is given or numpy's/random's global state), so a gray-box trace says "
+    "nothing: audit it black-box (privcheck audit)"
+)
+
+
+def _compiled_by_numba(fn: Any) -> bool:
+    """Whether ``fn`` is a numba dispatcher (``@numba.njit``/``@numba.jit``): its draws cannot be coupled."""
+    return type(fn).__module__.split(".")[0] == "numba"
+
+
 class _Uncoupled(Exception):
     """The self-coupling probe failed: the message says how."""
 
@@ -146,6 +158,8 @@ def _run(coupler: Coupler, plan: TracePlan, t0: float) -> TraceResult:
         calls[0] += len(r.draws)
         return r
 
+    if _compiled_by_numba(coupler.fn):  # known before any call: and numba may not even compile under the recorder
+        return _result(coupler, plan, tally, t0, 0, notes, None, uncoupled=COMPILED.format(name=coupler.name))
     try:
         for run in range(plan.runs):
             outs = [call(x, run) for x in plan.inputs] if plan.pairs else []
