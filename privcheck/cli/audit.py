@@ -14,7 +14,8 @@ import click
 
 from privcheck.base.errors import PrivcheckUsageError
 from privcheck.cli.audit_request import AuditRequest, curve_claim, parse_params
-from privcheck.cli.audit_run import failed_audit, print_audit, run_with_progress, write_json
+from privcheck.cli.audit_run import failed_audit, print_audit, run_with_progress
+from privcheck.cli.emit import write_json
 
 
 class _AuditCommand(click.Command):

@@ -10,6 +10,7 @@ import sys
 
 import click
 
+from privcheck.cli.emit import write_json
 from privcheck.cli.terminal import print_text, rich_terminal
 
 
@@ -75,15 +76,3 @@ def print_audit(res, json_out) -> None:
             sys.exit(code)
     print_text(res.summary())
     sys.exit(code)
-
-
-def write_json(data: dict, json_out: str) -> None:
-    """``data`` as indented JSON to standard output (``-``) or to the file ``json_out``."""
-    import json
-
-    text = json.dumps(data, indent=2)
-    if json_out == "-":
-        click.echo(text)
-        return
-    with open(json_out, "w", encoding="utf-8") as fh:
-        fh.write(text + "\n")

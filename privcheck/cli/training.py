@@ -10,12 +10,12 @@ calibrates σ so that the accountant's ε at δ is at most E. Exit: 1 refuted, 0
 from __future__ import annotations
 
 import dataclasses
-import json
 import sys
 
 import click
 
 from privcheck.base.errors import PrivcheckUsageError
+from privcheck.cli.emit import emit_and_exit
 from privcheck.cli.terminal import rich_terminal
 
 __all__ = ["training_audit"]
@@ -66,17 +66,7 @@ def training_audit(name, params: dict, canaries, eps, delta, confidence, seed, j
         ),
         cfg.steps,
     )
-    code = 1 if res.verdict == "refuted" else 0
-    if json_out:
-        text = json.dumps(res.to_dict(), indent=2)
-        if json_out == "-":
-            click.echo(text)
-            sys.exit(code)
-        with open(json_out, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")
-    for line in _lines(res):
-        click.echo(line)
-    sys.exit(code)
+    emit_and_exit(res, json_out, _lines, 1 if res.verdict == "refuted" else 0, ensure_ascii=True)
 
 
 def _with_progress(fn, total: int):
