@@ -93,7 +93,7 @@ def event_audit(plan: AuditPlan, claim: EpsClaim) -> EventAudit:
         view=plan.view,
         client=ex.client,
     )
-    return EventAudit(plan.mech, plan.inputs, keywords)
+    return EventAudit(plan.mech, plan.inputs, keywords, delta=claim.delta)
 
 
 def monte_carlo_part(plan: AuditPlan, claim: EpsClaim, details: dict) -> MonteCarloPart:

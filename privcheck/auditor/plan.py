@@ -142,9 +142,10 @@ def build_plan(req: AuditRequest) -> AuditPlan:
 
 def _curve_plan(plan: AuditPlan, claim: ClaimedCurve, req: AuditRequest) -> AuditPlan:
     """The plan of a μ-GDP or accountant claim: audited from a fixed number of samples only."""
-    if isinstance(plan.policy, AUTO_POLICIES):
+    if isinstance(plan.policy, AUTO_POLICIES) and (claim.kind != "gdp" or plan.policy.auto.policy != "sequential"):
         raise PrivcheckUsageError(
-            "samples='auto' is for ε claims; a μ-GDP or accountant claim takes a number of samples"
+            "samples='auto' is for eps, (eps, delta) and mu-GDP claims (sequential policy); "
+            "an accountant claim (or policy=rounds with mu=) takes a number of samples"
         )
     if not req.monte_carlo or req.exact:
         raise PrivcheckUsageError(

@@ -52,6 +52,8 @@ class EventAudit:
     sampler: Any
     inputs: list
     keywords: dict = field(default_factory=dict)
+    delta: float = 0.0  # the claimed δ (the sequential policy tests it; the others bound δ at ``delta_eps``)
+    mu: float | None = None  # the claimed μ of a μ-GDP claim (sequential policy only)
 
     def bound(self, samples: int, **overrides: Any) -> MonteCarloBound:
         """One complete run of ``samples`` draws per input (``overrides`` replace keywords, e.g. the seed)."""
@@ -119,16 +121,21 @@ class SequentialDraws:
         """:func:`~privcheck.auditor.sequential.sequential_bound` with the audit's keywords; the record as a dict."""
         from privcheck.auditor.sequential import sequential_bound  # only for samples="auto" (start-up, issue 33)
 
-        return _auto_bound(sequential_bound, self.auto, audit, eps)
+        claim = {"delta": audit.delta} if audit.delta > 0 else {}
+        if audit.mu is not None:
+            claim = {"mu": audit.mu}
+        return _auto_bound(sequential_bound, self.auto, audit, eps, **claim)
 
 
-def _auto_bound(run: Callable[..., Any], auto: Auto, audit: EventAudit, eps: float) -> tuple[MonteCarloBound, dict]:
+def _auto_bound(
+    run: Callable[..., Any], auto: Auto, audit: EventAudit, eps: float, **claim: Any
+) -> tuple[MonteCarloBound, dict]:
     """``run`` (:func:`adaptive_bound` or :func:`~privcheck.auditor.sequential.sequential_bound`) with the audit's
-    keywords; the record as a dict."""
+    keywords (and ``claim``: the sequential policy's ``delta=`` / ``mu=``); the record as a dict."""
     kw = dict(audit.keywords)
     confidence, seed, progress = kw.pop("confidence"), kw.pop("seed"), kw.pop("progress", None)
     b, record = run(
-        audit.sampler, audit.inputs, auto, eps=eps, confidence=confidence, seed=seed, progress=progress, **kw
+        audit.sampler, audit.inputs, auto, eps=eps, confidence=confidence, seed=seed, progress=progress, **kw, **claim
     )
     return b, record.to_dict()
 

@@ -79,7 +79,11 @@ def run_curve_audit(plan: AuditPlan, started: float) -> AuditResult:
     """Audit the plan's curve claim (``started``: ``time.perf_counter()`` at the call): refuted when a point's
     box lies below the claimed curve; ``delta`` (None or in [0, 1)) only adds ``eps_lower_at_delta``."""
     claim = plan.claim
-    assert isinstance(claim, ClaimedCurve) and isinstance(plan.policy, FixedDraws)
+    if not isinstance(plan.policy, FixedDraws):  # samples="auto" with mu=: the sequential audit of μ
+        from privcheck.auditor.sequential.gdp_audit import run_sequential_gdp
+
+        return run_sequential_gdp(plan, started)
+    assert isinstance(claim, ClaimedCurve)
     samples = plan.policy.samples
     bound = _bound(plan, samples, claim, plan.delta_at)
     verdict, reason = curve_decision(bound, claim)

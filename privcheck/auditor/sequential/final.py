@@ -44,14 +44,18 @@ def split_alpha(alpha: float) -> tuple[float, float]:
     return alpha - alpha_f, alpha_f
 
 
-def final_bound(counts: Iterable[tuple[int, int, int]], alpha_final: float) -> float:
+def final_bound(counts: Iterable[tuple[int, int, int]], alpha_final: float, null: Any = None) -> float:
     """The final look's lower bound on ε: the largest ``log(lower/upper)`` over the epoch's events, each from its
     estimation counts ``(k1, k0, n)`` (``k1`` of ``n`` pairs under ``x``, ``k0`` under ``x'``) with one-sided
-    Clopper–Pearson limits at ``alpha_final/(2m)`` each (Bonferroni over the ``m`` events); −inf without any."""
+    Clopper–Pearson limits at ``alpha_final/(2m)`` each (Bonferroni over the ``m`` events); −inf without any.
+    ``null`` (:mod:`~privcheck.auditor.sequential.nulls`; None: pure ε) bounds δ at the claimed ε or μ instead,
+    from the same limits (its ``final``)."""
     rows = [(int(k1), int(k0), int(n)) for k1, k0, n in counts if n > 0]
     if not rows:
         return -math.inf
     a_each = alpha_final / len(rows)
+    if null is not None:
+        return max(null.final(k1, k0, n, a_each) for k1, k0, n in rows)
     return max(log_ratio_lower_bound(k1, n, k0, n, a_each) for k1, k0, n in rows)
 
 

@@ -45,7 +45,9 @@ class SequentialRecord:
     number of event selections, ``draws_per_input`` the draws per input at stop, ``log_threshold`` = log(1/α_e)
     (the e-process's level ``α_e = α − alpha_final``); ``alpha_final`` the final look's level and
     ``final_eps_lower`` its bound (None when the audit stopped before the schedule's last epoch ended or the final
-    look had no event), ``final_pairs`` the most pairs one of its events was counted on (earlier epochs pooled)."""
+    look had no event), ``final_pairs`` the most pairs one of its events was counted on (earlier epochs pooled); ``bounds`` what the
+    grid bounds (``eps``, ``delta`` at the claimed ε, or ``mu``) and, for a μ-GDP claim, ``mu_lower`` (the lower
+    bound on μ, valid like ``eps_lower``) and ``mu_max_certifiable`` (the power statement)."""
 
     target: float
     max_draws: int
@@ -64,6 +66,10 @@ class SequentialRecord:
     alpha_final: float = 0.0
     final_eps_lower: float | None = None
     final_pairs: int = 0
+    bounds: str = "eps"  # what the grid bounds: "eps", "delta" (at the claimed ε) or "mu" (μ-GDP)
+    mu_claimed: float | None = None
+    mu_lower: float | None = None  # μ-GDP claims: the lower bound on μ (refuted when above mu_claimed)
+    mu_max_certifiable: float | None = None
 
     def __post_init__(self) -> None:
         self.alpha_spent = self.alpha  # the e-process and the final look share alpha; re-selection takes no share

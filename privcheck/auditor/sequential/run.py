@@ -39,6 +39,7 @@ from privcheck.auditor.execution import Execution
 from privcheck.auditor.result import MonteCarloBound
 from privcheck.auditor.selection import Event, wilson
 from privcheck.auditor.sequential.final import final_bound, pool_key, split_alpha
+from privcheck.auditor.sequential.nulls import DeltaAt, Gdp, Null, PureEps
 from privcheck.auditor.sequential.pairs import batch_counts
 from privcheck.auditor.sequential.record import Look, SequentialRecord, budget_line
 from privcheck.auditor.sequential.simple import best_threshold_event
@@ -48,10 +49,10 @@ from privcheck.auditor.sequential.wealth import (
     log_factor,
     slot_weights,
     start_weight,
-    theta_grid,
 )
 from privcheck.auditor.stages.settings import EventSettings
 from privcheck.auditor.target import plain, resolve_pairs
+from privcheck.base.errors import PrivcheckUsageError
 from privcheck.base.scheduler import one_backend_per_call
 from privcheck.base.seeding import derive
 from privcheck.base.validation import check_confidence, check_int, check_probability
@@ -168,10 +169,12 @@ class State:
     """The running audit: settings, the e-process, the current slots, what was drawn, the looks, why it stopped."""
 
     auto: Auto
-    eps: float
+    eps: float  # the claim in the grid's unit: ε, δ at the claimed ε, or μ (``null``)
     alpha: float
     proc: EProcess
     alpha_final: float = 0.0
+    null: Null = field(default_factory=PureEps)
+    final_eps: float = -math.inf  # the final look's ε bound on the same limits (δ claims: "separated")
     t0: float = field(default_factory=time.perf_counter)
     slots: list = field(default_factory=list)  # Slot or None (a slot without an event this epoch)
     carried: dict = field(default_factory=dict)
@@ -242,7 +245,8 @@ class State:
         """One batch: every slot bets (plug-ins from earlier draws) and takes its joint counts; then the looks."""
         for (j, slot), c in zip(self.filled, counts, strict=True):
             q1, q0, from_selection = slot.plug_in(self.carried)
-            self.proc.update(j, c, kelly_bet(q1, q0, self.proc.theta), from_selection)
+            e, d = self.null.at(self.proc.theta, q0)
+            self.proc.update(j, c, kelly_bet(q1, q0, e, delta=d), from_selection, (e, d))
             slot.add(c)
         self.proc.close_batch(n)
         self.pending += n
@@ -266,7 +270,7 @@ class State:
                 pairs,
                 self.used,
                 lb,
-                self.proc.max_certifiable(),
+                self.max_certifiable(),
                 log_e,
                 event,
                 seconds,
@@ -280,6 +284,13 @@ class State:
         elif self.auto.max_seconds is not None and time.perf_counter() - self.t0 >= self.auto.max_seconds:
             self.stopped, self.done = "seconds budget", True
 
+    def max_certifiable(self) -> float:
+        """The e-process's power statement (:meth:`EProcess.max_certifiable`) for this audit's null (a GDP bet's
+        tangent taken at a plug-in of one in as many as the pairs so far)."""
+        if isinstance(self.null, PureEps):
+            return self.proc.max_certifiable()
+        return self.proc.max_certifiable(self.null.at(self.proc.theta, 1.0 / (self.proc.pairs + 2)))
+
     def refutation_in_sight(self) -> bool:
         """Whether the best slot's estimate of this epoch (its estimation counts' log ratio) exceeds the claim
         (then a target reached below the claim does not stop the audit: a few more batches may refute it). A
@@ -288,7 +299,7 @@ class State:
         if j is None or self.slots[j].n == 0:
             return False
         slot = self.slots[j]
-        return slot.e0 > 0 and slot.e1 > 0 and math.log(slot.e1 / slot.e0) > self.eps
+        return self.null.estimate(slot.e1, slot.e0, slot.n) > self.eps
 
     def best_slot(self) -> tuple[int | None, int]:
         """The slot holding the most wealth at the reported bound's grid point (θ = 0 without one), and that
@@ -313,9 +324,13 @@ def predicted_need(state: State, share: float) -> int | None:
     i = min(int(np.searchsorted(state.proc.theta, goal)), state.proc.theta.size - 1)
     theta = state.proc.theta[i : i + 1]
     q1, q0, _ = slot.plug_in(state.carried)
-    c = kelly_bet(q1, q0, theta)
-    pr = {(1, 1): q1 * q0, (1, 0): q1 * (1 - q0), (0, 1): (1 - q1) * q0}
-    rate = sum(p * float(log_factor((a * b, a * (1 - b), (1 - a) * b, 0), c, theta)[0]) for (a, b), p in pr.items())
+    e, d = state.null.at(theta, q0)
+    c = kelly_bet(q1, q0, e, delta=d)
+    pr = {(1, 1): q1 * q0, (1, 0): q1 * (1 - q0), (0, 1): (1 - q1) * q0, (0, 0): (1 - q1) * (1 - q0)}
+    rate = sum(
+        p * float(log_factor((a * b, a * (1 - b), (1 - a) * b, (1 - a) * (1 - b)), c, e, d)[0])
+        for (a, b), p in pr.items()
+    )
     if not rate > 0:
         return None
     weight = math.log(float(slot_weights(state.proc.slots)[0]) * start_weight(state.epochs))
@@ -342,7 +357,8 @@ def run_epoch(state: State, ctx: Context, k: int, size: int) -> None:
     run, _ = prepare_run(
         ctx.sampler, ctx.inputs, ctx.ordered, size, derive(ctx.seed, "sequential", k), ctx.view, ctx.execution
     )
-    settings = EventSettings(size, 1.0 - state.alpha, ctx.max_events, ctx.share)
+    delta_eps = state.null.eps if isinstance(state.null, DeltaAt) else None
+    settings = EventSettings(size, 1.0 - state.alpha, ctx.max_events, ctx.share, delta_eps)
     strategy = EventStrategy(settings, ctx.view)
     coded = strategy.code(run)
     sel = strategy.select(run, coded)
@@ -368,7 +384,12 @@ def run_epoch(state: State, ctx: Context, k: int, size: int) -> None:
         state.bet(counts, n, used_inputs)
         if last and b == len(batches):  # the final look: the schedule's last epoch, all its pairs, at alpha_f
             pooled = state.final_counts()
-            state.final, state.final_pairs = final_bound(pooled, state.alpha_final), max(c[2] for c in pooled)
+            state.final, state.final_pairs = (
+                final_bound(pooled, state.alpha_final, state.null),
+                max(c[2] for c in pooled),
+            )
+            if isinstance(state.null, DeltaAt):
+                state.final_eps = final_bound(pooled, state.alpha_final)
         state.look(k, n, round(time.perf_counter() - t, 4))
         t = time.perf_counter()
         if state.done:
@@ -394,13 +415,20 @@ def _bound(state: State, ctx: Context, confidence: float) -> MonteCarloBound:
             }
         )
     best = state.slots[j] if j is not None else None
+    eps_lower, eps_top, delta_eps, delta_lower = state.bound, state.max_certifiable(), None, None
+    if isinstance(state.null, DeltaAt):  # the grid bounds δ at the claimed ε; ε from the final look's limits
+        delta_eps, delta_lower = state.null.eps, max(0.0, state.bound)
+        eps_lower = max(state.final_eps, state.null.eps if state.bound > 0 else -math.inf)
+        eps_top = state.proc.max_certifiable()  # of the pure-ε payoff: what these pairs could show about ε
+    elif isinstance(state.null, Gdp):  # the grid bounds μ (record.mu_lower); ε is not bounded
+        eps_lower, eps_top = -math.inf, -math.inf
     return MonteCarloBound(
-        eps_lower=state.bound,
+        eps_lower=eps_lower,
         confidence=confidence,
         samples_per_input=state.used,
         selection_samples=state.selection,
         estimation_samples=state.proc.pairs,
-        eps_max_certifiable=state.proc.max_certifiable(),
+        eps_max_certifiable=eps_top,
         worst_pair=None
         if best is None
         else (plain(ctx.inputs[best.event.pair[0]]), plain(ctx.inputs[best.event.pair[1]])),
@@ -412,6 +440,8 @@ def _bound(state: State, ctx: Context, confidence: float) -> MonteCarloBound:
         pairs_audited=len(ctx.ordered),
         draws=state.draws,
         view=getattr(ctx.view, "description", None),
+        delta_eps=delta_eps,
+        delta_lower=delta_lower,
     )
 
 
@@ -425,6 +455,10 @@ def _record(state: State, share: float) -> SequentialRecord:
     rec.log_threshold = math.log(1.0 / (state.alpha - state.alpha_final))
     rec.final_eps_lower = None if state.final == -math.inf else state.final
     rec.final_pairs = state.final_pairs
+    rec.bounds = state.null.name
+    if isinstance(state.null, Gdp):
+        rec.mu_claimed, rec.mu_lower = state.eps, state.bound
+        rec.mu_max_certifiable = state.max_certifiable()
     if state.stopped in ("draws budget", "seconds budget"):
         rec.needed_draws = predicted_need(state, share)
         elapsed = time.perf_counter() - state.t0
@@ -465,6 +499,31 @@ def _context(sampler: Any, inputs: Any, auto: Auto, ss: np.random.SeedSequence, 
     return Context(sampler, inputs, ordered, view, execution, ss, max_events, share)
 
 
+def sequential_null(eps: float, delta: float | None, mu: float | None, delta_eps: float | None) -> tuple[Null, float]:
+    """The null family (:mod:`~privcheck.auditor.sequential.nulls`) and the claim in its unit for a claimed ε
+    (δ = 0), (ε, δ) with δ in (0, 1), or μ > 0; bad values raise :class:`PrivcheckUsageError` (one line)."""
+    if mu is not None:
+        m = float(mu)
+        if not (0.0 < m < math.inf):
+            raise PrivcheckUsageError(f"mu must be a positive finite number, got {mu!r}")
+        return Gdp(), m
+    e = float(eps)
+    if not e >= 0.0:
+        raise PrivcheckUsageError(f"eps must be >= 0, got {eps!r}")
+    if delta is None or float(delta) == 0.0:
+        if delta_eps is not None:
+            raise PrivcheckUsageError("delta_eps is for an (eps, delta) claim: give its delta= too")
+        return PureEps(), e
+    d = check_probability("delta", delta, open_low=True, open_high=True)
+    if not e < math.inf:
+        raise PrivcheckUsageError("an (eps, delta) claim needs a finite eps")
+    if delta_eps is not None and float(delta_eps) != e:
+        raise PrivcheckUsageError(
+            f"delta_eps {delta_eps!r} must equal the claimed eps {eps!r} (delta is bounded there)"
+        )
+    return DeltaAt(e), d
+
+
 @one_backend_per_call
 def sequential_bound(
     sampler: Any,
@@ -475,6 +534,8 @@ def sequential_bound(
     confidence: float = 0.95,
     seed: int | np.random.SeedSequence = 0,
     progress: Callable[[int], None] | None = None,
+    delta: float | None = None,
+    mu: float | None = None,
     **mc_kwargs: Any,
 ) -> tuple[MonteCarloBound, SequentialRecord]:
     """Monte Carlo lower bound on ε from batches tested by one e-process, stopping at the first decisive batch.
@@ -484,24 +545,30 @@ def sequential_bound(
     sampler, inputs : as for :func:`privcheck.auditor.bound.monte_carlo_bound`.
     auto : ``"auto"`` or an :class:`~privcheck.auditor.adaptive.Auto` (target, budgets, first epoch, growth).
     eps : the claimed ε ≥ 0 (refuted when the bound exceeds it; for ε = 0 or ∞ no target stops early).
+    delta : the claimed δ in (0, 1) of an (ε, δ) claim: the grid bounds δ at ``eps`` instead
+        (:class:`~privcheck.auditor.sequential.nulls.DeltaAt`; ``bound.delta_lower``); refuted when it exceeds
+        ``delta``. ``delta_eps`` (the fixed-sample keyword) must then equal ``eps`` if given.
+    mu : the claimed μ > 0 of a μ-GDP claim (``eps`` is then ignored): the grid bounds μ
+        (:class:`~privcheck.auditor.sequential.nulls.Gdp`; ``record.mu_lower``); refuted when it exceeds ``mu``.
     confidence : in (0, 1); the bound holds at this level *simultaneously at every batch*, so at the data-dependent
         stopping time too (Ville's inequality; :mod:`privcheck.auditor.sequential.wealth`).
     seed : int or SeedSequence; epoch ``k`` draws below ``derive(seed, "sequential", k)``.
     mc_kwargs : jobs, client, pairs, neighbours, view, max_events (slots: ``max_events`` + 1 for the
-        one-input event), selection_share; δ claims are not sequential (``delta_eps`` must not be given).
+        one-input event), selection_share.
 
     Returns ``(bound, record)``: a :class:`MonteCarloBound` (``eps_lower`` the e-process's bound at stop,
     ``samples_per_input``/``draws`` the totals, ``estimation_samples`` the pairs tested, ``eps_max_certifiable``
     the power statement) and the :class:`~privcheck.auditor.sequential.record.SequentialRecord`.
     """
+    null, claim = sequential_null(eps, delta, mu, mc_kwargs.pop("delta_eps", None))
     parsed = auto_settings(auto, mc_kwargs)
     confidence = check_confidence(confidence)
     ss = seed_sequence(seed)
     ctx = _context(sampler, inputs, parsed, ss, mc_kwargs, progress)
     alpha = 1.0 - confidence
     alpha_e, alpha_f = split_alpha(alpha)
-    proc = EProcess(theta_grid(float(eps)), ctx.max_events + EXTRA_SLOTS, alpha_e)
-    state = State(parsed, float(eps), alpha, proc, alpha_final=alpha_f)
+    proc = EProcess(null.grid(claim), ctx.max_events + EXTRA_SLOTS, alpha_e)
+    state = State(parsed, claim, alpha, proc, alpha_final=alpha_f, null=null)
     k = 0
     while not state.done and (size := parsed.next_size(k + 1, state.used)) is not None:
         k += 1

@@ -84,45 +84,64 @@ def theta_grid(eps_claimed: float) -> np.ndarray:
     return np.concatenate([[0.0], lin, geo])
 
 
+def null_payoffs(theta: np.ndarray, delta: np.ndarray | float = 0.0) -> tuple[np.ndarray, ...]:
+    """The payoff ``g(A, B) = e^{−θ}(A − δ) − B`` at the outcomes (1, 1), (1, 0), (0, 1), (0, 0): the claim
+    ``p1 ≤ e^θ p0 + δ`` divided by ``e^θ`` (González et al. §3's ``h(Y) − e^ε h(Z) − δ`` with ``h = 1_E``);
+    values in ``[−1 − e^{−θ}δ, e^{−θ}(1 − δ)]``. θ, δ: arrays over the grid (or scalars), δ in [0, 1]."""
+    v = np.exp(-np.asarray(theta, dtype=np.float64))
+    d = np.broadcast_to(np.asarray(delta, dtype=np.float64), v.shape)
+    return v * (1.0 - d) - 1.0, v * (1.0 - d), -1.0 - v * d, -v * d
+
+
 def payoffs(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The payoff ``g_θ(A, B) = e^{−θ} A − B`` at the outcomes (1, 1), (1, 0), (0, 1) (it is 0 at (0, 0))."""
-    v = np.exp(-np.asarray(theta, dtype=np.float64))
-    return v - 1.0, v, np.full_like(v, -1.0)
+    g11, g10, g01, _ = null_payoffs(theta)
+    return g11, g10, g01
 
 
-def kelly_bet(q1: float, q0: float, theta: np.ndarray, c_max: float = C_MAX, iters: int = 60) -> np.ndarray:
-    """The log-optimal bet ``argmax_{c ∈ [0, c_max]} E log(1 + c g_θ)`` for independent A ~ Bern(q1),
-    B ~ Bern(q0), at every θ (0 where the payoff's mean ``e^{−θ} q1 − q0`` is ≤ 0).
+def kelly_bet(
+    q1: float, q0: float, theta: np.ndarray, c_max: float = C_MAX, iters: int = 60, delta: np.ndarray | float = 0.0
+) -> np.ndarray:
+    """The log-optimal bet ``argmax_{c ∈ [0, c_cap]} E log(1 + c g)`` for independent A ~ Bern(q1),
+    B ~ Bern(q0), at every θ (0 where the payoff's mean ``e^{−θ}(q1 − δ) − q0`` is ≤ 0), for the payoff
+    :func:`null_payoffs` (δ = 0: pure ε).
 
-    q1, q0 in [0, 1]; ``E log(1 + c g)`` is concave in c, so the bet is the root of its derivative, found by
-    bisection (``iters`` halvings of [0, c_max]); ``c_max`` when the derivative is still positive there.
+    q1, q0 in [0, 1]; ``c_cap = c_max / (1 + e^{−θ}δ)`` keeps every factor ≥ 1 − c_max; ``E log(1 + c g)`` is
+    concave in c, so the bet is the root of its derivative, found by bisection (``iters`` halvings); ``c_cap``
+    when the derivative is still positive there.
     """
-    g11, g10, g01 = payoffs(theta)
-    pr = (q1 * q0, q1 * (1.0 - q0), (1.0 - q1) * q0)
+    g11, g10, g01, g00 = null_payoffs(theta, delta)
+    pr = (q1 * q0, q1 * (1.0 - q0), (1.0 - q1) * q0, (1.0 - q1) * (1.0 - q0))
 
     def slope(c: np.ndarray) -> np.ndarray:
-        return pr[0] * g11 / (1.0 + c * g11) + pr[1] * g10 / (1.0 + c * g10) + pr[2] * g01 / (1.0 + c * g01)
+        out = pr[0] * g11 / (1.0 + c * g11) + pr[1] * g10 / (1.0 + c * g10) + pr[2] * g01 / (1.0 + c * g01)
+        return out + pr[3] * g00 / (1.0 + c * g00)
 
     lo = np.zeros_like(g10)
-    hi = np.full_like(g10, c_max)
+    cap = c_max / (1.0 - g00)  # 1 − g00 = 1 + e^{−θ}δ
+    hi = cap.copy()
     edge = slope(hi) > 0
     for _ in range(iters):
         mid = 0.5 * (lo + hi)
         up = slope(mid) > 0
         lo = np.where(up, mid, lo)
         hi = np.where(up, hi, mid)
-    c = np.where(edge, c_max, lo)
+    c = np.where(edge, cap, lo)
     return np.where(slope(np.zeros_like(g10)) > 0, c, 0.0)
 
 
-def log_factor(counts: tuple[int, int, int, int], bet: np.ndarray, theta: np.ndarray) -> np.ndarray:
-    """``log Π_t (1 + c g_θ(A_t, B_t))`` of a batch with joint counts ``(n11, n10, n01, n00)`` and bet ``c`` (per θ).
+def log_factor(
+    counts: tuple[int, int, int, int], bet: np.ndarray, theta: np.ndarray, delta: np.ndarray | float = 0.0
+) -> np.ndarray:
+    """``log Π_t (1 + c g(A_t, B_t))`` of a batch with joint counts ``(n11, n10, n01, n00)`` and bet ``c`` (per θ),
+    for the payoff :func:`null_payoffs` at ``(θ, δ)``.
 
-    bet in [0, 1) (an array over θ or a scalar); the (0, 0) pairs pay 0 and contribute nothing."""
-    n11, n10, n01, _ = (int(v) for v in counts)
-    g11, g10, g01 = payoffs(theta)
+    bet in [0, 1/(1 + e^{−θ}δ)) (an array over θ or a scalar); with δ = 0 the (0, 0) pairs pay 0."""
+    n11, n10, n01, n00 = (int(v) for v in counts)
+    g11, g10, g01, g00 = null_payoffs(theta, delta)
     bet = np.asarray(bet, dtype=np.float64)
-    return n11 * np.log1p(bet * g11) + n10 * np.log1p(bet * g10) + n01 * np.log1p(bet * g01)
+    out = n11 * np.log1p(bet * g11) + n10 * np.log1p(bet * g10) + n01 * np.log1p(bet * g01)
+    return out + n00 * np.log1p(bet * g00) if n00 else out
 
 
 def slot_weights(slots: int) -> np.ndarray:
@@ -196,13 +215,22 @@ class EProcess:
         comp = self.components()[:, :, :, index]
         return np.logaddexp.reduce(comp.transpose(1, 0, 2).reshape(self.slots, -1), axis=1)
 
-    def update(self, slot: int, counts: tuple[int, int, int, int], bet: np.ndarray, from_selection: bool) -> None:
-        """One batch of slot ``slot``: its joint counts, its Kelly bet per θ and whether that bet's plug-in is the
-        selection's (both fixed before the batch); each strategy stakes its multiple of the bet."""
+    def update(
+        self,
+        slot: int,
+        counts: tuple[int, int, int, int],
+        bet: np.ndarray,
+        from_selection: bool,
+        null: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        """One batch of slot ``slot``: its joint counts, its Kelly bet per θ, whether that bet's plug-in is the
+        selection's, and the payoff's ``(e, d)`` per grid point (:mod:`~privcheck.auditor.sequential.nulls`;
+        None: ``(θ, 0)``, pure ε) — all fixed before the batch; each strategy stakes its multiple of the bet."""
+        e, d = (self.theta, 0.0) if null is None else null
         for g, (on_selection, otherwise) in enumerate(STRATEGIES.values()):
             kappa = on_selection if from_selection else otherwise
             if kappa > 0:
-                self.gain[slot, g] += log_factor(counts, kappa * np.asarray(bet), self.theta)
+                self.gain[slot, g] += log_factor(counts, kappa * np.asarray(bet), e, d)
 
     def close_batch(self, pairs: int) -> None:
         """After every slot of a batch of ``pairs`` pairs: mark the θ whose wealth reached ``1/α``."""
@@ -217,12 +245,16 @@ class EProcess:
         stop = int(np.argmin(self.rejected)) if not self.rejected.all() else self.theta.size
         return float(self.theta[stop - 1])
 
-    def max_certifiable(self) -> float:
+    def max_certifiable(self, null: tuple[np.ndarray, np.ndarray] | None = None) -> float:
         """The power statement: the largest θ the first slot's component started at epoch 1 could reach ``1/α``
         at if every one of the pairs so far had separated the inputs (A = 1, B = 0) with the bet at its cap
-        (−inf without pairs)."""
+        (−inf without pairs); ``null``: the payoff's ``(e, d)`` per grid point (None: pure ε, in closed form)."""
         if self.pairs <= 0:
             return -math.inf
         w0 = start_weight(1) * float(slot_weights(self.slots)[0]) * max(STRATEGY_WEIGHTS)
+        if null is not None:
+            _, g10, _, g00 = null_payoffs(*null)
+            ok = math.log(w0) + self.pairs * np.log1p(C_MAX / (1.0 - g00) * g10) >= self.threshold
+            return float(self.theta[np.nonzero(ok)[0][-1]]) if ok.any() else -math.inf
         need = math.expm1((self.threshold - math.log(w0)) / self.pairs)  # w0 (1 + c e^{-θ})^n ≥ 1/α
         return math.log(C_MAX / need)
