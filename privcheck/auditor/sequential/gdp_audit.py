@@ -40,6 +40,7 @@ def run_sequential_gdp(plan: AuditPlan, started: float) -> AuditResult:
     call): :func:`gdp_decision` of the e-process's μ bound; ``details["adaptive"]`` is the sequential record."""
     claim = plan.claim
     assert isinstance(claim, ClaimedCurve) and claim.mu is not None
+    assert plan.policy is not None
     base: EventAudit = event_audit(plan, EpsClaim(0.0))
     audit = EventAudit(base.sampler, base.inputs, base.keywords, mu=claim.mu)
     bound, record = plan.policy.bound(audit, 0.0)
