@@ -33,7 +33,8 @@ def test_target_is_a_fraction_of_the_true_eps_expressed_against_the_claim():
     assert case_samples(c, 5.0, None).target == 1.0  # broken (true > claimed): capped, stops on refutation
     assert case_samples(c, math.inf, None).target == 1.0
     assert case_samples(c, 1.0, 777) == 777  # --samples / --quick: fixed
-    assert case_samples(Case("d", lambda: None, [0, 1], 1.0, delta=1e-5), 1.0, None) == zoo.DEFAULT_SAMPLES
+    d = case_samples(Case("d", lambda: None, [0, 1], 1.0, delta=1e-5), 1.0, None)  # (eps, delta): sequential too
+    assert d.policy == "sequential" and d.target == zoo.TARGET_OF_TRUE
     assert case_samples(c, 1.0, None, first=10).first_size == 2000  # sequential: its first epoch
     assert case_samples(c, 1.0, None).policy == "sequential"
 
