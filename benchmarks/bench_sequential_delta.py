@@ -77,7 +77,10 @@ def run(sampler, claim: dict, extra: dict, samples, seed: int):
 
 def false_refutations(runs: int, budget: int) -> list[str]:
     """Table 1 rows."""
-    rows = ["| mechanism (tight claim) | runs | refuted | rate | CP 95 % upper | seconds |", "|---|---|---|---|---|---|"]
+    rows = [
+        "| mechanism (tight claim) | runs | refuted | rate | CP 95 % upper | seconds |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, smp, claim, extra in CORRECT:
         t = time.perf_counter()
         k = sum(run(smp, claim, extra, f"auto:draws={budget},target=1", s)[0] == "refuted" for s in range(runs))

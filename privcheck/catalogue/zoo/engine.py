@@ -398,9 +398,10 @@ def case_budget() -> dict:
 
 def case_samples(case: Case, eps_true: float | None, n_fixed: int | None, first: int | None = None):
     """What one case is audited with: ``n_fixed`` draws per input when given (``--samples``, ``--quick``)
-    or when the case claims δ > 0 or μ under ``policy=rounds`` (the rounds cover ε claims only: then
-    :data:`DEFAULT_SAMPLES`; the sequential policy takes (ε, δ) and μ-GDP claims, target a share of the claimed
-    δ or μ);
+    or when the case claims μ, or δ > 0 under ``policy=rounds`` (then :data:`DEFAULT_SAMPLES`: the rounds cover ε
+    claims only; a μ case keeps the fixed curve audit of its values, whose scope the scorecard states — the
+    sequential μ audit's auto view also tests the outputs' float bits, a different claim); the sequential policy
+    takes (ε, δ) claims, target a share of the claimed δ;
     else an :class:`~privcheck.auditor.adaptive.Auto` whose target is :data:`TARGET_OF_TRUE` of the true ε
     expressed as a fraction of the claimed ε (the only target ``Auto`` takes), capped at 1 (a broken case
     stops on refutation), with the per-case budget and policy of :func:`case_budget`. The sequential policy (the
@@ -414,9 +415,9 @@ def case_samples(case: Case, eps_true: float | None, n_fixed: int | None, first:
         return int(n_fixed)
     budget = case_budget()
     policy = budget["policy"]
-    if (case.delta > 0 or case.mu is not None) and policy != "sequential":  # the rounds take ε claims only
-        return DEFAULT_SAMPLES
-    target = TARGET_OF_TRUE  # (ε, δ) and μ claims: of the claimed δ or μ
+    if case.mu is not None or (case.delta > 0 and policy != "sequential"):  # the rounds take ε claims only
+        return DEFAULT_SAMPLES  # μ: the curve audit of the values (sequential μ also sees float bits: docs)
+    target = TARGET_OF_TRUE  # (ε, δ) claims: of the claimed δ
     if case.delta == 0 and case.mu is None and eps_true is not None and 0 < eps_true and 0 < case.eps < math.inf:
         target = min(1.0, TARGET_OF_TRUE * eps_true / case.eps) if math.isfinite(eps_true) else 1.0
     if budget["first"] is not None:  # set by the user: taken as given
