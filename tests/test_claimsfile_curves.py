@@ -140,7 +140,8 @@ BAD = [
     (_E + 'samples = "auto:draws=x"', "draws needs a number"),
     (_E + "samples = true", "samples must be an integer or a string"),
     (_E + "samples = 5", "samples must be an integer >= 20"),
-    (_E + 'mu = 1.0\nsamples = "auto"', 'samples = "auto" is for ε claims'),
+    (_E + 'mu = 1.0\nsamples = "auto:policy=rounds"', 'samples = "auto" is for ε, (ε, δ) and mu claims'),
+    (_E + 'accountant = "gaussian:sigma=1"\nsamples = "auto"', "an accountant claim"),
     (_E + "mu = 1.0\nexact = true", "exact = true is for ε claims"),
     (_E + "mu = 1.0\nmonte_carlo = false", "monte_carlo = false leaves nothing to run"),
     (

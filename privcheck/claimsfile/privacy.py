@@ -139,8 +139,11 @@ def _claim_spec(ent: Entry, user_code: bool) -> ClaimSpec:
     if isinstance(raw_samples, str) and not raw_samples.strip().lower().startswith("auto"):
         ent.fail(f'samples must be an integer >= 20 or "auto" / "auto:key=value,...", got {raw_samples!r}')
     samples = ent.guard(lambda: parse_samples(raw_samples))
-    if isinstance(samples, Auto) and (mu is not None or acc is not None):
-        ent.fail('samples = "auto" is for ε claims; a mu or accountant claim takes a number of samples')
+    if isinstance(samples, Auto) and (acc is not None or (mu is not None and samples.policy != "sequential")):
+        ent.fail(
+            'samples = "auto" is for ε, (ε, δ) and mu claims (sequential policy); an accountant claim '
+            '(or a mu claim with policy=rounds) takes a number of samples'
+        )
     family = _family(ent, mu is not None or acc is not None, samples)
     return ClaimSpec(eps, delta, mu, acc, specs, samples, family)
 

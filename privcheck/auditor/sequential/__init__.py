@@ -2,6 +2,8 @@
 
 - :mod:`~privcheck.auditor.sequential.wealth` — the e-process (payoff, Kelly bets, wealth over a θ grid, the
   lower bound on ε valid at every batch at once);
+- :mod:`~privcheck.auditor.sequential.nulls` — what the grid bounds: ε, δ at the claimed ε, or μ (μ-GDP);
+- :mod:`~privcheck.auditor.sequential.gdp_audit` — the runner of a μ-GDP claim with ``samples="auto"``;
 - :mod:`~privcheck.auditor.sequential.pairs` — the estimate stage of one batch: joint counts of paired draws;
 - :mod:`~privcheck.auditor.sequential.simple` — the reserved half-line slot (best threshold event per epoch);
 - :mod:`~privcheck.auditor.sequential.final` — the final look: a fixed-sample test of the schedule's last epoch

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 #: what the test is and how it spends α, stated in every record
 TEST = (
     "one e-process at level alpha_e = alpha - alpha_final: paired draws (Y under x, Z under x') bet on g = e^-theta*1[Y in E] - 1[Z in E] "
-    "(mean <= 0 under the claim), Kelly bets from earlier draws only, events re-selected on fresh selection "
+    "(mean <= 0 under the claim; (eps, delta) and mu-GDP claims: e^-e*(1[Y in E] - d) - 1[Z in E]), Kelly bets from earlier draws only, events re-selected on fresh selection "
     "draws of each epoch; slots averaged (no union bound); Ville: stopping at any batch keeps the level alpha_e; "
     "plus one fixed-sample Clopper-Pearson test at alpha_final of the schedule's last epoch (all its pairs, "
     "Bonferroni over its events); union bound: alpha_e + alpha_final = alpha"

@@ -9,7 +9,9 @@ Bernoulli(``p1``) and Bernoulli(``p0``) with ``p1 = P(E|x)``, ``p0 = P(E|x')``. 
 
 has mean ``e^{−θ} p1 − p0 ≤ 0``. This is the witness-function e-process of González, Dulce Rubio, Ramdas &
 Ribero, "Sequentially auditing differential privacy" (NeurIPS 2025, §3: ``h(Y) − e^ε h(Z) − δ`` for a witness
-``h`` with values in [0, 1]), with ``h = 1_E`` (divided by ``e^ε``) and ``δ = 0``.
+``h`` with values in [0, 1]), with ``h = 1_E`` (divided by ``e^ε``) and ``δ = 0``. (ε, δ) and μ-GDP claims bet on
+``e^{−e}(A − d) − B`` (:func:`null_payoffs`) for the ``(e, d)`` of :mod:`~privcheck.auditor.sequential.nulls`;
+everything below holds with it, the bet capped at ``C_MAX / (1 + e^{−e} d)``.
 
 **Wealth.** A bettor with wealth ``W`` stakes the fraction ``c ∈ [0, c_max]`` (``c_max < 1``, so wealth stays
 positive) on each pair of a batch: ``W ← W · Π_t (1 + c g_θ(A_t, B_t))``. When ``c`` and ``E`` are fixed before the
