@@ -142,7 +142,7 @@ def _claim_spec(ent: Entry, user_code: bool) -> ClaimSpec:
     if isinstance(samples, Auto) and (acc is not None or (mu is not None and samples.policy != "sequential")):
         ent.fail(
             'samples = "auto" is for ε, (ε, δ) and mu claims (sequential policy); an accountant claim '
-            '(or a mu claim with policy=rounds) takes a number of samples'
+            "(or a mu claim with policy=rounds) takes a number of samples"
         )
     family = _family(ent, mu is not None or acc is not None, samples)
     return ClaimSpec(eps, delta, mu, acc, specs, samples, family)
