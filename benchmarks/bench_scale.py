@@ -202,10 +202,16 @@ def serve(jobs: int) -> None:
     import privcheck
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # workers need not import this script
-    cluster = distributed.LocalCluster(
-        n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
-    )
-    client = distributed.Client(cluster)
+    try:  # the cluster `--dask local` starts in this tree (its worker settings included)
+        from privcheck.base.scheduler import DaskBackend
+
+        local = DaskBackend("local", jobs)
+        cluster, client = local, local.client
+    except ImportError:  # an older tree: a plain LocalCluster like the one it started
+        cluster = distributed.LocalCluster(
+            n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+        )
+        client = distributed.Client(cluster)
     try:
         for backend in ({"jobs": jobs}, {"client": client}):  # warm: imports on the workers, caches
             privcheck.audit(oue, inputs=INPUTS, eps=EPS, samples=20_000, seed=0, **backend)

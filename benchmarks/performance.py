@@ -328,7 +328,7 @@ def main() -> None:
             "Before and after ran interleaved in the same rounds; on a loaded machine the seconds are inflated and "
             "only the ratios in one row compare. Start-up ratios are medians of per-round ratios to "
             "`python -c 'import numpy'` (bytecode cached for both); the per-call figure uses one worker "
-            "(`jobs=1`); Dask is a warm `LocalCluster` (started and warmed before timing) given as `client=`."
+            "(`jobs=1`); Dask is the warm `LocalCluster` that `--dask local` starts in each tree (started and warmed before timing) given as `client=`."
         ]
         + notes,
     }

@@ -174,3 +174,27 @@ def test_verify_run_uses_one_backend(counting):
     recs = run(checks, RunOptions(seed=3, client="fake-cluster"))
     assert [r.verdict for r in recs] == [r.verdict for r in run(checks, RunOptions(seed=3, jobs=1))]
     assert len(counting.built) == 1 and counting.closed == counting.built
+
+
+def test_largest_tasks_are_submitted_first_and_results_still_fold_in_index_order(dask_client, monkeypatch):
+    tasks = plan_tasks([Stream(3 * 700 + 50, SEED), Stream(3 * 700 + 50, SEED)], 700, 2)
+    assert [sum(t.sizes) for t in tasks] == [1400, 750, 1400, 750]
+    assert scheduler.largest_first(tasks) == [0, 2, 1, 3]  # round-robin placement: 2150 draws per worker
+    backend = DaskBackend(dask_client)
+    order = []
+    real = dask_client.submit
+    monkeypatch.setattr(dask_client, "submit", lambda fn, *a, **kw: order.append(a[3].first) or real(fn, *a, **kw))
+    streams = [Stream(3 * 700 + 50, derive(SEED, "o", s)) for s in range(2)]
+    monkeypatch.setattr(DaskBackend, "_per_task", lambda self, streams, chunk: 2)
+    got = map_streams(_stats, streams, shared=SHARED, chunk=700, backend=backend)
+    ref = map_streams(_stats, streams, shared=SHARED, chunk=700, jobs=1)
+    assert order == [0, 0, 2, 2] and [_plain(r) for r in got] == [_plain(r) for r in ref]
+
+
+def test_worker_threads_are_asked_once_per_client_not_once_per_backend(dask_client, monkeypatch):
+    asked = []
+    real = dask_client.nthreads
+    monkeypatch.setattr(dask_client, "nthreads", lambda *a: asked.append(1) or real(*a))
+    scheduler._CLIENT_THREADS.pop(dask_client, None)
+    counts = [DaskBackend(dask_client)._threads() for _ in range(3)]
+    assert len(asked) == 1 and counts[0] == sum(real().values()) == counts[2]

@@ -86,6 +86,8 @@ _NOT_IN_A_TINY_AUDIT = (
     "privcheck.catalogue",
     "privcheck.claim_index",
     "concurrent.futures",  # a map of few draws runs in the calling thread
+    "json",  # only for --json (privcheck.cli.emit.write_json imports it)
+    "privcheck.auditor.family",  # only for family= / --family
 )
 
 

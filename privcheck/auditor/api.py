@@ -15,7 +15,6 @@ from privcheck.auditor.claim import EpsClaim
 from privcheck.auditor.curves.claimed import ClaimedCurve
 from privcheck.auditor.defaults import DEFAULT_SAMPLES, MAX_EVENTS, SELECTION_SHARE
 from privcheck.auditor.eps_audit import run_eps_audit
-from privcheck.auditor.family import conditional, implied_request
 from privcheck.auditor.plan import AuditPlan, AuditRequest, build_plan
 from privcheck.auditor.result import AuditResult
 from privcheck.base.scheduler import one_backend_per_call
@@ -112,6 +111,8 @@ def audit(
     request = AuditRequest(**locals())  # the call's keywords, as given (nothing else is defined yet)
     started = time.perf_counter()
     if family is not None:  # the μ the (ε, δ) claim implies for the declared family, verdict conditional on it
+        from privcheck.auditor.family import conditional, implied_request  # only with family= (start-up)
+
         mu_request, declared = implied_request(request)
         return conditional(run_plan(build_plan(mu_request), started), declared)
     return run_plan(build_plan(request), started)

@@ -157,6 +157,10 @@ def _collect(
     return out.result()
 
 
+def _results_one_by_one(futures: list) -> list:
+    return [f.result() for f in futures]
+
+
 def _drive(
     count: int,
     submit: Callable[[int], Any],
@@ -165,24 +169,30 @@ def _drive(
     window: int,
     on_done: Callable[[int, Any], None],
     folded: Callable[[], int],
+    results: Callable[[list], list] = _results_one_by_one,
+    order: Sequence[int] | None = None,
 ) -> None:
     """Run tasks ``0..count-1`` with at most ``window`` of them not yet folded.
 
     ``submit(i)`` returns a future, ``wait_first(futures)`` the finished ones
-    (at least one), ``on_done(i, result)`` consumes a result, ``folded()`` says
-    how many leading tasks are consumed in order. On any exception (including
-    ``KeyboardInterrupt``) the pending futures are cancelled and it re-raises.
+    (at least one), ``results(finished)`` their results (one call: a Dask client
+    fetches them together), ``on_done(i, result)`` consumes a result, ``folded()``
+    says how many leading tasks are consumed in order. ``order`` (a permutation,
+    only when all ``count`` tasks fit in the window) is the order of submission,
+    e.g. the largest tasks first. On any exception (including ``KeyboardInterrupt``)
+    the pending futures are cancelled and it re-raises.
     """
     pending: dict[Any, int] = {}
+    seq = list(range(count)) if order is None or count > window else list(order)
     nxt = 0
     try:
         while nxt < count or pending:
             while nxt < count and nxt - folded() < window:
-                pending[submit(nxt)] = nxt
+                pending[submit(seq[nxt])] = seq[nxt]
                 nxt += 1
-            for fut in wait_first(list(pending)):
-                i = pending.pop(fut)
-                on_done(i, fut.result())
+            done = list(wait_first(list(pending)))
+            for fut, value in zip(done, results(done)):
+                on_done(pending.pop(fut), value)
     except BaseException:
         cancel(list(pending))
         raise
@@ -643,6 +653,36 @@ def import_distributed():
     return distributed
 
 
+#: per Dask client: (when asked, its worker threads); read by :func:`_client_threads`
+_CLIENT_THREADS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _client_threads(client) -> int:
+    """Worker threads of ``client``'s cluster, asked of its scheduler at most every :data:`DASK_THREADS_TTL`
+    seconds (a count of 0 — workers still starting — is asked again next time)."""
+    now = time.monotonic()
+    hit = _CLIENT_THREADS.get(client)
+    if hit is not None and now - hit[0] <= DASK_THREADS_TTL:
+        return hit[1]
+    try:
+        n = sum(client.nthreads().values())
+    except Exception:  # pragma: no cover - scheduler gone; the tasks will say why
+        n = 0
+    if n > 0:
+        _CLIENT_THREADS[client] = (now, n)
+    else:
+        _CLIENT_THREADS.pop(client, None)
+    return max(1, n)
+
+
+def largest_first(tasks: Sequence[StreamTask]) -> list[int]:
+    """Task indices by decreasing draws (ties in index order): submitted in this order, a Dask scheduler that
+    places tasks as they arrive (each worker takes its next ones at once) gives every worker about the same
+    number of draws — in index order, a map of 2 streams of chunks ``[F, F, F, f]`` in tasks ``[F+F, F+f]``
+    would put ``4F`` on one worker and ``2F + 2f`` on the other. Results are folded in index order all the same."""
+    return sorted(range(len(tasks)), key=lambda i: (-sum(tasks[i].sizes), i))
+
+
 class DaskBackend:
     """Chunks as tasks on a dask.distributed cluster.
 
@@ -661,7 +701,6 @@ class DaskBackend:
         self._owned: list = []
         self._finalizer = None
         self._shared: dict[int, tuple] = {}
-        self._nthreads: tuple[float, int] | None = None
         if isinstance(client, distributed.Client):
             self.client = client
         elif isinstance(client, str) and client.strip() == "local":
@@ -694,16 +733,21 @@ class DaskBackend:
 
     def _threads(self) -> int:
         """Worker threads of the cluster, asked of the scheduler at most every :data:`DASK_THREADS_TTL` seconds
-        (each ask is a round trip; an audit's maps ask several times: issue 33)."""
-        now = time.monotonic()
-        if self._nthreads is None or now - self._nthreads[0] > DASK_THREADS_TTL:
-            try:
-                n = sum(self.client.nthreads().values())
-            except Exception:  # pragma: no cover - scheduler gone; the tasks will say why
-                n = 0
-            self._nthreads = (now, n) if n > 0 else None  # none yet (workers still starting): ask again next time
-            return max(1, n)
-        return self._nthreads[1]
+        per client (each ask is a round trip; an audit's maps ask several times, and every audit given the same
+        client builds a backend of its own: issue 33)."""
+        return _client_threads(self.client)
+
+    def _results(self, futures: list) -> list:
+        """The results of finished ``futures`` in one gather (one round trip for all, not one each); straight
+        from the workers when they are this machine's (a LocalCluster), not relayed by the scheduler."""
+        if len(futures) == 1 and not self._direct:
+            return [futures[0].result()]
+        return self.client.gather(futures, direct=self._direct)
+
+    @functools.cached_property
+    def _direct(self) -> bool:
+        distributed = import_distributed()
+        return isinstance(getattr(self.client, "cluster", None), distributed.LocalCluster)
 
     def _window(self) -> int:
         return max(2, WINDOW_PER_WORKER * self._threads())
@@ -740,6 +784,7 @@ class DaskBackend:
                 ),
                 done,
                 folded,
+                largest_first(tasks),
             ),
             tasks,
             len(seeds),
@@ -747,7 +792,7 @@ class DaskBackend:
             progress,
         )
 
-    def _run(self, payload: bytes, count: int, submit_one, on_done, folded) -> None:
+    def _run(self, payload: bytes, count: int, submit_one, on_done, folded, order=None) -> None:
         distributed = import_distributed()
         client = self.client
         # a small payload rides along with each task (no round trip); a large one is on every worker once
@@ -766,6 +811,8 @@ class DaskBackend:
                 self._window(),
                 on_done,
                 folded,
+                self._results,
+                order,
             )
         except ImportError as exc:  # raised on a worker: its environment lacks a module the task needs
             raise PrivcheckUsageError(
@@ -950,7 +997,16 @@ def _start_local_cluster(distributed, n: int, scratch: str):
     os.environ.setdefault("PYTHONWARNINGS", "ignore::UserWarning:multiprocessing.resource_tracker")
     preload = list(dask.config.get("distributed.worker.preload", None) or []) + [_WORKER_IGNORES_SIGINT]
     with (
-        dask.config.set({"temporary-directory": scratch, "distributed.worker.preload": preload}),
+        dask.config.set(
+            {
+                "temporary-directory": scratch,
+                "distributed.worker.preload": preload,
+                # glibc's malloc keeps large freed blocks for reuse unless MALLOC_TRIM_THRESHOLD_ is set (Dask's
+                # default sets it, to report memory tidily): samplers allocate big temporaries in every chunk,
+                # which then cost fresh zeroed pages each time (issue 33: ~10% more CPU for a numpy sampler)
+                "distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+            }
+        ),
         _children_start_with_sigint_blocked(),
     ):
         return distributed.LocalCluster(

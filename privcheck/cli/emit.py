@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, Callable
 
@@ -11,6 +10,8 @@ import click
 
 def write_json(data: dict, json_out: str, *, ensure_ascii: bool = True) -> None:
     """``data`` as indented JSON to standard output (``json_out == "-"``) or to the file ``json_out``."""
+    import json  # only when JSON is asked for: a tiny audit's text output does not load it (start-up, issue 33)
+
     text = json.dumps(data, indent=2, ensure_ascii=ensure_ascii)
     if json_out == "-":
         click.echo(text)
