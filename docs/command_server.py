@@ -27,7 +27,21 @@ import subprocess
 import sys
 import tempfile
 
-PRELOAD = ("numpy", "click", "privcheck.cli", "privcheck.cli.app")
+# what the pages' commands import (the CLI; scipy, sympy, statsmodels, mpmath for verify and the accountants
+# for budget): imported once in the server instead of once per command. Not the scheduler or the catalogue
+# (privcheck.cli.guard and privcheck.claim_index look whether those are loaded) and nothing that starts threads.
+PRELOAD = (
+    "numpy",
+    "click",
+    "privcheck.cli",
+    "privcheck.cli.app",
+    "scipy.stats",
+    "mpmath",
+    "sympy",
+    "statsmodels.stats.proportion",
+    "statsmodels.stats.weightstats",
+    "accountants.pld",
+)
 NOT_FORKED = (["-m", "pytest"],)  # pytest rewrites the asserts of plugins (privcheck's) it imports itself
 _FALLBACK = 213  # exit status of a child that asks for a real subprocess
 
