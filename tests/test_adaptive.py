@@ -181,10 +181,11 @@ def test_parse_samples_values():
     assert Auto().first_size == adaptive.FIRST_EPOCH and Auto(policy="rounds").first_size == adaptive.FIRST_ROUND
 
 
-@pytest.mark.parametrize("policy_name", ["sequential", "rounds"])
-def test_delta_claim_is_refused(policy_name):
-    with pytest.raises(PrivcheckUsageError, match="δ = 0"):
-        privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, delta=1e-6, samples=f"auto:policy={policy_name}")
+def test_delta_claim_is_refused_by_rounds_and_audited_by_sequential():
+    with pytest.raises(PrivcheckUsageError, match="δ = 0.*samples='auto'"):
+        privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, delta=1e-6, samples="auto:policy=rounds")
+    res = privcheck.audit(rr(1.0), inputs=[0, 1], eps=1.0, delta=1e-6, samples="auto:draws=4000", seed=1)
+    assert res.verdict == "holds" and res.delta_lower == 0.0  # a correct 1-DP RR: no δ is certified
 
 
 @pytest.mark.parametrize("text, policy_name", [("auto", "sequential"), ("auto:policy=rounds", "rounds")])

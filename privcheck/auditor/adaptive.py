@@ -183,14 +183,16 @@ def parse_samples(value: Any) -> int | Auto | None:
 
 
 def auto_settings(auto: Any, mc_kwargs: dict) -> Auto:
-    """The settings of ``samples="auto"``, refused for anything but ``"auto"``/:class:`Auto` and for a δ claim
-    (``mc_kwargs``: the Monte Carlo keywords; ``delta_eps`` set means an (ε, δ) claim)."""
+    """The settings of ``samples="auto"``, refused for anything but ``"auto"``/:class:`Auto`, and for a δ claim under the
+    rounds policy (``mc_kwargs``: the Monte Carlo keywords; ``delta_eps`` set means an (ε, δ) claim; the sequential
+    policy pops it before calling this)."""
     parsed = parse_samples(auto)
     if not isinstance(parsed, Auto):
         raise PrivcheckUsageError(f"samples must be an integer >= 20, 'auto' or Auto(...), got {parsed!r}")
     if mc_kwargs.get("delta_eps") is not None:
         raise PrivcheckUsageError(
-            "samples='auto' adapts to an ε claim with δ = 0; give an integer samples for an (ε, δ) claim"
+            "samples='auto:policy=rounds' adapts to an ε claim with δ = 0; for an (ε, δ) or μ claim use the "
+            "sequential policy (samples='auto') or an integer samples"
         )
     return parsed
 

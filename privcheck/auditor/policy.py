@@ -288,7 +288,7 @@ def adaptive_bound(
     confidence : in (0, 1); the overall confidence, spent as ``α_r = α·2^{-r}``.
     seed : int or SeedSequence; round ``r`` draws from ``derive(seed, "adaptive", r)``.
     mc_kwargs : passed on to every round (jobs, client, pairs, neighbours, view,
-        max_events, selection_share); δ claims are not adaptive (``delta_eps``
+        max_events, selection_share); δ claims are not audited by rounds (``delta_eps``
         must not be given).
 
     Returns ``(bound, record)``: a :class:`MonteCarloBound` whose ``eps_lower``
