@@ -79,20 +79,8 @@ def exact_part(plan: AuditPlan, claim: EpsClaim, details: dict) -> ExactPart:
 
 def event_audit(plan: AuditPlan, claim: EpsClaim) -> EventAudit:
     """The shared settings of the plan's Monte Carlo runs (δ bounded at the claimed ε when δ > 0)."""
-    ex = plan.execution
-    keywords = dict(
-        confidence=plan.confidence,
-        seed=plan.seed,
-        jobs=ex.jobs,
-        max_events=plan.max_events,
-        selection_share=plan.selection_share,
-        delta_eps=claim.eps if claim.delta > 0 else None,
-        progress=ex.progress,
-        pairs=plan.pairs,
-        neighbours=plan.neighbours,
-        view=plan.view,
-        client=ex.client,
-    )
+    keywords = plan.event_keywords()
+    keywords["delta_eps"] = claim.eps if claim.delta > 0 else None
     return EventAudit(plan.mech, plan.inputs, keywords, delta=claim.delta)
 
 

@@ -90,6 +90,22 @@ class AuditPlan:
         """The draws per input of a fixed policy (0 without a Monte Carlo part; the budget of an adaptive one)."""
         return 0 if self.policy is None else self.policy.planned
 
+    def event_keywords(self) -> dict[str, Any]:
+        """The keywords every Monte Carlo run of this plan shares (confidence, seed, execution, events, view)."""
+        ex = self.execution
+        return dict(
+            confidence=self.confidence,
+            seed=self.seed,
+            jobs=ex.jobs,
+            max_events=self.max_events,
+            selection_share=self.selection_share,
+            progress=ex.progress,
+            pairs=self.pairs,
+            neighbours=self.neighbours,
+            view=self.view,
+            client=ex.client,
+        )
+
 
 def _policy(req: AuditRequest, is_mech: bool) -> DrawPolicy | None:
     """The draw policy of the request, refused when its draws would not fit (memory, sample limits)."""

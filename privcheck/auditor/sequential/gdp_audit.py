@@ -39,20 +39,7 @@ def run_sequential_gdp(plan: AuditPlan, started: float) -> AuditResult:
     claim = plan.claim
     assert isinstance(claim, ClaimedCurve) and claim.mu is not None
     assert plan.policy is not None
-    ex = plan.execution
-    keywords = dict(
-        confidence=plan.confidence,
-        seed=plan.seed,
-        jobs=ex.jobs,
-        max_events=plan.max_events,
-        selection_share=plan.selection_share,
-        progress=ex.progress,
-        pairs=plan.pairs,
-        neighbours=plan.neighbours,
-        view=plan.view,
-        client=ex.client,
-    )  # as eps_audit.event_audit for δ = 0 (not imported: eps_audit → curves.audit → here would be a circle)
-    audit = EventAudit(plan.mech, plan.inputs, keywords, mu=claim.mu)
+    audit = EventAudit(plan.mech, plan.inputs, plan.event_keywords(), mu=claim.mu)
     bound, record = plan.policy.bound(audit, 0.0)
     assert record is not None
     mu_lower = record["mu_lower"]
