@@ -90,6 +90,11 @@ class AuditPlan:
         """The draws per input of a fixed policy (0 without a Monte Carlo part; the budget of an adaptive one)."""
         return 0 if self.policy is None else self.policy.planned
 
+    @property
+    def mechanism_name(self) -> str:
+        """How results name the audited object: a built-in mechanism's repr, else the plan's name."""
+        return repr(self.mech) if hasattr(self.mech, "exact_epsilon") else self.name
+
     def event_keywords(self) -> dict[str, Any]:
         """The keywords every Monte Carlo run of this plan shares (confidence, seed, execution, events, view)."""
         ex = self.execution

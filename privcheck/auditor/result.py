@@ -87,3 +87,24 @@ class AuditResult:
         from privcheck.auditor.summary import summary_text
 
         return summary_text(self)
+
+
+def curve_result(mechanism: str, started: float, verdict: str, **fields: Any) -> AuditResult:
+    """The result of an audit of a trade-off curve or μ-GDP claim: no ε fields, the Monte Carlo verdict is the
+    verdict (``started``: ``time.perf_counter()`` at the call); ``fields`` are the remaining :class:`AuditResult`
+    fields (confidence, samples, worst_pair, event, reproducible, details, reason, mu_claimed, ...)."""
+    import time
+
+    return AuditResult(
+        mechanism=mechanism,
+        eps_claimed=None,
+        eps_exact=None,
+        eps_exact_text=None,
+        eps_lower=None,
+        seconds=round(time.perf_counter() - started, 4),
+        verdict=verdict,
+        verdict_exact=None,
+        verdict_mc=verdict,
+        eps_max_certifiable=None,
+        **fields,
+    )

@@ -7,7 +7,6 @@ part of an (ε, δ) audit only adds ``eps_lower_at_delta`` (its verdict stays th
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from privcheck.auditor.claim import EpsClaim
@@ -17,7 +16,7 @@ from privcheck.auditor.curves.estimate import CurveBound
 from privcheck.auditor.curves.settings import MIN_SAMPLES
 from privcheck.auditor.plan import AuditPlan
 from privcheck.auditor.policy import FixedDraws
-from privcheck.auditor.result import AuditResult
+from privcheck.auditor.result import AuditResult, curve_result
 from privcheck.auditor.stages.decide import curve_decision
 
 CURVE_NOTE = (
@@ -88,21 +87,14 @@ def run_curve_audit(plan: AuditPlan, started: float) -> AuditResult:
     bound = _bound(plan, samples, claim, plan.delta_at)
     verdict, reason = curve_decision(bound, claim)
     best = max(bound.points, key=lambda p: p["mu_lower"]) if bound.points else None
-    return AuditResult(
-        mechanism=repr(plan.mech) if hasattr(plan.mech, "exact_epsilon") else plan.name,
-        eps_claimed=None,
-        eps_exact=None,
-        eps_exact_text=None,
-        eps_lower=None,
+    return curve_result(
+        plan.mechanism_name,
+        started,
+        verdict,
         confidence=bound.confidence,
         samples=samples,
-        seconds=round(time.perf_counter() - started, 4),
-        verdict=verdict,
-        verdict_exact=None,
-        verdict_mc=verdict,
         worst_pair=None if best is None else best["pair"],
         event=None if best is None else f"{best['score']} >= {best['threshold']:.6g}",
-        eps_max_certifiable=None,
         reproducible=bound.reproducible,
         details=curve_details(bound),
         reason=reason,

@@ -8,12 +8,10 @@ share of α — exceeds the claimed μ. An accountant's curve is not sequential 
 
 from __future__ import annotations
 
-import time
-
 from privcheck.auditor.curves.claimed import ClaimedCurve
 from privcheck.auditor.plan import AuditPlan
 from privcheck.auditor.policy import EventAudit
-from privcheck.auditor.result import AuditResult
+from privcheck.auditor.result import AuditResult, curve_result
 from privcheck.auditor.stages.decide import NO_POINT
 
 
@@ -45,21 +43,14 @@ def run_sequential_gdp(plan: AuditPlan, started: float) -> AuditResult:
     mu_lower = record["mu_lower"]
     verdict, reason = gdp_decision(mu_lower, record["mu_max_certifiable"], claim.mu, bound.estimation_samples)
     details = {"adaptive": record, "draws": bound.draws, "candidates": bound.candidates}
-    return AuditResult(
-        mechanism=repr(plan.mech) if hasattr(plan.mech, "exact_epsilon") else plan.name,
-        eps_claimed=None,
-        eps_exact=None,
-        eps_exact_text=None,
-        eps_lower=None,
+    return curve_result(
+        plan.mechanism_name,
+        started,
+        verdict,
         confidence=plan.confidence,
         samples=bound.samples_per_input,
-        seconds=round(time.perf_counter() - started, 4),
-        verdict=verdict,
-        verdict_exact=None,
-        verdict_mc=verdict,
         worst_pair=bound.worst_pair,
         event=bound.event,
-        eps_max_certifiable=None,
         reproducible=bound.reproducible,
         details=details,
         reason=reason,
