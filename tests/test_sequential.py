@@ -14,7 +14,7 @@ import privcheck
 from privcheck.auditor.sequential import pairs as seq_pairs
 from privcheck.auditor.sequential.final import FINAL_SHARE, final_bound, pool_key, split_alpha
 from privcheck.auditor.sequential.run import epoch_batches
-from privcheck.auditor.sequential.wealth import C_MAX, EProcess, kelly_bet, log_factor, payoffs, theta_grid
+from privcheck.auditor.sequential.wealth import C_MAX, EProcess, kelly_bet, log_factor, null_payoffs, theta_grid
 from privcheck.base.stats import clopper_pearson
 
 
@@ -55,8 +55,9 @@ def test_kelly_bet_is_zero_without_edge_and_positive_with_it():
     assert np.all(kelly_bet(0.3, 0.3, th) == 0.0)  # mean e^-θ q1 − q0 ≤ 0 everywhere
     c = kelly_bet(0.9, 0.1, th)
     assert np.all(c > 0) and c[0] >= c[1] >= c[2]
-    g11, g10, g01 = payoffs(np.array([1.0]))
+    g11, g10, g01, g00 = null_payoffs(np.array([1.0]))
     assert g10[0] == pytest.approx(math.exp(-1)) and g01[0] == -1.0 and g11[0] == pytest.approx(math.exp(-1) - 1)
+    assert g00[0] == 0.0  # δ = 0: the (0, 0) pairs pay nothing
 
 
 def test_grid_keeps_the_claim_off_it_and_rises():

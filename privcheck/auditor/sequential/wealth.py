@@ -95,12 +95,6 @@ def null_payoffs(theta: np.ndarray, delta: np.ndarray | float = 0.0) -> tuple[np
     return v * (1.0 - d) - 1.0, v * (1.0 - d), -1.0 - v * d, -v * d
 
 
-def payoffs(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The payoff ``g_θ(A, B) = e^{−θ} A − B`` at the outcomes (1, 1), (1, 0), (0, 1) (it is 0 at (0, 0))."""
-    g11, g10, g01, _ = null_payoffs(theta)
-    return g11, g10, g01
-
-
 def kelly_bet(
     q1: float, q0: float, theta: np.ndarray, c_max: float = C_MAX, iters: int = 60, delta: np.ndarray | float = 0.0
 ) -> np.ndarray:
